@@ -1,0 +1,534 @@
+"""The class table: equivalence classes of the quasi-identifiers, veil's hot path.
+
+Almost every privacy model, risk measure and utility metric is a function of
+the *equivalence classes* of a table: the distinct combinations of
+quasi-identifier (QI) values, how many records share each, and how the
+sensitive values are distributed inside each.  :class:`ClassTable` holds
+exactly that, as arrays:
+
+* ``codes``  — ``(n_classes, n_qi)`` int32, each class's QI codes at the
+  current generalization ``levels``;
+* ``counts`` — ``(n_classes,)`` int64, records per class;
+* ``sensitive[name].counts`` — ``(n_classes, n_values)`` int64 histograms.
+
+It is built once from the rows (:meth:`ClassTable.from_dataset`); every
+generalization, projection and suppression after that works on the classes
+only (vectorised with numpy: codes are mapped through the hierarchies' level
+maps, packed into one int64 key and regrouped), never on the rows.  A coarser
+table is rolled up from a finer one when it can be, which is smaller still.
+Sensitive histograms are derived lazily, so a search that needs only class
+sizes never pays for them.
+
+Records already suppressed in the input (``*`` in every QI) are recognised and
+counted apart (:attr:`ClassTable.input_suppressed`), never treated as a class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from veil.dataset import MISSING, Dataset
+from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
+from veil.hierarchy import Hierarchy
+from veil.schema import Kind
+
+__all__ = ["ClassTable", "SensitiveHistogram", "SUPPRESSED"]
+
+#: The label written for a suppressed QI value.
+SUPPRESSED = "*"
+
+_DENSE_LIMIT = 1 << 22
+
+
+@dataclass(frozen=True, eq=False)
+class SensitiveHistogram:
+    """Per-class counts of one sensitive attribute's values.
+
+    Attributes
+    ----------
+    name : str
+        The attribute.
+    labels : numpy.ndarray of str
+        The value domain in the attribute's order (declared domain values that
+        do not occur included).
+    counts : numpy.ndarray of int64, shape (n_classes, n_values)
+        ``counts[j, v]``: records of class ``j`` with value ``labels[v]``.
+    overall : numpy.ndarray of int64, shape (n_values,)
+        Counts over the whole table (all records, suppressed ones included):
+        the distribution t-closeness and δ-disclosure compare against.
+    kind : Kind
+        Categorical, ordinal, numeric or date (ordered distances need order).
+    hierarchy : Hierarchy or None
+        The attribute's hierarchy, for hierarchical distances.
+    """
+
+    name: str
+    labels: np.ndarray
+    counts: np.ndarray
+    overall: np.ndarray
+    kind: Kind = Kind.CATEGORICAL
+    hierarchy: Hierarchy | None = None
+
+    @property
+    def n_values(self) -> int:
+        return len(self.labels)
+
+    def _with_counts(self, counts: np.ndarray) -> "SensitiveHistogram":
+        return SensitiveHistogram(self.name, self.labels, counts, self.overall, self.kind, self.hierarchy)
+
+
+def _group(codes: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Group the rows of ``codes``: return (unique rows, inverse index).
+
+    Packs each row into one int64 key (mixed radix).  When the key space is
+    small it groups with a dense presence array (linear time); otherwise it
+    sorts.  When the product of radices does not fit in 63 bits it falls back
+    to ``np.unique(axis=0)``.
+    """
+    n, q = codes.shape
+    if q == 0:
+        return np.zeros((1 if n else 0, 0), dtype=np.int32), np.zeros(n, dtype=np.int64)
+    space = 1
+    for r in radices:
+        space *= max(int(r), 1)
+    if space >= 1 << 62:
+        uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
+        return uniq.astype(np.int32), inverse.reshape(-1).astype(np.int64)
+    key = codes[:, 0].astype(np.int64)
+    for i in range(1, q):
+        key *= int(radices[i])
+        key += codes[:, i]
+    if space <= max(_DENSE_LIMIT, 4 * n):
+        present = np.zeros(space, dtype=np.bool_)
+        present[key] = True
+        keys = np.flatnonzero(present)
+        ids = np.cumsum(present, dtype=np.int64) - 1
+        inverse = ids[key]
+    else:
+        keys, inverse = np.unique(key, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    uniq = np.empty((len(keys), q), dtype=np.int32)
+    rest = keys
+    for i in range(q - 1, 0, -1):
+        r = int(radices[i])
+        uniq[:, i] = rest % r
+        rest = rest // r
+    uniq[:, 0] = rest
+    return uniq, inverse
+
+
+class ClassTable:
+    """Equivalence classes of a table's quasi-identifiers at some generalization.
+
+    Do not construct directly: use :meth:`from_dataset` (or :meth:`from_pandas`),
+    then :meth:`generalize`, :meth:`project` and :meth:`suppress`, which return
+    new tables and never modify this one.
+
+    Attributes
+    ----------
+    quasi_identifiers : tuple of str
+    hierarchies : tuple of Hierarchy
+        One per QI (a QI given no hierarchy gets a flat one: value, then ``*``).
+    levels : tuple of int
+        The generalization level of each QI.
+    codes : numpy.ndarray of int32, shape (n_classes, n_qi)
+    counts : numpy.ndarray of int64, shape (n_classes,)
+    n_records : int
+        Records of the table, suppressed ones included.
+    suppressed : int
+        Records suppressed (input-suppressed ones included).
+    input_suppressed : int
+        Records that arrived already suppressed (``*`` in every QI).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"age": ["20", "30", "40", "20", "40"],
+    ...                       "sex": ["F", "F", "F", "M", "M"]})
+    >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["age", "sex"])
+    >>> classes.n_classes, classes.counts.min()
+    (5, 1)
+    """
+
+    def __init__(
+        self,
+        *,
+        quasi_identifiers: tuple[str, ...],
+        hierarchies: tuple[Hierarchy, ...],
+        levels: tuple[int, ...],
+        codes: np.ndarray,
+        counts: np.ndarray,
+        n_records: int,
+        suppressed: int,
+        input_suppressed: int,
+        base: "ClassTable | None",
+        base_map: np.ndarray,
+        sensitive: Mapping[str, SensitiveHistogram] | None = None,
+        row_class: np.ndarray | None = None,
+    ) -> None:
+        self.quasi_identifiers = quasi_identifiers
+        self.hierarchies = hierarchies
+        self.levels = levels
+        self.codes = codes
+        self.counts = counts
+        self.n_records = n_records
+        self.suppressed = suppressed
+        self.input_suppressed = input_suppressed
+        self._base = base
+        self._base_map = base_map
+        self._row_class = row_class
+        if sensitive is not None:
+            self.__dict__["sensitive"] = dict(sensitive)
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_dataset(
+        cls,
+        dataset: Dataset,
+        *,
+        quasi_identifiers: Sequence[str] | None = None,
+        sensitive: Sequence[str] | None = None,
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+    ) -> "ClassTable":
+        """Build the class table of ``dataset`` (the only pass over its rows).
+
+        Parameters
+        ----------
+        dataset : Dataset
+        quasi_identifiers, sensitive : sequence of str, optional
+            Default: the dataset's schema.
+        hierarchies : mapping, optional
+            Hierarchies per QI; default: the dataset's.  A QI without one gets a
+            flat hierarchy (its values, then ``*``).  A hierarchy is also used
+            for a sensitive attribute (hierarchical t-closeness).
+
+        Raises
+        ------
+        ColumnNotFoundError, SchemaError, HierarchyError
+            Unknown columns, a column both QI and sensitive, missing values
+            with ``missing="error"``, or a value a hierarchy does not cover.
+        """
+        qis = tuple(dataset.quasi_identifiers if quasi_identifiers is None else quasi_identifiers)
+        sens = tuple(dataset.sensitive if sensitive is None else sensitive)
+        for name in qis + sens:
+            if name not in dataset.columns:
+                raise ColumnNotFoundError(f"Column {name!r} is not in the table; its columns are: {', '.join(dataset.columns)}.")
+        both = sorted(set(qis) & set(sens))
+        if both:
+            raise SchemaError(
+                f"Column {both[0]!r} is both a quasi-identifier and sensitive; a column has one role."
+            )
+        if len(set(qis)) != len(qis):
+            raise SchemaError("A quasi-identifier is listed twice.")
+        if dataset.n_records == 0:
+            raise SchemaError("The table has no records; there is nothing to analyse.")
+        given = dict(dataset.hierarchies)
+        given.update(hierarchies or {})
+
+        n = dataset.n_records
+        bound: list[Hierarchy] = []
+        leaf_columns: list[np.ndarray] = []
+        star_rows = np.ones(n, dtype=np.bool_) if qis else np.zeros(n, dtype=np.bool_)
+        for name in qis:
+            encoded = dataset.encode(name)
+            hierarchy = given.get(name)
+            if hierarchy is None:
+                hierarchy = Hierarchy.flat(encoded.labels.tolist(), name=name)
+            elif hierarchy.name != name:
+                hierarchy = hierarchy.renamed(name)
+            star = np.flatnonzero(encoded.labels == SUPPRESSED)
+            star_rows &= encoded.codes == (star[0] if len(star) else -2)
+            present = np.bincount(encoded.codes, minlength=encoded.n_values) > 0
+            if encoded.missing_code >= 0:
+                hierarchy = hierarchy.with_value(MISSING)
+            # only values that occur outside fully suppressed rows must be covered
+            needed = present.copy()
+            if star_rows.any() and len(star):
+                needed[star[0]] = np.bincount(
+                    encoded.codes[~star_rows], minlength=encoded.n_values
+                )[star[0]] > 0 if (~star_rows).any() else False
+            leaf = np.full(encoded.n_values, -1, dtype=np.int32)
+            leaf[needed] = hierarchy.leaf_index(encoded.labels[needed], column=name)
+            bound.append(hierarchy)
+            leaf_columns.append(leaf[encoded.codes])
+        keep = ~star_rows
+        input_suppressed = int(star_rows.sum())
+        if qis:
+            matrix = np.column_stack([c[keep] for c in leaf_columns]).astype(np.int32, copy=False)
+        else:
+            matrix = np.zeros((int(keep.sum()), 0), dtype=np.int32)
+        radices = [h.n_values(0) for h in bound]
+        codes, inverse = _group(matrix, radices)
+        n_classes = len(codes)
+        counts = np.bincount(inverse, minlength=n_classes).astype(np.int64)
+        row_class = np.full(n, -1, dtype=np.int64)
+        row_class[keep] = inverse
+
+        histograms: dict[str, SensitiveHistogram] = {}
+        for name in sens:
+            encoded = dataset.encode(name)
+            v = encoded.n_values
+            flat = inverse * v + encoded.codes[keep]
+            hist = np.bincount(flat, minlength=n_classes * v).reshape(n_classes, v).astype(np.int64)
+            overall = np.bincount(encoded.codes, minlength=v).astype(np.int64)
+            kind = dataset.schema.kind(name)
+            hierarchy = given.get(name)
+            if hierarchy is not None:
+                if encoded.missing_code >= 0:
+                    hierarchy = hierarchy.with_value(MISSING)
+                hierarchy.leaf_index(encoded.labels[overall > 0], column=name)
+            histograms[name] = SensitiveHistogram(name, encoded.labels, hist, overall, kind, hierarchy)
+
+        return cls(
+            quasi_identifiers=qis,
+            hierarchies=tuple(bound),
+            levels=tuple(0 for _ in qis),
+            codes=codes,
+            counts=counts,
+            n_records=n,
+            suppressed=input_suppressed,
+            input_suppressed=input_suppressed,
+            base=None,
+            base_map=np.arange(n_classes, dtype=np.int64),
+            sensitive=histograms,
+            row_class=row_class,
+        )
+
+    @classmethod
+    def from_pandas(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        quasi_identifiers: Sequence[str],
+        sensitive: Sequence[str] = (),
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+        kinds: Mapping[str, Kind | str] | None = None,
+        missing: str = "value",
+    ) -> "ClassTable":
+        """Build from a DataFrame in one call (wraps it in a :class:`Dataset`)."""
+        dataset = Dataset.from_pandas(
+            frame, quasi_identifiers=quasi_identifiers, sensitive=sensitive, kinds=kinds,
+            missing=missing,  # type: ignore[arg-type]
+        )
+        return cls.from_dataset(dataset, hierarchies=hierarchies)
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def n_classes(self) -> int:
+        return len(self.counts)
+
+    @property
+    def n_retained(self) -> int:
+        """Records not suppressed (the sum of class sizes)."""
+        return int(self.counts.sum())
+
+    @property
+    def base(self) -> "ClassTable":
+        """The table at level 0 this one was derived from (itself for a base)."""
+        return self if self._base is None else self._base
+
+    def hierarchy(self, name: str) -> Hierarchy:
+        try:
+            return self.hierarchies[self.quasi_identifiers.index(name)]
+        except ValueError:
+            raise ColumnNotFoundError(f"{name!r} is not a quasi-identifier of this class table.") from None
+
+    @cached_property
+    def sensitive(self) -> dict[str, SensitiveHistogram]:
+        """Per-class histograms of each sensitive attribute (derived lazily)."""
+        base = self.base
+        mapping = self._base_map
+        valid = mapping >= 0
+        out: dict[str, SensitiveHistogram] = {}
+        g = self.n_classes
+        for name, hist in base.sensitive.items():
+            v = hist.n_values
+            if g == 0 or v == 0:
+                out[name] = hist._with_counts(np.zeros((g, v), dtype=np.int64))
+                continue
+            index = (mapping[valid][:, None] * v + np.arange(v)).ravel()
+            weights = hist.counts[valid].ravel()
+            counts = np.bincount(index, weights=weights, minlength=g * v)
+            out[name] = hist._with_counts(np.rint(counts).astype(np.int64).reshape(g, v))
+        return out
+
+    def labels(self) -> pd.DataFrame:
+        """One row per class: its QI labels at the current levels and its ``count``."""
+        data = {}
+        for i, (name, h, level) in enumerate(zip(self.quasi_identifiers, self.hierarchies, self.levels)):
+            data[name] = h.labels[level][self.codes[:, i]]
+        frame = pd.DataFrame(data)
+        frame["count"] = self.counts
+        return frame
+
+    def __repr__(self) -> str:
+        return (
+            f"ClassTable({self.n_classes} classes, {self.n_records} records, "
+            f"{self.suppressed} suppressed, levels={dict(zip(self.quasi_identifiers, self.levels))})"
+        )
+
+    # -------------------------------------------------------------- transform
+    def _check_levels(self, levels: Sequence[int] | Mapping[str, int]) -> tuple[int, ...]:
+        if isinstance(levels, Mapping):
+            unknown = [k for k in levels if k not in self.quasi_identifiers]
+            if unknown:
+                raise ColumnNotFoundError(f"{unknown[0]!r} is not a quasi-identifier of this class table.")
+            levels = [int(levels.get(q, 0)) for q in self.quasi_identifiers]
+        levels = tuple(int(l) for l in levels)
+        if len(levels) != len(self.quasi_identifiers):
+            raise ParameterError(
+                f"Expected {len(self.quasi_identifiers)} levels (one per quasi-identifier). "
+                f"Got {len(levels)} instead."
+            )
+        for name, h, level in zip(self.quasi_identifiers, self.hierarchies, levels):
+            if not 0 <= level <= h.height:
+                raise ParameterError(
+                    f"The level of {name!r} must be an int in [0, {h.height}]. Got {level} instead."
+                )
+        return levels
+
+    def generalize(self, levels: Sequence[int] | Mapping[str, int]) -> "ClassTable":
+        """The class table at another generalization (a level per QI).
+
+        Rolls up from this table when every level is at least its own (cheaper),
+        else starts from the base table.  Suppressed records stay suppressed.
+        """
+        levels = self._check_levels(levels)
+        if all(b >= a for a, b in zip(self.levels, levels)):
+            source = self
+        else:
+            if self.suppressed != self.input_suppressed:
+                raise ParameterError(
+                    "Cannot generalize a suppressed class table to finer levels; "
+                    "generalize the unsuppressed table and suppress again."
+                )
+            source = self.base
+            if source.quasi_identifiers != self.quasi_identifiers:
+                source = source.project(self.quasi_identifiers)
+        if levels == source.levels:
+            return source
+        columns = []
+        for i, (h, a, b) in enumerate(zip(source.hierarchies, source.levels, levels)):
+            column = source.codes[:, i]
+            columns.append(column if a == b else h.rollup(a, b)[column])
+        matrix = np.column_stack(columns) if columns else np.zeros((source.n_classes, 0), np.int32)
+        radices = [h.n_values(l) for h, l in zip(source.hierarchies, levels)]
+        codes, inverse = _group(matrix, radices)
+        return source._derive(codes, inverse, levels=levels)
+
+    def _derive(
+        self, codes: np.ndarray, inverse: np.ndarray, *, levels: tuple[int, ...],
+        quasi_identifiers: tuple[str, ...] | None = None,
+        hierarchies: tuple[Hierarchy, ...] | None = None,
+    ) -> "ClassTable":
+        g = len(codes)
+        counts = np.bincount(inverse, weights=self.counts, minlength=g)
+        counts = np.rint(counts).astype(np.int64) if counts.dtype != np.int64 else counts
+        base_map = np.where(self._base_map >= 0, inverse[np.maximum(self._base_map, 0)], -1)
+        return ClassTable(
+            quasi_identifiers=self.quasi_identifiers if quasi_identifiers is None else quasi_identifiers,
+            hierarchies=self.hierarchies if hierarchies is None else hierarchies,
+            levels=levels,
+            codes=codes,
+            counts=counts,
+            n_records=self.n_records,
+            suppressed=self.suppressed,
+            input_suppressed=self.input_suppressed,
+            base=self.base,
+            base_map=base_map,
+        )
+
+    def project(self, quasi_identifiers: Iterable[str]) -> "ClassTable":
+        """The class table over a subset of the QIs (at their current levels).
+
+        Projecting a table derived from a parent projection shares its work:
+        the classes of ``(a, b)`` are regrouped from those of ``(a, b, c)``.
+        """
+        names = tuple(quasi_identifiers)
+        index = []
+        for name in names:
+            if name not in self.quasi_identifiers:
+                raise ColumnNotFoundError(f"{name!r} is not a quasi-identifier of this class table.")
+            index.append(self.quasi_identifiers.index(name))
+        if len(set(names)) != len(names):
+            raise ParameterError("A quasi-identifier is listed twice in the projection.")
+        hierarchies = tuple(self.hierarchies[i] for i in index)
+        levels = tuple(self.levels[i] for i in index)
+        matrix = self.codes[:, index] if index else np.zeros((self.n_classes, 0), np.int32)
+        radices = [h.n_values(l) for h, l in zip(hierarchies, levels)]
+        codes, inverse = _group(np.ascontiguousarray(matrix), radices)
+        return self._derive(codes, inverse, levels=levels, quasi_identifiers=names, hierarchies=hierarchies)
+
+    def suppress(self, mask: np.ndarray) -> "ClassTable":
+        """Suppress the classes where ``mask`` is true: their records are counted
+        in :attr:`suppressed` and leave the classes."""
+        mask = np.asarray(mask, dtype=np.bool_)
+        if mask.shape != (self.n_classes,):
+            raise ParameterError(
+                f"The suppression mask must have one entry per class ({self.n_classes}). "
+                f"Got shape {mask.shape} instead."
+            )
+        if not mask.any():
+            return self
+        keep = ~mask
+        new_index = np.cumsum(keep, dtype=np.int64) - 1
+        new_index[mask] = -1
+        base_map = np.where(self._base_map >= 0, new_index[np.maximum(self._base_map, 0)], -1)
+        table = ClassTable(
+            quasi_identifiers=self.quasi_identifiers,
+            hierarchies=self.hierarchies,
+            levels=self.levels,
+            codes=self.codes[keep],
+            counts=self.counts[keep],
+            n_records=self.n_records,
+            suppressed=self.suppressed + int(self.counts[mask].sum()),
+            input_suppressed=self.input_suppressed,
+            base=self.base,
+            base_map=base_map,
+        )
+        if "sensitive" in self.__dict__:
+            table.__dict__["sensitive"] = {
+                k: h._with_counts(h.counts[keep]) for k, h in self.__dict__["sensitive"].items()
+            }
+        return table
+
+    # ------------------------------------------------------------------ rows
+    def row_classes(self) -> np.ndarray:
+        """For each record of the original table, its class here, or -1 if suppressed."""
+        base = self.base
+        row_class = base._row_class
+        assert row_class is not None
+        return np.where(row_class >= 0, self._base_map[np.maximum(row_class, 0)], -1)
+
+    def apply(self, dataset: Dataset, *, drop_suppressed: bool = False) -> pd.DataFrame:
+        """Apply this table's transformation to ``dataset``'s rows (the final step).
+
+        Each QI is replaced by its generalized label; suppressed records get
+        :data:`SUPPRESSED` in every QI (or are dropped with ``drop_suppressed``).
+        Other columns are unchanged.  Row order is kept (shuffle separately).
+        """
+        base = self.base
+        if dataset.n_records != self.n_records:
+            raise ParameterError(
+                f"The dataset has {dataset.n_records} records but the class table was built "
+                f"from {self.n_records}."
+            )
+        row_base = base._row_class
+        assert row_base is not None
+        row_class = self.row_classes()
+        suppressed = row_class < 0
+        out = dataset.frame.copy()
+        for i, (name, h, level) in enumerate(zip(self.quasi_identifiers, self.hierarchies, self.levels)):
+            leaf = base.codes[np.maximum(row_base, 0), i]
+            labels = h.labels[level][h.maps[level][leaf]]
+            labels = np.where(suppressed, SUPPRESSED, labels)
+            out[name] = pd.array(labels, dtype=object)
+        if drop_suppressed:
+            out = out.loc[~suppressed].reset_index(drop=True)
+        return out

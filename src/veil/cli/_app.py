@@ -1,0 +1,139 @@
+"""The `veil` Typer application and the helpers every command shares.
+
+Each command lives in its own module ``veil/cli/cmd_<name>.py`` and registers
+itself on :data:`app` with ``@app.command()``; ``veil.cli`` imports them all.
+Library code never imports this package.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from veil import __version__
+from veil.errors import VeilError
+
+app = typer.Typer(
+    name="veil",
+    help="Privacy-preserving data publishing: risk, privacy models, anonymization, "
+    "utility and differential privacy.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+console = Console()
+err_console = Console(stderr=True)
+
+#: Exit code for invalid input or parameters (a VeilError).
+EXIT_INPUT_ERROR = 2
+#: Exit code when a requirement (e.g. ``veil check --require``) is not met.
+EXIT_REQUIREMENT_FAILED = 1
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        console.print(f"veil {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version_callback, is_eager=True,
+        help="Print veil's version and exit.",
+    ),
+) -> None:
+    """Privacy-preserving data publishing."""
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn a :class:`VeilError` into a one-line message and exit code 2."""
+    try:
+        yield
+    except VeilError as exc:
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INPUT_ERROR) from None
+
+
+def split_list(value: str | None) -> list[str]:
+    """Split a comma-separated CLI list (``"age,sex"``), dropping blanks."""
+    if not value:
+        return []
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def write_json_atomic(path: Path, payload: Any) -> None:
+    """Write ``payload`` as JSON to ``path`` through a temporary file and a rename."""
+    write_text_atomic(path, json.dumps(payload, indent=2, sort_keys=False, allow_nan=False) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temp file in the same folder + rename)."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
+    """Parse repeated ``NAME=VALUE`` options (e.g. ``--hierarchy age=age.csv``)."""
+    from veil.errors import ParameterError
+
+    out: dict[str, str] = {}
+    for value in values or []:
+        for item in split_list(value) if "," in value and value.count("=") > 1 else [value]:
+            name, sep, rest = item.partition("=")
+            if not sep or not name.strip() or not rest.strip():
+                raise ParameterError(f"{option} expects NAME=VALUE. Got {item!r} instead.")
+            out[name.strip()] = rest.strip()
+    return out
+
+
+def load_dataset(
+    path: Path,
+    *,
+    quasi_identifiers: list[str],
+    sensitive: list[str] | None = None,
+    identifiers: list[str] | None = None,
+    hierarchy_files: dict[str, str] | None = None,
+    kinds: dict[str, str] | None = None,
+    sep: str | None = None,
+    encoding: str = "utf-8",
+    missing: str = "value",
+):
+    """Read a CSV/Parquet file into a :class:`veil.dataset.Dataset` with hierarchies."""
+    from veil.dataset import Dataset
+    from veil.hierarchy import from_csv
+
+    dataset = Dataset.read(
+        path,
+        sep=sep,
+        encoding=encoding,
+        quasi_identifiers=quasi_identifiers,
+        sensitive=sensitive or [],
+        identifiers=identifiers or [],
+        kinds=kinds,
+        missing=missing,
+    )
+    if hierarchy_files:
+        dataset = dataset.with_hierarchies(
+            {name: from_csv(file, name=name) for name, file in hierarchy_files.items()}
+        )
+    return dataset

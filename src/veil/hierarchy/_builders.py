@@ -1,0 +1,293 @@
+"""Builders of generalization hierarchies: ARX CSV, intervals, masking, dates, trees."""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from veil.errors import HierarchyError
+from veil.hierarchy._hierarchy import Hierarchy
+
+__all__ = ["from_csv", "intervals", "masking", "prefix", "dates", "taxonomy", "flat"]
+
+
+def flat(values: Sequence[str], *, top: str = "*", name: str = "") -> Hierarchy:
+    """Two levels: the values and ``top``; an attribute can only be suppressed."""
+    return Hierarchy.flat(values, top=top, name=name)
+
+
+def from_csv(path: str | Path, *, sep: str | None = None, encoding: str = "utf-8", name: str = "") -> Hierarchy:
+    """Read an ARX-style hierarchy: one row per value, its generalizations to the right.
+
+    ``sep=None`` takes ``;`` if the first line has one, else ``,``.  There is no
+    header line.
+
+    Raises
+    ------
+    HierarchyError
+        Missing or empty file, ragged rows (naming the line), duplicates,
+        non-monotone levels, several top values.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise HierarchyError(f"No such hierarchy file: {str(path)!r}.")
+    with open(path, encoding=encoding, newline="") as handle:
+        text = handle.read()
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise HierarchyError(f"The hierarchy file {str(path)!r} is empty.")
+    if sep is None:
+        sep = ";" if ";" in lines[0] else ("\t" if "\t" in lines[0] else ",")
+    rows = list(csv.reader(lines, delimiter=sep))
+    width = len(rows[0])
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise HierarchyError(
+                f"{str(path)!r}, line {i + 1}: {len(row)} levels where line 1 has {width}; "
+                "every row needs the same number of levels."
+            )
+    return Hierarchy.from_rows(rows, name=name or path.stem, source=repr(str(path)))
+
+
+def _number(text: str) -> float:
+    return float(text)
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def intervals(
+    values: Sequence[Any],
+    *,
+    widths: Sequence[float] | None = None,
+    cuts: Sequence[Sequence[float]] | None = None,
+    origin: float = 0.0,
+    low: float | None = None,
+    high: float | None = None,
+    outside: Literal["error", "open"] = "error",
+    label_format: str = "[{low}, {high})",
+    top: str = "*",
+    name: str = "",
+) -> Hierarchy:
+    """Numeric intervals, one level per width (or per list of cut points), then the top.
+
+    Parameters
+    ----------
+    values : sequence
+        The attribute's values (text or numbers); each becomes a leaf.
+    widths : sequence of float, optional
+        Interval width per level, e.g. ``(5, 10, 20)`` for age 5 → 10 → 20 → ``*``.
+        Intervals start at ``origin + i * width``.  Each width must be a
+        multiple of the previous one, or the levels are not monotone.
+    cuts : sequence of sequences of float, optional
+        Explicit boundaries per level: value ``v`` falls in ``[c_i, c_{i+1})``.
+        Each level's cuts must include the next level's (monotone).
+    low, high : float, optional
+        With ``widths``, the covered range ``[low, high)``.  With ``cuts``, the
+        first and last cut.
+    outside : {"error", "open"}
+        A value outside the covered range is an error naming it, or falls in an
+        open interval (``< low`` / ``>= high``).
+    label_format : str
+        The label of ``[a, b)``; fields ``low``, ``high`` and ``last`` (``b - 1``,
+        for integer data: ``"{low}-{last}"`` gives ``1970-1979``).
+    """
+    if (widths is None) == (cuts is None):
+        raise HierarchyError("Give either widths=... or cuts=... for an interval hierarchy, not both.")
+    leaves = list(dict.fromkeys(str(v) for v in values))
+    try:
+        numbers = np.array([_number(v) for v in leaves], dtype=float)
+    except ValueError:
+        bad = next(v for v in leaves if not _is_number(v))
+        raise HierarchyError(
+            f"The interval hierarchy of {name or 'the attribute'!r} needs numbers; got {bad!r}."
+        ) from None
+    order = np.argsort(numbers, kind="stable")
+    leaves = [leaves[i] for i in order]
+    numbers = numbers[order]
+    if cuts is not None:
+        cut_lists = [np.asarray(sorted(c), dtype=float) for c in cuts]
+        if any(len(c) < 2 for c in cut_lists):
+            raise HierarchyError("Each level of cuts needs at least two boundaries.")
+        lo_bound = min(c[0] for c in cut_lists)
+        hi_bound = max(c[-1] for c in cut_lists)
+    else:
+        if any(w <= 0 for w in widths):  # type: ignore[union-attr]
+            raise HierarchyError(f"Interval widths must be positive; got {list(widths)}.")  # type: ignore[arg-type]
+        lo_bound = -math.inf if low is None else low
+        hi_bound = math.inf if high is None else high
+    outside_mask = (numbers < lo_bound) | (numbers >= hi_bound)
+    if outside_mask.any() and outside == "error":
+        bad = leaves[int(np.flatnonzero(outside_mask)[0])]
+        raise HierarchyError(
+            f"The value {bad!r} of {name or 'the attribute'!r} is outside the hierarchy's range "
+            f"[{_fmt(lo_bound)}, {_fmt(hi_bound)}); widen the range or use outside='open'."
+        )
+    integral = bool(np.all(np.mod(numbers, 1) == 0))
+    rows = [[leaf] for leaf in leaves]
+    levels = cut_lists if cuts is not None else list(widths)  # type: ignore[arg-type]
+    for spec in levels:
+        for i, x in enumerate(numbers):
+            if x < lo_bound:
+                rows[i].append(f"< {_fmt(lo_bound)}")
+                continue
+            if x >= hi_bound:
+                rows[i].append(f">= {_fmt(hi_bound)}")
+                continue
+            if cuts is not None:
+                c = spec
+                j = int(np.searchsorted(c, x, side="right")) - 1
+                if j < 0 or j >= len(c) - 1:
+                    a, b = (-math.inf, c[0]) if j < 0 else (c[-1], math.inf)
+                else:
+                    a, b = c[j], c[j + 1]
+            else:
+                a = origin + math.floor((x - origin) / spec) * spec
+                b = a + spec
+            last = b - 1 if integral else b
+            rows[i].append(label_format.format(low=_fmt(a), high=_fmt(b), last=_fmt(last)))
+    for row in rows:
+        if row[-1] != top or len(row) == 1:
+            row.append(top)
+    width = max(len(r) for r in rows)
+    rows = [r[:-1] + [r[-2]] * (width - len(r)) + [r[-1]] if len(r) < width else r for r in rows]
+    return Hierarchy.from_rows(rows, name=name)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def masking(
+    values: Sequence[Any],
+    *,
+    keep: Sequence[int] | None = None,
+    char: str = "*",
+    top: str | None = None,
+    name: str = "",
+) -> Hierarchy:
+    """Mask characters right to left: ``47677 → 4767* → 476** → … → *****``.
+
+    Parameters
+    ----------
+    keep : sequence of int, optional
+        How many leading characters each level keeps, decreasing.  Default:
+        one fewer per level, down to 0 (every character masked).
+    char : str
+        The masking character.
+    top : str, optional
+        A top label.  Added only when the last masked level is not already a
+        single value (values of different lengths), default ``"*"``.
+    """
+    leaves = list(dict.fromkeys(str(v) for v in values))
+    if not leaves:
+        raise HierarchyError("A masking hierarchy needs at least one value.")
+    longest = max(len(v) for v in leaves)
+    keep = list(range(longest - 1, -1, -1)) if keep is None else list(keep)
+    if any(b >= a for a, b in zip(keep, keep[1:])) or any(k < 0 for k in keep):
+        raise HierarchyError(f"keep must be decreasing non-negative lengths; got {keep}.")
+    series = pd.Series(leaves, dtype=object)
+    columns = [series]
+    for k in keep:
+        lengths = series.str.len()
+        columns.append(series.str.slice(0, k) + lengths.sub(k).clip(lower=0).map(lambda n: char * n))
+    matrix = np.column_stack([c.to_numpy(dtype=object) for c in columns])
+    if len(set(matrix[:, -1].tolist())) != 1 or top is not None:
+        matrix = np.column_stack([matrix, np.full(len(leaves), top or "*", dtype=object)])
+    return Hierarchy.from_rows(matrix.tolist(), name=name)
+
+
+def prefix(values: Sequence[Any], *, keep: Sequence[int], char: str = "*", name: str = "") -> Hierarchy:
+    """Keep a prefix of a code: ``5555555555554444 → 555*************`` for ``keep=(3,)``.
+
+    Each entry of ``keep`` is a level; a single top ``*`` closes the hierarchy.
+    """
+    return masking(values, keep=keep, char=char, top="*", name=name)
+
+
+_DATE_LEVELS = ("month", "year", "decade")
+
+
+def dates(
+    values: Sequence[Any],
+    *,
+    levels: Sequence[str] = _DATE_LEVELS,
+    top: str = "*",
+    name: str = "",
+) -> Hierarchy:
+    """Dates: day → month (``YYYY-MM``) → year → decade (``1990-1999``) → top.
+
+    Raises
+    ------
+    HierarchyError
+        A value is not a date (naming it), or an unknown level is asked for.
+    """
+    unknown = [lvl for lvl in levels if lvl not in _DATE_LEVELS]
+    if unknown:
+        raise HierarchyError(f"Unknown date level {unknown[0]!r}; use some of {', '.join(_DATE_LEVELS)}.")
+    leaves = list(dict.fromkeys(str(v) for v in values))
+    parsed = pd.to_datetime(pd.Series(leaves), errors="coerce", format="mixed")
+    if parsed.isna().any():
+        bad = leaves[int(np.flatnonzero(parsed.isna().to_numpy())[0])]
+        raise HierarchyError(f"The date hierarchy of {name or 'the attribute'!r} cannot read {bad!r} as a date.")
+    columns = [pd.Series(leaves, dtype=object)]
+    for lvl in levels:
+        if lvl == "month":
+            columns.append(parsed.dt.strftime("%Y-%m").astype(object))
+        elif lvl == "year":
+            columns.append(parsed.dt.year.astype(str).astype(object))
+        else:
+            start = (parsed.dt.year // 10) * 10
+            columns.append((start.astype(str) + "-" + (start + 9).astype(str)).astype(object))
+    columns.append(pd.Series([top] * len(leaves), dtype=object))
+    matrix = np.column_stack([c.to_numpy(dtype=object) for c in columns])
+    return Hierarchy.from_rows(matrix.tolist(), name=name)
+
+
+def taxonomy(tree: Mapping[str, Any], *, name: str = "") -> Hierarchy:
+    """A taxonomy tree given as nested dicts: ``{"*": {"Professional": ["Doctor", "Lawyer"]}}``.
+
+    The single root key is the top value; a leaf is a string in a list, or a
+    key whose value is ``None`` or empty.  Leaves at different depths are
+    padded: a shallow leaf stays itself on the extra levels below its parent,
+    so full-domain generalization sees one level count for every value.
+    """
+    if not isinstance(tree, Mapping) or len(tree) != 1:
+        raise HierarchyError("A taxonomy tree needs exactly one root, e.g. {'*': {...}}.")
+    paths: list[list[str]] = []
+
+    def walk(node: Any, path: list[str]) -> None:
+        if node is None or (isinstance(node, (Mapping, list, tuple)) and len(node) == 0):
+            paths.append(path)
+            return
+        if isinstance(node, Mapping):
+            for key, child in node.items():
+                walk(child, path + [str(key)])
+        elif isinstance(node, (list, tuple)):
+            for child in node:
+                if isinstance(child, Mapping):
+                    walk(child, path)
+                else:
+                    paths.append(path + [str(child)])
+        else:
+            paths.append(path + [str(node)])
+
+    walk(tree, [])
+    depth = max(len(p) for p in paths)
+    rows = []
+    for path in paths:
+        leaf = path[-1]
+        padded = path[:-1] + [leaf] * (depth - len(path) + 1)
+        rows.append(list(reversed(padded)))
+    return Hierarchy.from_rows(rows, name=name)

@@ -1,0 +1,102 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from veil.dataset import MISSING, Dataset, read_csv
+from veil.errors import ColumnNotFoundError, DataFormatError, SchemaError
+from veil.schema import Kind, Schema
+
+
+def test_csv_separator_detected_and_values_kept_as_text(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("zip;age\n07401;9\n10001;10\n")
+    ds = Dataset.from_csv(path, quasi_identifiers=["zip", "age"], kinds={"age": "numeric"})
+    assert ds.frame["zip"].tolist() == ["07401", "10001"]
+    enc = ds.encode("age")
+    assert enc.labels.tolist() == ["9", "10"]  # numeric order, not text order
+
+
+def test_csv_latin1_encoding(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes("name,city\nA,Zürich\n".encode("latin-1"))
+    with pytest.raises(DataFormatError, match="not valid utf-8"):
+        read_csv(path)
+    assert read_csv(path, encoding="latin-1")["city"].tolist() == ["Zürich"]
+
+
+@pytest.mark.parametrize("body,line", [("a;b;c\n1;2;3\n4;5\n", 3), ("a;b;c\n1;2;3\n1;2;3\n6;7;8;9\n", 4)])
+def test_ragged_csv_names_line(tmp_path, body, line):
+    path = tmp_path / "t.csv"
+    path.write_text(body)
+    with pytest.raises(DataFormatError, match=f"line {line}: expected 3 fields"):
+        read_csv(path, sep=";")
+
+
+def test_duplicate_columns(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,a\n1,2\n")
+    with pytest.raises(SchemaError, match="duplicate column names: 'a'"):
+        read_csv(path)
+    with pytest.raises(SchemaError, match="duplicate"):
+        Dataset.from_pandas(pd.DataFrame([[1, 2]], columns=["a", "a"]))
+
+
+def test_unknown_column():
+    with pytest.raises(ColumnNotFoundError, match="'zip' is not in the table"):
+        Dataset.from_pandas(pd.DataFrame({"age": [1]}), quasi_identifiers=["zip"])
+
+
+def test_column_with_two_roles():
+    with pytest.raises(SchemaError, match="both as quasi-identifier and as sensitive"):
+        Dataset.from_pandas(pd.DataFrame({"age": [1]}), quasi_identifiers=["age"], sensitive=["age"])
+
+
+def test_missing_values_are_a_value_or_an_error():
+    frame = pd.DataFrame({"zip": ["1", None, "2", None]})
+    ds = Dataset.from_pandas(frame, quasi_identifiers=["zip"])
+    enc = ds.encode("zip")
+    assert enc.labels[enc.codes].tolist() == ["1", MISSING, "2", MISSING]
+    strict = Dataset.from_pandas(frame, quasi_identifiers=["zip"], missing="error")
+    with pytest.raises(SchemaError, match=r"'zip' has 2 missing value\(s\) \(first rows, 0-based: \[1, 3\]\)"):
+        strict.encode("zip")
+
+
+def test_index_labels_ignored():
+    frame = pd.DataFrame({"a": ["x", "y"]}, index=[10, 3])
+    ds = Dataset.from_pandas(frame, quasi_identifiers=["a"])
+    assert ds.frame.index.tolist() == [0, 1]
+    assert frame.index.tolist() == [10, 3]  # the caller's frame is untouched
+
+
+def test_parquet_and_arrow_roundtrip(tmp_path):
+    import pyarrow as pa
+
+    frame = pd.DataFrame({"a": ["x", "y"], "b": [1.0, 2.5]})
+    path = tmp_path / "t.parquet"
+    frame.to_parquet(path)
+    ds = Dataset.read(path, quasi_identifiers=["a", "b"])
+    assert ds.encode("b").labels.tolist() == ["1", "2.5"]
+    ds2 = Dataset.from_arrow(pa.Table.from_pandas(frame), quasi_identifiers=["a"])
+    assert len(ds2) == 2
+
+
+def test_ordinal_domain_orders_codes():
+    frame = pd.DataFrame({"grade": ["high", "low", "mid"]})
+    ds = Dataset.from_pandas(frame, sensitive=["grade"], kinds={"grade": "ordinal"},
+                             domains={"grade": ["low", "mid", "high", "top"]})
+    enc = ds.encode("grade")
+    assert enc.labels.tolist() == ["low", "mid", "high", "top"]
+    assert enc.codes.tolist() == [2, 0, 1]
+
+
+def test_ordinal_without_domain_is_an_error():
+    with pytest.raises(SchemaError, match="ordinal but has no domain"):
+        Schema.build(["g"], sensitive=["g"], kinds={"g": Kind.ORDINAL})
+
+
+def test_describe_counts():
+    frame = pd.DataFrame({"age": ["1", "2", None], "c": ["x", "x", "y"]})
+    summary = Dataset.from_pandas(frame).describe().set_index("column")
+    assert summary.loc["age", "kind"] == "numeric"
+    assert summary.loc["age", "missing"] == 1
+    assert summary.loc["c", "distinct"] == 2
