@@ -1,0 +1,45 @@
+"""Differential privacy: answer queries with calibrated noise instead of publishing a table.
+
+Mechanisms draw their noise from OpenDP's vetted samplers (never numpy.random);
+an accountant refuses queries that would overspend the budget; a
+:class:`PrivateTable` answers counts, sums, means, quantiles, histograms,
+contingency tables and group-by counts; plus query restriction (not a
+guarantee), randomized response, post-processing and stream aggregation.
+See ``docs/dp.md``.
+"""
+
+from veil.dp._accountant import COMMON_EPSILONS, LedgerEntry, PrivacyAccountant, PrivacyBudget
+from veil.dp._mechanisms import (
+    ExponentialMechanism,
+    GaussianMechanism,
+    GeometricMechanism,
+    LaplaceMechanism,
+    analytic_gaussian_sigma,
+)
+from veil.dp._postprocessing import clamp_nonnegative, consistent_counts, round_counts
+from veil.dp._predicate import QuerySpec, parse_predicate, parse_query
+from veil.dp._randomized_response import KaryRandomizedResponse, RandomizedResponse
+from veil.dp._restriction import QueryAuditor, QueryRefusedError
+from veil.dp._sensitivity import (
+    count_sensitivity,
+    histogram_sensitivity,
+    local_sensitivity,
+    mean_sensitivity,
+    sum_sensitivity,
+)
+from veil.dp._streams import BinaryTreeMechanism, distributed_laplace_shares, paillier_noisy_total
+from veil.dp._table import DPAnswer, PrivateTable
+
+__all__ = [
+    "COMMON_EPSILONS", "PrivacyBudget", "PrivacyAccountant", "LedgerEntry",
+    "LaplaceMechanism", "GaussianMechanism", "GeometricMechanism", "ExponentialMechanism",
+    "analytic_gaussian_sigma",
+    "count_sensitivity", "sum_sensitivity", "mean_sensitivity", "histogram_sensitivity",
+    "local_sensitivity",
+    "PrivateTable", "DPAnswer",
+    "QueryAuditor", "QueryRefusedError",
+    "RandomizedResponse", "KaryRandomizedResponse",
+    "round_counts", "clamp_nonnegative", "consistent_counts",
+    "BinaryTreeMechanism", "distributed_laplace_shares", "paillier_noisy_total",
+    "parse_predicate", "parse_query", "QuerySpec",
+]

@@ -1,0 +1,337 @@
+"""A small, safe query language: ``where`` predicates and ``veil query`` strings.
+
+Grammar (case-insensitive keywords; never ``eval``)::
+
+    query     := "count" [where]
+               | ("sum" | "mean") column [where]
+               | "quantile" number column [where]
+               | "histogram" column ("," column)* [where]
+    where     := "where" predicate
+    predicate := conj ("or" conj)*
+    conj      := atom ("and" atom)*
+    atom      := "not" atom | "(" predicate ")" | column op literal
+               | column "in" "(" literal ("," literal)* ")"
+    op        := "=" | "==" | "!=" | "<" | "<=" | ">" | ">="
+    column    := NAME | `any name in backquotes`
+    literal   := NUMBER | 'string' | "string" | NAME (a bare word is a string)
+
+Predicates evaluate vectorised on a DataFrame to a boolean mask.  Missing
+values never match a comparison (but do match ``!=``'s negation via ``not``).
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from dataclasses import dataclass
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from veil.errors import ColumnNotFoundError, ParameterError
+
+__all__ = ["Comparison", "Membership", "Not", "BoolOp", "Predicate", "parse_predicate",
+           "QuerySpec", "parse_query"]
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
+    r"|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
+    r"|(?P<bq>`[^`]+`)"
+    r"|(?P<op><=|>=|!=|==|=|<|>)"
+    r"|(?P<punct>[(),\[\]])"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*))"
+)
+
+_OPS = {"=": operator.eq, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+        "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_KEYWORDS = {"and", "or", "not", "in", "where"}
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str
+    text: str
+
+
+def _tokenize(text: str) -> list[_Tok]:
+    out: list[_Tok] = []
+    pos = 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            raise ParameterError(
+                f"Cannot parse the query at character {pos + 1}: {text[pos:pos + 20]!r}. "
+                "Use: column op literal, joined by and/or (ops: = != < <= > >= in)."
+            )
+        kind = m.lastgroup or ""
+        out.append(_Tok(kind, m.group(kind)))
+        pos = m.end()
+    return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``column op literal``."""
+
+    column: str
+    op: str
+    value: Any
+
+    def __str__(self) -> str:
+        return f"{_name(self.column)} {self.op} {_lit(self.value)}"
+
+    @property
+    def columns(self) -> frozenset[str]:
+        return frozenset({self.column})
+
+    def mask(self, frame: pd.DataFrame) -> np.ndarray:
+        col = _column(frame, self.column)
+        value = _coerce(col, self.value)
+        with np.errstate(invalid="ignore"):
+            try:
+                res = _OPS[self.op](col, value)
+            except TypeError:
+                raise ParameterError(
+                    f"Cannot compare column {self.column!r} with {self.op} to a "
+                    f"{type(self.value).__name__} literal."
+                ) from None
+        return np.asarray(res.fillna(False) if hasattr(res, "fillna") else res, dtype=bool) & col.notna().to_numpy()
+
+
+@dataclass(frozen=True)
+class Membership:
+    """``column in (v1, v2, ...)``."""
+
+    column: str
+    values: tuple[Any, ...]
+
+    def __str__(self) -> str:
+        return f"{_name(self.column)} in ({', '.join(_lit(v) for v in self.values)})"
+
+    @property
+    def columns(self) -> frozenset[str]:
+        return frozenset({self.column})
+
+    def mask(self, frame: pd.DataFrame) -> np.ndarray:
+        col = _column(frame, self.column)
+        vals = [_coerce(col, v) for v in self.values]
+        return np.asarray(col.isin(vals), dtype=bool)
+
+
+@dataclass(frozen=True)
+class Not:
+    """``not predicate``."""
+
+    operand: "Predicate"
+
+    def __str__(self) -> str:
+        return f"not ({self.operand})"
+
+    @property
+    def columns(self) -> frozenset[str]:
+        return self.operand.columns
+
+    def mask(self, frame: pd.DataFrame) -> np.ndarray:
+        return ~self.operand.mask(frame)
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    """``a and b and ...`` or ``a or b or ...``."""
+
+    op: str
+    operands: tuple["Predicate", ...]
+
+    def __str__(self) -> str:
+        return f" {self.op} ".join(
+            f"({p})" if isinstance(p, BoolOp) else str(p) for p in self.operands)
+
+    @property
+    def columns(self) -> frozenset[str]:
+        return frozenset().union(*(p.columns for p in self.operands))
+
+    def mask(self, frame: pd.DataFrame) -> np.ndarray:
+        masks = [p.mask(frame) for p in self.operands]
+        return np.logical_and.reduce(masks) if self.op == "and" else np.logical_or.reduce(masks)
+
+
+Predicate = Union[Comparison, Membership, Not, BoolOp]
+
+
+def _name(column: str) -> str:
+    return column if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", column) else f"`{column}`"
+
+
+def _lit(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _column(frame: pd.DataFrame, name: str) -> pd.Series:
+    if name not in frame.columns:
+        raise ColumnNotFoundError(
+            f"The column {name!r} is not in the table; available columns: "
+            f"{', '.join(map(str, frame.columns))}."
+        )
+    return frame[name]
+
+
+def _coerce(col: pd.Series, value: Any) -> Any:
+    """Compare numbers with numbers; a numeric literal against a text column compares as text."""
+    if isinstance(value, (int, float)) and not pd.api.types.is_numeric_dtype(col):
+        return str(value) if not isinstance(value, float) or not value.is_integer() else str(int(value))
+    return value
+
+
+class _Parser:
+    def __init__(self, tokens: list[_Tok]) -> None:
+        self.toks = tokens
+        self.i = 0
+
+    def peek(self) -> _Tok | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def peek_kw(self, *words: str) -> bool:
+        t = self.peek()
+        return t is not None and t.kind == "name" and t.text.lower() in words
+
+    def take(self) -> _Tok:
+        t = self.peek()
+        if t is None:
+            raise ParameterError("The query ends too early; expected more after it.")
+        self.i += 1
+        return t
+
+    def expect_punct(self, ch: str) -> None:
+        t = self.take()
+        if t.text != ch:
+            raise ParameterError(f"Expected {ch!r} in the query but found {t.text!r}.")
+
+    def column(self) -> str:
+        t = self.take()
+        if t.kind == "bq":
+            return t.text[1:-1]
+        if t.kind == "name" and t.text.lower() not in _KEYWORDS:
+            return t.text
+        raise ParameterError(f"Expected a column name but found {t.text!r} "
+                             "(quote odd names in backquotes: `# sold`).")
+
+    def literal(self) -> Any:
+        t = self.take()
+        if t.kind == "num":
+            f = float(t.text)
+            return int(t.text) if re.fullmatch(r"-?\d+", t.text) else f
+        if t.kind == "str":
+            return re.sub(r"\\(.)", r"\1", t.text[1:-1])
+        if t.kind == "name" and t.text.lower() not in _KEYWORDS:
+            return t.text
+        raise ParameterError(f"Expected a literal value but found {t.text!r}.")
+
+    def predicate(self) -> Predicate:
+        parts = [self.conj()]
+        while self.peek_kw("or"):
+            self.take()
+            parts.append(self.conj())
+        return parts[0] if len(parts) == 1 else BoolOp("or", tuple(parts))
+
+    def conj(self) -> Predicate:
+        parts = [self.atom()]
+        while self.peek_kw("and"):
+            self.take()
+            parts.append(self.atom())
+        return parts[0] if len(parts) == 1 else BoolOp("and", tuple(parts))
+
+    def atom(self) -> Predicate:
+        if self.peek_kw("not"):
+            self.take()
+            return Not(self.atom())
+        t = self.peek()
+        if t is not None and t.text == "(":
+            self.take()
+            p = self.predicate()
+            self.expect_punct(")")
+            return p
+        col = self.column()
+        if self.peek_kw("in"):
+            self.take()
+            opener = self.take()
+            if opener.text not in "([":
+                raise ParameterError(f"Expected '(' after 'in' but found {opener.text!r}.")
+            closer = ")" if opener.text == "(" else "]"
+            values = [self.literal()]
+            while self.peek() is not None and self.peek().text == ",":
+                self.take()
+                values.append(self.literal())
+            self.expect_punct(closer)
+            return Membership(col, tuple(values))
+        op = self.take()
+        if op.kind != "op":
+            raise ParameterError(
+                f"Expected a comparison (= != < <= > >= in) after {col!r} but found {op.text!r}."
+            )
+        return Comparison(col, op.text, self.literal())
+
+    def done(self) -> None:
+        t = self.peek()
+        if t is not None:
+            raise ParameterError(f"Unexpected {t.text!r} at the end of the query.")
+
+
+def parse_predicate(text: str) -> Predicate:
+    """Parse ``"age > 40 and sex = 'F'"`` into a :data:`Predicate` (no ``eval``).
+
+    Examples
+    --------
+    >>> p = parse_predicate("age > 40 and city in ('Bonn', 'Köln')")
+    >>> sorted(p.columns)
+    ['age', 'city']
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ParameterError("The 'where' predicate must be a non-empty string.")
+    parser = _Parser(_tokenize(text))
+    pred = parser.predicate()
+    parser.done()
+    return pred
+
+
+@dataclass(frozen=True)
+class QuerySpec:
+    """A parsed ``veil query`` string."""
+
+    kind: str                      # count | sum | mean | quantile | histogram
+    columns: tuple[str, ...] = ()
+    where: Predicate | None = None
+    q: float | None = None
+    text: str = ""
+
+
+def parse_query(text: str) -> QuerySpec:
+    """Parse ``"count where age > 40"``, ``"sum income"``, ``"histogram sex, race"``, ..."""
+    if not isinstance(text, str) or not text.strip():
+        raise ParameterError("The query must be a non-empty string such as 'count where age > 40'.")
+    parser = _Parser(_tokenize(text))
+    head = parser.take()
+    kind = head.text.lower()
+    if head.kind != "name" or kind not in ("count", "sum", "mean", "quantile", "histogram"):
+        raise ParameterError(
+            f"Unknown query {head.text!r}; use count, sum, mean, quantile or histogram."
+        )
+    columns: list[str] = []
+    q = None
+    if kind == "quantile":
+        lit = parser.literal()
+        if not isinstance(lit, (int, float)):
+            raise ParameterError("quantile needs a number in [0, 1] first: 'quantile 0.5 age'.")
+        q = float(lit)
+    if kind in ("sum", "mean", "quantile", "histogram"):
+        columns.append(parser.column())
+        while kind == "histogram" and parser.peek() is not None and parser.peek().text == ",":
+            parser.take()
+            columns.append(parser.column())
+    where = None
+    if parser.peek_kw("where"):
+        parser.take()
+        where = parser.predicate()
+    parser.done()
+    return QuerySpec(kind=kind, columns=tuple(columns), where=where, q=q, text=text.strip())

@@ -1,0 +1,44 @@
+"""The one place veil reaches into OpenDP for privacy noise.
+
+veil never draws privacy noise from :mod:`numpy.random` or :mod:`random`:
+textbook floating-point Laplace samplers leak the low-order bits of the true
+answer (Mironov 2012) and float arithmetic on noisy values opens timing and
+rounding attacks (Haney et al. 2022).  Every release path goes through OpenDP's
+samplers, which draw from discrete (Laplace/Gaussian) distributions on a
+power-of-two grid with exact arithmetic and a cryptographically secure source.
+
+OpenDP features
+---------------
+Only the ``"contrib"`` feature is enabled.  It unlocks OpenDP's mechanisms whose
+proofs are written but not yet formally vetted by the OpenDP committee (that is
+every constructor veil uses: ``make_laplace``, ``make_geometric``,
+``make_gaussian``, ``make_noisy_max``, ``make_randomized_response*``).  veil does
+**not** enable ``"floating-point"`` (no OpenDP measurement it builds needs it:
+float inputs are handled by OpenDP's discretizing samplers) nor
+``"honest-but-curious"`` (veil never passes user-defined functions into OpenDP).
+``enable_features`` is a process-wide switch inside OpenDP; veil turns it on
+lazily the first time a mechanism is built.
+
+References
+----------
+Mironov, I. (2012). On significance of the least significant bits for
+differential privacy. CCS.
+Haney, S. et al. (2022). Precision-based attacks and interval refining: how to
+break, then fix, differential privacy on finite computers. arXiv:2207.13793.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+__all__ = ["opendp"]
+
+
+@functools.lru_cache(maxsize=1)
+def opendp() -> Any:
+    """Return ``opendp.prelude`` with the ``"contrib"`` feature enabled."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    return dp

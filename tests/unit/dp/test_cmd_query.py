@@ -1,0 +1,66 @@
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from veil.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def csv(tmp_path):
+    p = tmp_path / "people.csv"
+    p.write_text("name,age,sex\n" + "".join(f"P{i},{20 + i % 60},{'FM'[i % 2]}\n" for i in range(300)))
+    return p
+
+
+def _json_lines(out):
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def test_json_contract_and_persistent_budget(csv, tmp_path):
+    bf = tmp_path / "budget.json"
+    r = runner.invoke(app, ["query", str(csv), "count where age > 40", "histogram sex",
+                            "--categories", "F,M", "--epsilon", "1", "--budget-file", str(bf),
+                            "--budget", "2.5", "--json"])
+    assert r.exit_code == 0, r.output
+    answers = _json_lines(r.output)
+    assert len(answers) == 2
+    for a in answers:
+        assert {"value", "epsilon", "delta", "mechanism", "noise_scale", "budget_remaining"} <= set(a)
+    assert answers[1]["budget_remaining"]["epsilon"] == pytest.approx(0.5)
+    # a second invocation cannot re-spend what the first one spent
+    r2 = runner.invoke(app, ["query", str(csv), "count", "--epsilon", "1", "--budget-file", str(bf)])
+    assert r2.exit_code == 2 and "remains" in r2.output
+    r3 = runner.invoke(app, ["query", str(csv), "count", "--epsilon", "0.5", "--budget-file", str(bf),
+                             "--json"])
+    assert r3.exit_code == 0
+    assert _json_lines(r3.output)[0]["budget_remaining"]["epsilon"] == pytest.approx(0.0, abs=1e-9)
+    # raising the budget from the command line is refused
+    r4 = runner.invoke(app, ["query", str(csv), "count", "--epsilon", "0.5", "--budget-file", str(bf),
+                             "--budget", "100"])
+    assert r4.exit_code == 2 and "cannot be changed" in r4.output
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"datasets": {"k": {"budget": {"epsilon": 1, '
+                                     '"delta": 0}, "spent": {"epsilon": -3, "delta": 0}}}}'])
+def test_corrupted_or_negative_budget_file_is_refused(csv, tmp_path, content):
+    bf = tmp_path / "budget.json"
+    bf.write_text(content)
+    r = runner.invoke(app, ["query", str(csv), "count", "--epsilon", "1", "--budget-file", str(bf),
+                            "--budget", "3"])
+    assert r.exit_code == 2 and "corrupted" in r.output
+
+
+@pytest.mark.parametrize("args,message", [
+    (["count", "--epsilon", "0", "--budget", "1"], "epsilon"),
+    (["count where height > 3", "--epsilon", "1", "--budget", "2"], "height"),
+    (["sum age", "--epsilon", "1", "--budget", "2"], "clamping bounds"),
+    (["histogram sex", "--epsilon", "1", "--budget", "2"], "--categories"),
+    (["count", "--epsilon", "1", "--budget", "2", "--budget-delta", "1.5"], "delta"),
+])
+def test_bad_input_gives_clear_errors(csv, args, message):
+    r = runner.invoke(app, ["query", str(csv), *args])
+    assert r.exit_code == 2
+    assert message in r.output
