@@ -1,0 +1,148 @@
+"""``veil deidentify``: apply the Safe Harbor profile or a plan to a CSV file."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from veil.cli._app import app, console, err_console, user_errors, write_json_atomic, write_text_atomic
+from veil.cli.cmd_scan import check_output, read_table
+from veil.errors import ConfigError, ParameterError
+
+_PROFILES = ("safe-harbor",)
+
+
+def _load_config(path: Path) -> dict[str, Any]:
+    import json
+
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"Cannot read config {str(path)!r}: {exc.strerror}.") from None
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise ConfigError(f"Config {str(path)!r} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: "
+                          f"{str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"Config {str(path)!r} must hold a mapping.")
+    section = data.get("deidentify", data)
+    if not isinstance(section, dict):
+        raise ConfigError("deidentify: must be a mapping.")
+    return section
+
+
+def _read_key(key_env: str, key_file: Optional[Path], required: bool) -> Optional[bytes]:
+    if key_file is not None:
+        try:
+            raw = key_file.read_bytes()
+        except OSError as exc:
+            raise ParameterError(f"Cannot read the key file {str(key_file)!r}: {exc.strerror}.") from None
+        return raw.rstrip(b"\r\n")
+    value = os.environ.get(key_env)
+    if value:
+        return value.encode("utf-8")
+    if required:
+        raise ParameterError(f"A pseudonymization key is needed but missing: set the environment variable "
+                             f"{key_env} or pass --key-file (at least 16 bytes). Keys are never accepted as "
+                             "command-line values.")
+    return None
+
+
+def _zip3_file(path: Optional[Path]) -> Optional[list[str]]:
+    if path is None:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ParameterError(f"Cannot read the restricted ZIP3 file {str(path)!r}: {exc.strerror}.") from None
+    return [t for t in text.replace(",", " ").split() if t]
+
+
+@app.command("deidentify")
+def deidentify_command(
+    file: Path = typer.Argument(..., help="CSV file to de-identify."),
+    output: Path = typer.Option(..., "-o", "--output", help="De-identified CSV to write."),
+    profile: Optional[str] = typer.Option(None, "--profile", help="Profile to apply: safe-harbor."),
+    config: Optional[Path] = typer.Option(None, "--config",
+                                          help="YAML/JSON config with a 'deidentify' section (or the section "
+                                               "itself): 'columns' actions and/or 'profile'."),
+    key_env: str = typer.Option("VEIL_PSEUDONYM_KEY", "--key-env",
+                                help="Environment variable holding the HMAC key (not the key itself)."),
+    key_file: Optional[Path] = typer.Option(None, "--key-file", help="File holding the HMAC key."),
+    mapping_out: Optional[Path] = typer.Option(None, "--mapping-out",
+                                               help="Write the random-id mapping table here (only when given)."),
+    report_out: Optional[Path] = typer.Option(None, "--report", help="Write the JSON report here."),
+    restricted_zip3: Optional[Path] = typer.Option(None, "--restricted-zip3",
+                                                   help="File listing ZIP3 areas with <= 20,000 people."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Release date for the age-over-89 rule."),
+    link: Optional[str] = typer.Option(None, "--link", help="Comma-separated identifier columns to replace by "
+                                                            "random ids instead of dropping (safe-harbor)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for random ids and shifts (default: fresh)."),
+    sep: Optional[str] = typer.Option(None, "--sep", help="Field separator (default: sniffed)."),
+) -> None:
+    """Remove or mask direct identifiers: `--profile safe-harbor` or a plan from `--config`."""
+    from veil.cli._app import split_list
+    from veil.sanitize import Plan, deidentify, safe_harbor
+
+    with user_errors():
+        section: dict[str, Any] = _load_config(config) if config is not None else {}
+        chosen = profile or section.get("profile")
+        if chosen is not None and chosen not in _PROFILES:
+            raise ParameterError(f"The '--profile' option must be one of {{'safe-harbor'}}. Got {chosen!r} instead.")
+        plan_part = {k: v for k, v in section.items() if k == "columns"}
+        extra = [k for k in section if k not in ("columns", "profile", "restricted_zip3", "as_of", "link")]
+        if extra:
+            raise ConfigError(f"deidentify: unknown key(s) {', '.join(map(repr, extra))}; allowed: columns, "
+                              "profile, restricted_zip3, as_of, link.")
+        plan = Plan.from_dict(plan_part, path="deidentify") if plan_part else None
+        if chosen is None and plan is None:
+            raise ParameterError("Nothing to do: pass --profile safe-harbor or --config with a 'deidentify' "
+                                 "section ('columns' and/or 'profile').")
+        for path in (output, mapping_out, report_out):
+            if path is not None:
+                check_output(path, file, *(p for p in (config, key_file, restricted_zip3) if p is not None))
+        outs = [p.resolve() for p in (output, mapping_out, report_out) if p is not None]
+        if len(set(outs)) != len(outs):
+            from veil.errors import OutputError
+            raise OutputError("--output, --mapping-out and --report must be different files.")
+        frame = read_table(file, sep)
+        needs_key = plan is not None and plan.needs_key
+        key = _read_key(key_env, key_file, needs_key)
+        if chosen == "safe-harbor":
+            zips = _zip3_file(restricted_zip3) if restricted_zip3 is not None else section.get("restricted_zip3")
+            links = split_list(link) if link else list(section.get("link", []))
+            result = safe_harbor(frame, restricted_zip3=zips, as_of=as_of or section.get("as_of"), link=links,
+                                 rng=seed, key=key, overrides=plan)
+        else:
+            result = deidentify(frame, plan, key=key, rng=seed)
+        if result.mappings and mapping_out is None:
+            err_console.print("[yellow]note:[/] random ids were assigned; their mapping is not saved "
+                              "(pass --mapping-out to keep it).")
+        buffer = io.StringIO()
+        result.frame.to_csv(buffer, index=False)
+        payloads = [(output, buffer.getvalue())]
+        if mapping_out is not None and result.mappings:
+            mbuf = io.StringIO()
+            result.mapping_frame().to_csv(mbuf, index=False)
+            payloads.append((mapping_out, mbuf.getvalue()))
+        for path, text in payloads:
+            write_text_atomic(path, text)
+        if report_out is not None:
+            write_json_atomic(report_out, {"file": file.name, **result.report.to_dict()})
+        rep = result.report
+        for a in rep.done:
+            console.print(f"  {a.column}: {a.action} ({a.changed} values changed){' - ' + a.note if a.note else ''}",
+                          highlight=False)
+        if rep.kept:
+            console.print(f"  kept unchanged: {', '.join(rep.kept)}", highlight=False)
+        for u in rep.undecided:
+            err_console.print(f"[yellow]undecided:[/] {u.column + ': ' if u.column else ''}{u.reason}",
+                              highlight=False)
+        console.print(f"Wrote {output} ({len(result.frame)} rows, {len(result.frame.columns)} columns).")
