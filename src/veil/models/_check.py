@@ -1,0 +1,98 @@
+"""``check``: the achieved level of every privacy model on a table, and requirements on them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+import pandas as pd
+
+from veil.classes import ClassTable
+from veil.dataset import Dataset
+from veil.errors import ParameterError
+from veil.hierarchy import Hierarchy
+from veil.models._report import CheckReport, evaluate
+from veil.models._requirements import Requirement, parse_requirements
+
+__all__ = ["check"]
+
+
+def check(
+    dataset: Dataset | pd.DataFrame | ClassTable,
+    *,
+    quasi_identifiers: Sequence[str] | None = None,
+    sensitive: Sequence[str] | None = None,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    require: str | Sequence[Requirement] | None = None,
+    recursive_l: int = 2,
+    strict: bool = True,
+    kinds: Mapping[str, str] | None = None,
+    missing: str = "value",
+) -> CheckReport:
+    """Report which privacy models a table satisfies, and at what level.
+
+    Works on any table: an original, one anonymized by veil, or one anonymized
+    by another tool (records with ``*`` in every QI are recognised as
+    suppressed and reported apart).
+
+    Parameters
+    ----------
+    dataset : Dataset, pandas.DataFrame or ClassTable
+    quasi_identifiers, sensitive : sequence of str, optional
+        Default: the dataset's schema (required for a DataFrame).
+    hierarchies : mapping of str to Hierarchy, optional
+        A hierarchy for a sensitive attribute adds hierarchical t-closeness.
+    require : str or sequence of Requirement, optional
+        E.g. ``"k>=5, l>=2"``; the result is in ``report.requirements`` and
+        ``report.passed``.
+    recursive_l : int, default 2
+        The ``l`` at which recursive (c,l)-diversity's smallest ``c`` is reported.
+    strict : bool, default True
+        Recursive (c,l)-diversity with ``<`` (the paper) or ``<=`` (the seed).
+    kinds : mapping, optional
+        Attribute kinds for a DataFrame (``"numeric"`` gives ordered t-closeness).
+    missing : {"value", "error"}, default "value"
+        For a DataFrame: a missing QI value is a value of its own, or an error.
+
+    Returns
+    -------
+    CheckReport
+
+    Raises
+    ------
+    SchemaError, ColumnNotFoundError, ParameterError
+        A column both QI and sensitive, unknown columns, missing values with
+        ``missing="error"``, malformed or unknown requirements, a requirement
+        needing a sensitive attribute when there is none.
+
+    Examples
+    --------
+    >>> from veil.datasets import load_patients_3anonymous
+    >>> report = check(load_patients_3anonymous(), require="k>=3, l>=2")
+    >>> report.k, report.sensitive["Disease"].distinct_l, report.passed
+    (3, 1, False)
+    """
+    requirements = parse_requirements(require) if isinstance(require, str) else list(require or [])
+    if isinstance(dataset, ClassTable):
+        if quasi_identifiers is not None and tuple(quasi_identifiers) != dataset.quasi_identifiers:
+            raise ParameterError("check: quasi_identifiers differ from the class table's.")
+        classes = dataset
+    else:
+        if isinstance(dataset, pd.DataFrame):
+            if quasi_identifiers is None:
+                raise ParameterError("check: name the quasi-identifiers of a DataFrame (quasi_identifiers=[...]).")
+            dataset = Dataset.from_pandas(
+                dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive or (), kinds=kinds,
+                missing=missing,  # type: ignore[arg-type]
+            )
+        elif not isinstance(dataset, Dataset):
+            raise ParameterError(
+                f"check expects a Dataset, a pandas DataFrame or a ClassTable. Got {type(dataset).__name__} instead."
+            )
+        classes = ClassTable.from_dataset(
+            dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive, hierarchies=hierarchies,
+        )
+    report = evaluate(classes, sensitive=sensitive, recursive_l=recursive_l, strict=strict)
+    if require is None:
+        return report
+    return replace(report, requirements=tuple(r.judge(report) for r in requirements))

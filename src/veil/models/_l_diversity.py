@@ -1,0 +1,303 @@
+"""l-diversity: distinct, entropy and recursive (c,l) (Machanavajjhala et al. 2007)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from veil._validation import check_int, check_real
+from veil.classes import ClassTable
+from veil.errors import ParameterError
+from veil.models._base import PrivacyModel
+from veil.models._distributions import exact_ratio, histogram
+
+__all__ = ["DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity", "class_entropies"]
+
+_REFERENCE = (
+    "A. Machanavajjhala, D. Kifer, J. Gehrke, M. Venkitasubramaniam, "
+    "'l-diversity: privacy beyond k-anonymity', ACM TKDD 1(1), 2007"
+)
+
+#: Relative tolerance of the entropy comparison ``H(E) >= log l`` (entropies are
+#: sums of logarithms and cannot be compared exactly; the tolerance is far below
+#: the gap between two different entropies of classes of realistic size).
+ENTROPY_RTOL = 1e-12
+
+
+def _require_attainable(classes: ClassTable, sensitive: str, l: float, owner: str) -> None:
+    hist = histogram(classes, sensitive, owner)
+    distinct = int((hist.overall > 0).sum())
+    if l > distinct:
+        raise ParameterError(
+            f"{owner}(l={l:g}) cannot be met on {sensitive!r}: the table has only {distinct} "
+            f"distinct value(s) of it, and a class can never hold more; choose l <= {distinct}."
+        )
+
+
+def class_entropies(counts: np.ndarray) -> np.ndarray:
+    """Shannon entropy (natural log) of each row of a count matrix (0 for an empty row).
+
+    Computed as :math:`\\log n - \\frac{1}{n}\\sum_v c_v \\log c_v`, with ``0 log 0 = 0``.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    n = counts.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        clogc = np.where(counts > 0, counts * np.log(np.where(counts > 0, counts, 1.0)), 0.0).sum(axis=1)
+        h = np.where(n > 0, np.log(np.where(n > 0, n, 1.0)) - clogc / np.where(n > 0, n, 1.0), 0.0)
+    return np.maximum(h, 0.0)
+
+
+@dataclass(frozen=True)
+class DistinctLDiversity(PrivacyModel):
+    """Every class holds at least ``l`` distinct values of the sensitive attribute.
+
+    Parameters
+    ----------
+    sensitive : str
+        The sensitive attribute.
+    l : int, in [1, inf)
+        The smallest number of distinct sensitive values per class.
+
+    Raises
+    ------
+    ParameterError
+        At evaluation, when ``l`` exceeds the number of distinct values of the
+        attribute in the whole table (it cannot be met by any transformation).
+
+    Notes
+    -----
+    .. math:: \\forall E:\\ |\\{ s : c_E(s) > 0 \\}| \\ge l
+
+    Monotone under generalization (a merged class holds every value of its
+    parts) and with suppression: whether a class satisfies the model does not
+    depend on the other classes, and a merged class satisfies it as soon as
+    one of its parts does, so a coarser node never suppresses more records.
+
+    References
+    ----------
+    Machanavajjhala et al., ACM TKDD 1(1), 2007, Section 4.1 (distinct l-diversity,
+    the "simplest" instantiation discussed after Definition 4.1).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from veil.classes import ClassTable
+    >>> frame = pd.DataFrame({"zip": ["476**"] * 3 + ["4790*"] * 2,
+    ...                       "disease": ["flu", "flu", "cancer", "flu", "hiv"]})
+    >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["zip"], sensitive=["disease"])
+    >>> DistinctLDiversity(sensitive="disease", l=2).check(classes)
+    True
+    """
+
+    sensitive: str
+    l: int
+
+    monotone_generalization: ClassVar[bool] = True
+    monotone_with_suppression: ClassVar[bool] = True
+    needs_sensitive: ClassVar[bool] = True
+    reference: ClassVar[str] = _REFERENCE + ", Section 4.1 (distinct l-diversity)"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "l", check_int("l", self.l, "DistinctLDiversity", low=1))
+
+    def distinct(self, classes: ClassTable) -> np.ndarray:
+        """Distinct sensitive values per class."""
+        return (histogram(classes, self.sensitive, "DistinctLDiversity").counts > 0).sum(axis=1)
+
+    def violating(self, classes: ClassTable) -> np.ndarray:
+        _require_attainable(classes, self.sensitive, self.l, "DistinctLDiversity")
+        return self.distinct(classes) < self.l
+
+    def achieved_level(self, classes: ClassTable) -> int:
+        """The smallest number of distinct values in a class (0 when no class is left)."""
+        d = self.distinct(classes)
+        return int(d.min()) if len(d) else 0
+
+    @property
+    def name(self) -> str:
+        return f"distinct {self.l}-diversity ({self.sensitive})"
+
+
+@dataclass(frozen=True)
+class EntropyLDiversity(PrivacyModel):
+    """The entropy of the sensitive values in every class is at least ``log l``.
+
+    Parameters
+    ----------
+    sensitive : str
+        The sensitive attribute.
+    l : float, in [1, inf)
+        The effective number of values required; ``l`` may be real.
+
+    Notes
+    -----
+    .. math:: \\forall E:\\ H(E) = -\\sum_s p_E(s) \\ln p_E(s) \\ \\ge\\ \\ln l
+
+    Natural logarithm; the base does not change which tables satisfy the
+    model (both sides scale alike), but it fixes how the entropy is reported.
+    The achieved level is the real number :math:`l^* = \\exp(\\min_E H(E))`,
+    **not** truncated to an int.  The comparison allows a relative tolerance of
+    :data:`ENTROPY_RTOL` (entropies are sums of logarithms; a class of two
+    equally frequent values has entropy ``ln 2`` up to rounding).
+
+    Monotone under generalization without suppression (entropy is concave, so a
+    merged class has at least the smallest entropy of its parts; Machanavajjhala
+    et al., Theorem 4.1), but **not** with suppression: a merged class may have
+    less entropy than its most diverse part and then be suppressed.
+
+    References
+    ----------
+    Machanavajjhala et al., ACM TKDD 1(1), 2007, Definition 4.2 (entropy l-diversity).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from veil.classes import ClassTable
+    >>> frame = pd.DataFrame({"zip": ["a"] * 4, "disease": ["flu", "flu", "hiv", "hiv"]})
+    >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["zip"], sensitive=["disease"])
+    >>> round(EntropyLDiversity(sensitive="disease", l=2).achieved_level(classes), 12)
+    2.0
+    """
+
+    sensitive: str
+    l: float
+
+    monotone_generalization: ClassVar[bool] = True
+    monotone_with_suppression: ClassVar[bool] = False
+    needs_sensitive: ClassVar[bool] = True
+    reference: ClassVar[str] = _REFERENCE + ", Definition 4.2 (entropy l-diversity, natural log)"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "l", check_real("l", self.l, "EntropyLDiversity", low=1))
+
+    def entropies(self, classes: ClassTable) -> np.ndarray:
+        """Entropy (natural log) of each class."""
+        return class_entropies(histogram(classes, self.sensitive, "EntropyLDiversity").counts)
+
+    def violating(self, classes: ClassTable) -> np.ndarray:
+        _require_attainable(classes, self.sensitive, self.l, "EntropyLDiversity")
+        bound = math.log(self.l)
+        return self.entropies(classes) < bound - ENTROPY_RTOL * max(bound, 1.0)
+
+    def achieved_level(self, classes: ClassTable) -> float:
+        """:math:`\\exp(\\min_E H(E))` (0.0 when no class is left)."""
+        h = self.entropies(classes)
+        return float(math.exp(h.min())) if len(h) else 0.0
+
+    @property
+    def name(self) -> str:
+        return f"entropy {self.l:g}-diversity ({self.sensitive})"
+
+
+@dataclass(frozen=True)
+class RecursiveCLDiversity(PrivacyModel):
+    """The most frequent sensitive value of every class is not too frequent.
+
+    With the counts of a class sorted in descending order
+    :math:`r_{(1)} \\ge r_{(2)} \\ge \\dots \\ge r_{(m)}`, the class satisfies
+    recursive (c,l)-diversity when :math:`r_{(1)} < c \\sum_{i=l}^{m} r_{(i)}`
+    (``strict=True``, Machanavajjhala et al.) or
+    :math:`r_{(1)} \\le c \\sum_{i=l}^{m} r_{(i)}` (``strict=False``, as the
+    seed notes write it).  A class with fewer than ``l`` distinct values has an
+    empty tail and fails.
+
+    Parameters
+    ----------
+    sensitive : str
+        The sensitive attribute.
+    c : float, in (0, inf)
+        The constant.
+    l : int, in [1, inf)
+        The position where the tail starts.
+    strict : bool, default True
+        ``<`` (the paper) or ``<=`` (the seed).
+
+    Notes
+    -----
+    The level reported by :meth:`achieved_level` is, for this ``l``,
+    :math:`c^* = \\max_E r_{(1)}(E) / \\sum_{i \\ge l} r_{(i)}(E)` (``inf`` when a
+    class has fewer than ``l`` distinct values).  With ``strict=False`` the
+    table satisfies the model exactly when ``c >= c*``; with ``strict=True``
+    ``c*`` is an infimum and the table needs ``c > c*``.  The comparison uses
+    the ratio of the integer counts rounded once, so ``c == c*`` is decided exactly.
+
+    Example by hand: the class ``{10, 1, 1}`` has :math:`r_{(1)} = 10` and,
+    for ``l = 2``, a tail of ``1 + 1 = 2``: ``c* = 5`` (sorting ascending by
+    mistake gives ``1 / (1 + 10) ``, nonsense).
+
+    Monotone under generalization without suppression (Machanavajjhala et al.,
+    Theorem 4.1), not with suppression (a merged class may fail although one of
+    its parts satisfies the model).
+
+    References
+    ----------
+    Machanavajjhala et al., ACM TKDD 1(1), 2007, Definition 4.3 (recursive
+    (c,l)-diversity); seed 003, Definition 2.5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from veil.classes import ClassTable
+    >>> frame = pd.DataFrame({"zip": ["a"] * 12, "s": ["x"] * 10 + ["y", "z"]})
+    >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["zip"], sensitive=["s"])
+    >>> RecursiveCLDiversity(sensitive="s", c=5, l=2).achieved_level(classes)
+    5.0
+    >>> RecursiveCLDiversity(sensitive="s", c=5, l=2).check(classes)
+    False
+    >>> RecursiveCLDiversity(sensitive="s", c=5, l=2, strict=False).check(classes)
+    True
+    """
+
+    sensitive: str
+    c: float
+    l: int
+    strict: bool = True
+
+    monotone_generalization: ClassVar[bool] = True
+    monotone_with_suppression: ClassVar[bool] = False
+    needs_sensitive: ClassVar[bool] = True
+    reference: ClassVar[str] = _REFERENCE + ", Definition 4.3 (recursive (c,l)-diversity)"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "c", check_real("c", self.c, "RecursiveCLDiversity", low=0, closed="neither"))
+        object.__setattr__(self, "l", check_int("l", self.l, "RecursiveCLDiversity", low=1))
+        if not isinstance(self.strict, bool):
+            raise ParameterError(
+                f"The 'strict' parameter of RecursiveCLDiversity must be a bool. Got {self.strict!r} instead."
+            )
+
+    def ratios(self, classes: ClassTable) -> np.ndarray:
+        """Per class :math:`r_{(1)} / \\sum_{i \\ge l} r_{(i)}` (``inf`` for an empty tail)."""
+        counts = histogram(classes, self.sensitive, "RecursiveCLDiversity").counts
+        return recursive_ratios(counts, self.l)
+
+    def violating(self, classes: ClassTable) -> np.ndarray:
+        _require_attainable(classes, self.sensitive, self.l, "RecursiveCLDiversity")
+        ratio = self.ratios(classes)
+        return ratio >= self.c if self.strict else ratio > self.c
+
+    def achieved_level(self, classes: ClassTable) -> float:
+        """:math:`c^*` for this ``l`` (see Notes); 0.0 when no class is left."""
+        ratio = self.ratios(classes)
+        return float(ratio.max()) if len(ratio) else 0.0
+
+    @property
+    def name(self) -> str:
+        op = "<" if self.strict else "<="
+        return f"recursive ({self.c:g},{self.l})-diversity ({self.sensitive}, r1 {op} c*tail)"
+
+
+def recursive_ratios(counts: np.ndarray, l: int) -> np.ndarray:
+    """Per row of a count matrix, :math:`r_{(1)} / \\sum_{i \\ge l} r_{(i)}` with counts sorted
+    in **descending** order; ``inf`` when the tail is empty."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.shape[0] == 0:
+        return np.zeros(0)
+    ordered = -np.sort(-counts, axis=1)  # descending: r_(1) first
+    top = ordered[:, 0] if ordered.shape[1] else np.zeros(len(ordered), np.int64)
+    tail = ordered[:, l - 1 :].sum(axis=1) if ordered.shape[1] >= l else np.zeros(len(ordered), np.int64)
+    ratio = exact_ratio(top, tail)
+    return np.where(tail == 0, np.inf, ratio)

@@ -1,0 +1,231 @@
+"""Re-identification risk thresholds as privacy models (prosecutor model)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from veil._validation import check_real
+from veil.classes import ClassTable
+from veil.models._base import PrivacyModel
+from veil.models._distributions import exact_ratio
+
+__all__ = ["MaxProsecutorRisk", "AverageRisk", "RecordsAtRiskShare"]
+
+_REFERENCE = (
+    "K. El Emam, 'Guide to the de-identification of personal health information', CRC "
+    "Press 2013, ch. 15 (prosecutor risk); F. Prasser et al., ARX risk thresholds"
+)
+
+
+def _smallest_first(sizes: np.ndarray, candidates: np.ndarray, enough: "callable") -> np.ndarray:
+    """Mark the fewest candidate classes, smallest first, whose removal makes ``enough`` true.
+
+    ``enough(removed_classes, removed_records)`` is evaluated on the cumulative
+    counts of the sorted candidates (vectorised); ties are broken by class order.
+    """
+    order = np.flatnonzero(candidates)
+    order = order[np.argsort(sizes[order], kind="stable")]
+    removed_classes = np.arange(0, len(order) + 1)
+    removed_records = np.concatenate([[0], np.cumsum(sizes[order])])
+    ok = enough(removed_classes, removed_records)
+    first = int(np.argmax(ok)) if ok.any() else len(order)
+    mask = np.zeros(len(sizes), dtype=np.bool_)
+    mask[order[:first]] = True
+    return mask
+
+
+@dataclass(frozen=True)
+class MaxProsecutorRisk(PrivacyModel):
+    """The highest prosecutor re-identification risk of a record is at most ``threshold``.
+
+    Parameters
+    ----------
+    threshold : float, in (0, 1]
+
+    Notes
+    -----
+    .. math:: \\max_E \\frac{1}{|E|} \\le \\tau
+
+    Equivalent to k-anonymity with :math:`k = \\lceil 1/\\tau \\rceil`; monotone
+    under generalization and with suppression for the same reasons.  The
+    achieved level is :math:`1/\\min_E |E|` (0.0 when no class is left).
+
+    References
+    ----------
+    El Emam (2013), ch. 15; ARX's risk-based criteria.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from veil.classes import ClassTable
+    >>> classes = ClassTable.from_pandas(pd.DataFrame({"q": list("aabbbb")}), quasi_identifiers=["q"])
+    >>> MaxProsecutorRisk(threshold=0.5).check(classes), MaxProsecutorRisk(threshold=0.5).achieved_level(classes)
+    (True, 0.5)
+    """
+
+    threshold: float
+
+    monotone_generalization: ClassVar[bool] = True
+    monotone_with_suppression: ClassVar[bool] = True
+    needs_sensitive: ClassVar[bool] = False
+    reference: ClassVar[str] = _REFERENCE
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "threshold",
+            check_real("threshold", self.threshold, "MaxProsecutorRisk", low=0, high=1, closed="right"),
+        )
+
+    def violating(self, classes: ClassTable) -> np.ndarray:
+        return exact_ratio(np.ones_like(classes.counts), classes.counts) > self.threshold
+
+    def achieved_level(self, classes: ClassTable) -> float:
+        return 1.0 / float(classes.counts.min()) if classes.n_classes else 0.0
+
+    @property
+    def name(self) -> str:
+        return f"max prosecutor risk <= {self.threshold:g}"
+
+
+@dataclass(frozen=True)
+class AverageRisk(PrivacyModel):
+    """The average prosecutor risk of the retained records is at most ``threshold``.
+
+    A table-level model: :meth:`check` compares the average with the
+    threshold, and :meth:`violating` marks the **fewest classes, smallest
+    first**, whose suppression brings the average down to the threshold (none
+    when it is met already; removing a class smaller than the mean size lowers
+    the average).
+
+    Parameters
+    ----------
+    threshold : float, in (0, 1]
+
+    Notes
+    -----
+    .. math:: \\frac{1}{n}\\sum_{r} \\frac{1}{|E(r)|} = \\frac{|\\{E\\}|}{n} \\le \\tau
+
+    ``n`` is the number of retained records; the ratio is exact and rounded once.
+    Monotone under generalization without suppression (merging classes lowers
+    the number of classes, not the records); not monotone with suppression.
+
+    References
+    ----------
+    El Emam (2013), ch. 15 (average risk); ARX's ``AverageReidentificationRisk``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from veil.classes import ClassTable
+    >>> classes = ClassTable.from_pandas(pd.DataFrame({"q": list("abbbbb")}), quasi_identifiers=["q"])
+    >>> AverageRisk(threshold=0.2).check(classes), AverageRisk(threshold=0.2).violating(classes).tolist()
+    (False, [True, False])
+    """
+
+    threshold: float
+
+    monotone_generalization: ClassVar[bool] = True
+    monotone_with_suppression: ClassVar[bool] = False
+    needs_sensitive: ClassVar[bool] = False
+    reference: ClassVar[str] = _REFERENCE
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "threshold", check_real("threshold", self.threshold, "AverageRisk", low=0, high=1, closed="right"),
+        )
+
+    def achieved_level(self, classes: ClassTable) -> float:
+        """Classes per retained record (0.0 when no class is left)."""
+        return float(exact_ratio(np.int64(classes.n_classes), np.int64(classes.n_retained)))
+
+    def check(self, classes: ClassTable) -> bool:
+        return self.achieved_level(classes) <= self.threshold
+
+    def violating(self, classes: ClassTable) -> np.ndarray:
+        g, n = classes.n_classes, classes.n_retained
+
+        def enough(removed_classes: np.ndarray, removed_records: np.ndarray) -> np.ndarray:
+            return exact_ratio(g - removed_classes, n - removed_records) <= self.threshold
+
+        return _smallest_first(classes.counts, np.ones(g, dtype=np.bool_), enough)
+
+    @property
+    def name(self) -> str:
+        return f"average risk <= {self.threshold:g}"
+
+
+@dataclass(frozen=True)
+class RecordsAtRiskShare(PrivacyModel):
+    """At most a share ``share`` of the retained records has a risk above ``threshold``.
+
+    A table-level model: :meth:`violating` marks the fewest at-risk classes,
+    smallest first, whose suppression brings the share down to ``share``.
+
+    Parameters
+    ----------
+    threshold : float, in (0, 1]
+        A record is at risk when :math:`1/|E| > \\tau`.
+    share : float, in [0, 1]
+
+    Notes
+    -----
+    .. math:: \\frac{|\\{r : 1/|E(r)| > \\tau\\}|}{n} \\le \\sigma
+
+    Monotone under generalization without suppression (classes only grow, so
+    fewer records are at risk); not monotone with suppression.
+
+    References
+    ----------
+    El Emam (2013), ch. 15; ARX's "records at risk" threshold.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from veil.classes import ClassTable
+    >>> classes = ClassTable.from_pandas(pd.DataFrame({"q": list("abbbbb")}), quasi_identifiers=["q"])
+    >>> RecordsAtRiskShare(threshold=0.5, share=0.2).achieved_level(classes)
+    0.16666666666666666
+    """
+
+    threshold: float
+    share: float
+
+    monotone_generalization: ClassVar[bool] = True
+    monotone_with_suppression: ClassVar[bool] = False
+    needs_sensitive: ClassVar[bool] = False
+    reference: ClassVar[str] = _REFERENCE
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "threshold",
+            check_real("threshold", self.threshold, "RecordsAtRiskShare", low=0, high=1, closed="right"),
+        )
+        object.__setattr__(self, "share", check_real("share", self.share, "RecordsAtRiskShare", low=0, high=1))
+
+    def at_risk(self, classes: ClassTable) -> np.ndarray:
+        """Classes whose records have a risk above the threshold."""
+        return exact_ratio(np.ones_like(classes.counts), classes.counts) > self.threshold
+
+    def achieved_level(self, classes: ClassTable) -> float:
+        """The share of retained records at risk (0.0 when no class is left)."""
+        risky = int(classes.counts[self.at_risk(classes)].sum())
+        return float(exact_ratio(np.int64(risky), np.int64(classes.n_retained)))
+
+    def check(self, classes: ClassTable) -> bool:
+        return self.achieved_level(classes) <= self.share
+
+    def violating(self, classes: ClassTable) -> np.ndarray:
+        risky = self.at_risk(classes)
+        a, n = int(classes.counts[risky].sum()), classes.n_retained
+
+        def enough(removed_classes: np.ndarray, removed_records: np.ndarray) -> np.ndarray:
+            return exact_ratio(a - removed_records, n - removed_records) <= self.share
+
+        return _smallest_first(classes.counts, risky, enough)
+
+    @property
+    def name(self) -> str:
+        return f"records at risk (> {self.threshold:g}) <= {self.share:g}"
