@@ -25,7 +25,7 @@ counted apart (:attr:`ClassTable.input_suppressed`), never treated as a class.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -83,44 +83,69 @@ class SensitiveHistogram:
         return SensitiveHistogram(self.name, self.labels, counts, self.overall, self.kind, self.hierarchy)
 
 
-def _group(codes: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Group the rows of ``codes``: return (unique rows, inverse index).
-
-    Packs each row into one int64 key (mixed radix).  When the key space is
-    small it groups with a dense presence array (linear time); otherwise it
-    sorts.  When the product of radices does not fit in 63 bits it falls back
-    to ``np.unique(axis=0)``.
-    """
-    n, q = codes.shape
-    if q == 0:
-        return np.zeros((1 if n else 0, 0), dtype=np.int32), np.zeros(n, dtype=np.int64)
+def _pack(columns: Sequence[np.ndarray], radices: Sequence[int]) -> np.ndarray | None:
+    """Pack code columns into one int64 key (mixed radix), or None if it would overflow."""
     space = 1
     for r in radices:
         space *= max(int(r), 1)
     if space >= 1 << 62:
-        uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
-        return uniq.astype(np.int32), inverse.reshape(-1).astype(np.int64)
-    key = codes[:, 0].astype(np.int64)
-    for i in range(1, q):
-        key *= int(radices[i])
-        key += codes[:, i]
-    if space <= max(_DENSE_LIMIT, 4 * n):
+        return None
+    key = np.asarray(columns[0], dtype=np.int64).copy()
+    for column, r in zip(columns[1:], radices[1:]):
+        key *= int(r)
+        key += column
+    return key
+
+
+def _unpack(keys: np.ndarray, radices: Sequence[int]) -> np.ndarray:
+    """Decode packed keys back to a ``(n, q)`` int32 code matrix."""
+    q = len(radices)
+    codes = np.empty((len(keys), q), dtype=np.int32)
+    rest = keys
+    for i in range(q - 1, 0, -1):
+        r = int(radices[i])
+        codes[:, i] = rest % r
+        rest = rest // r
+    if q:
+        codes[:, 0] = rest
+    return codes
+
+
+def _group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """Group int64 keys: (distinct keys, inverse index).
+
+    Uses a dense presence array when the key space is small next to the number
+    of keys (linear time), otherwise a hash table (``pandas.factorize``).
+    """
+    n = len(key)
+    if space <= 2 * n + 4096:
         present = np.zeros(space, dtype=np.bool_)
         present[key] = True
         keys = np.flatnonzero(present)
         ids = np.cumsum(present, dtype=np.int64) - 1
-        inverse = ids[key]
-    else:
-        keys, inverse = np.unique(key, return_inverse=True)
-        inverse = inverse.reshape(-1)
-    uniq = np.empty((len(keys), q), dtype=np.int32)
-    rest = keys
-    for i in range(q - 1, 0, -1):
-        r = int(radices[i])
-        uniq[:, i] = rest % r
-        rest = rest // r
-    uniq[:, 0] = rest
-    return uniq, inverse
+        return keys, ids[key]
+    inverse, keys = pd.factorize(key, sort=False)
+    return np.asarray(keys, dtype=np.int64), inverse.astype(np.int64, copy=False)
+
+
+def _group(codes: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Group the rows of ``codes``: return (unique rows, inverse index).
+
+    Packs each row into one int64 key; when the product of radices does not
+    fit in 62 bits it falls back to ``np.unique(axis=0)``.
+    """
+    n, q = codes.shape
+    if q == 0:
+        return np.zeros((1 if n else 0, 0), dtype=np.int32), np.zeros(n, dtype=np.int64)
+    key = _pack([codes[:, i] for i in range(q)], radices)
+    if key is None:
+        uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
+        return uniq.astype(np.int32), inverse.reshape(-1).astype(np.int64)
+    space = 1
+    for r in radices:
+        space *= int(r)
+    keys, inverse = _group_keys(key, space)
+    return _unpack(keys, radices), inverse
 
 
 class ClassTable:
@@ -162,29 +187,71 @@ class ClassTable:
         quasi_identifiers: tuple[str, ...],
         hierarchies: tuple[Hierarchy, ...],
         levels: tuple[int, ...],
-        codes: np.ndarray,
+        codes: np.ndarray | Callable[[], np.ndarray],
         counts: np.ndarray,
         n_records: int,
         suppressed: int,
         input_suppressed: int,
         base: "ClassTable | None",
-        base_map: np.ndarray,
+        base_map: np.ndarray | None = None,
+        parent: "ClassTable | None" = None,
+        inverse: np.ndarray | None = None,
         sensitive: Mapping[str, SensitiveHistogram] | None = None,
         row_class: np.ndarray | None = None,
     ) -> None:
         self.quasi_identifiers = quasi_identifiers
         self.hierarchies = hierarchies
         self.levels = levels
-        self.codes = codes
+        if callable(codes):
+            self._codes: np.ndarray | None = None
+            self._codes_factory: Callable[[], np.ndarray] | None = codes
+        else:
+            self._codes, self._codes_factory = codes, None
         self.counts = counts
         self.n_records = n_records
         self.suppressed = suppressed
         self.input_suppressed = input_suppressed
         self._base = base
-        self._base_map = base_map
+        # base_map: base class -> class here (-1 suppressed); derived lazily from
+        # the parent's map and the regrouping ``inverse`` (parent class -> class here)
+        self._base_map_value = base_map
+        self._parent = parent
+        self._inverse = inverse
         self._row_class = row_class
+        self._level_columns: dict[tuple[int, int], np.ndarray] = {}
         if sensitive is not None:
             self.__dict__["sensitive"] = dict(sensitive)
+
+    @property
+    def codes(self) -> np.ndarray:
+        """``(n_classes, n_qi)`` int32: each class's QI codes at the current levels."""
+        if self._codes is None:
+            assert self._codes_factory is not None
+            self._codes = self._codes_factory()
+            self._codes_factory = None
+        return self._codes
+
+    @property
+    def _base_map(self) -> np.ndarray:
+        if self._base_map_value is None:
+            assert self._parent is not None and self._inverse is not None
+            parent_map = self._parent._base_map
+            inverse = self._inverse
+            self._base_map_value = np.where(parent_map >= 0, inverse[np.maximum(parent_map, 0)], -1)
+            self._parent = None
+            self._inverse = None
+        return self._base_map_value
+
+    def _level_column(self, i: int, level: int) -> np.ndarray:
+        """Attribute ``i``'s class codes rolled up to ``level`` (int64; cached on the base)."""
+        column = self._level_columns.get((i, level))
+        if column is None:
+            h, current = self.hierarchies[i], self.levels[i]
+            raw = self.codes[:, i]
+            column = (raw if level == current else h.rollup(current, level)[raw]).astype(np.int64)
+            if self._base is None:
+                self._level_columns[(i, level)] = column
+        return column
 
     # ------------------------------------------------------------------ build
     @classmethod
@@ -413,24 +480,28 @@ class ClassTable:
                 source = source.project(self.quasi_identifiers)
         if levels == source.levels:
             return source
-        columns = []
-        for i, (h, a, b) in enumerate(zip(source.hierarchies, source.levels, levels)):
-            column = source.codes[:, i]
-            columns.append(column if a == b else h.rollup(a, b)[column])
-        matrix = np.column_stack(columns) if columns else np.zeros((source.n_classes, 0), np.int32)
         radices = [h.n_values(l) for h, l in zip(source.hierarchies, levels)]
-        codes, inverse = _group(matrix, radices)
-        return source._derive(codes, inverse, levels=levels)
+        columns = [source._level_column(i, b) for i, b in enumerate(levels)]
+        key = _pack(columns, radices) if columns else None
+        if key is None:
+            matrix = (np.column_stack(columns).astype(np.int32) if columns
+                      else np.zeros((source.n_classes, 0), np.int32))
+            codes, inverse = _group(matrix, radices)
+            return source._derive(codes, inverse, levels=levels)
+        space = 1
+        for r in radices:
+            space *= int(r)
+        keys, inverse = _group_keys(key, space)
+        return source._derive(lambda: _unpack(keys, radices), inverse, levels=levels, n_groups=len(keys))
 
     def _derive(
-        self, codes: np.ndarray, inverse: np.ndarray, *, levels: tuple[int, ...],
+        self, codes: np.ndarray | Callable[[], np.ndarray], inverse: np.ndarray, *, levels: tuple[int, ...],
         quasi_identifiers: tuple[str, ...] | None = None,
         hierarchies: tuple[Hierarchy, ...] | None = None,
+        n_groups: int | None = None,
     ) -> "ClassTable":
-        g = len(codes)
-        counts = np.bincount(inverse, weights=self.counts, minlength=g)
-        counts = np.rint(counts).astype(np.int64) if counts.dtype != np.int64 else counts
-        base_map = np.where(self._base_map >= 0, inverse[np.maximum(self._base_map, 0)], -1)
+        g = len(codes) if n_groups is None else n_groups  # type: ignore[arg-type]
+        counts = np.rint(np.bincount(inverse, weights=self.counts, minlength=g)).astype(np.int64)
         return ClassTable(
             quasi_identifiers=self.quasi_identifiers if quasi_identifiers is None else quasi_identifiers,
             hierarchies=self.hierarchies if hierarchies is None else hierarchies,
@@ -441,7 +512,8 @@ class ClassTable:
             suppressed=self.suppressed,
             input_suppressed=self.input_suppressed,
             base=self.base,
-            base_map=base_map,
+            parent=self,
+            inverse=inverse,
         )
 
     def project(self, quasi_identifiers: Iterable[str]) -> "ClassTable":
