@@ -237,7 +237,10 @@ class ClassTable:
             assert self._parent is not None and self._inverse is not None
             parent_map = self._parent._base_map
             inverse = self._inverse
-            self._base_map_value = np.where(parent_map >= 0, inverse[np.maximum(parent_map, 0)], -1)
+            if len(inverse) == 0:  # every parent class was suppressed
+                self._base_map_value = np.full(len(parent_map), -1, dtype=np.int64)
+            else:
+                self._base_map_value = np.where(parent_map >= 0, inverse[np.maximum(parent_map, 0)], -1)
             self._parent = None
             self._inverse = None
         return self._base_map_value
@@ -302,24 +305,20 @@ class ClassTable:
         bound: list[Hierarchy] = []
         leaf_columns: list[np.ndarray] = []
         star_rows = np.ones(n, dtype=np.bool_) if qis else np.zeros(n, dtype=np.bool_)
-        for name in qis:
-            encoded = dataset.encode(name)
+        encodings = [dataset.encode(name) for name in qis]
+        for encoded in encodings:
+            star = np.flatnonzero(encoded.labels == SUPPRESSED)
+            star_rows &= encoded.codes == (star[0] if len(star) else -2)
+        for name, encoded in zip(qis, encodings):
             hierarchy = given.get(name)
             if hierarchy is None:
                 hierarchy = Hierarchy.flat(encoded.labels.tolist(), name=name)
             elif hierarchy.name != name:
                 hierarchy = hierarchy.renamed(name)
-            star = np.flatnonzero(encoded.labels == SUPPRESSED)
-            star_rows &= encoded.codes == (star[0] if len(star) else -2)
-            present = np.bincount(encoded.codes, minlength=encoded.n_values) > 0
             if encoded.missing_code >= 0:
                 hierarchy = hierarchy.with_value(MISSING)
-            # only values that occur outside fully suppressed rows must be covered
-            needed = present.copy()
-            if star_rows.any() and len(star):
-                needed[star[0]] = np.bincount(
-                    encoded.codes[~star_rows], minlength=encoded.n_values
-                )[star[0]] > 0 if (~star_rows).any() else False
+            # only values that occur outside the fully suppressed rows must be covered
+            needed = np.bincount(encoded.codes[~star_rows], minlength=encoded.n_values) > 0
             leaf = np.full(encoded.n_values, -1, dtype=np.int32)
             leaf[needed] = hierarchy.leaf_index(encoded.labels[needed], column=name)
             bound.append(hierarchy)

@@ -1,0 +1,65 @@
+"""Utility metrics: what an anonymization cost, as report figures and search objectives.
+
+Every metric reads a :class:`~veil.classes.ClassTable` (class sizes, class
+codes at the node's levels, hierarchies, suppressed records, per-class label
+histograms), never the rows, and runs vectorised over the classes.
+
+================  ==========================================  =====================
+CLI name          function                                    source
+================  ==========================================  =====================
+height            :func:`height`                              Samarati 2001
+precision         :func:`precision` (loss: 1 - Prec)          Sweeney 2002
+loss              :func:`iloss`                               Xiao & Tao 2006
+discernibility    :func:`discernibility`                      Bayardo & Agrawal 2005
+avg-class-size    :func:`average_class_size`                  LeFevre et al. 2006
+entropy           :func:`non_uniform_entropy`                 Gionis & Tassa 2009
+classification    :func:`classification_metric`               Iyengar 2002
+infogain          :func:`conditional_entropy`                 Fung, Wang & Yu 2005
+kl                :func:`kl_divergence`                       Kifer & Gehrke 2006
+================  ==========================================  =====================
+
+:data:`METRICS` holds one :class:`Metric` per CLI name (with its direction,
+monotonicity and needs); :func:`get_metric` looks one up and
+:func:`utility_report` evaluates all that apply.  :func:`info_gain`,
+:func:`specialization_info_gain` and :func:`label_entropy` score single
+specializations for top-down algorithms.  See ``docs/utility.md``.
+"""
+
+from veil.utility._entropy import (
+    conditional_entropy,
+    info_gain,
+    kl_divergence,
+    label_entropy,
+    non_uniform_entropy,
+    specialization_info_gain,
+)
+from veil.utility._metrics import (
+    average_class_size,
+    classification_metric,
+    discernibility,
+    height,
+    iloss,
+    precision,
+    precision_loss,
+)
+from veil.utility._registry import METRICS, Metric, get_metric, utility_report
+
+__all__ = [
+    "height",
+    "precision",
+    "precision_loss",
+    "iloss",
+    "discernibility",
+    "average_class_size",
+    "classification_metric",
+    "label_entropy",
+    "info_gain",
+    "specialization_info_gain",
+    "conditional_entropy",
+    "non_uniform_entropy",
+    "kl_divergence",
+    "Metric",
+    "METRICS",
+    "get_metric",
+    "utility_report",
+]

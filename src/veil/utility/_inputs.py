@@ -1,0 +1,119 @@
+"""Checks and lookups shared by the utility metrics (label histograms, weights, leaf frequencies)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from veil._validation import check_int
+from veil.classes import ClassTable, SensitiveHistogram
+from veil.errors import ColumnNotFoundError, ParameterError
+
+__all__ = [
+    "label_histogram", "attribute_weights", "base_columns", "leaf_frequencies", "check_k", "match_rows",
+]
+
+
+def label_histogram(classes: ClassTable, label: str, owner: str) -> SensitiveHistogram:
+    """The per-class histogram of ``label`` (built by the caller as a sensitive attribute)."""
+    if not isinstance(label, str):
+        raise ParameterError(
+            f"The 'label' parameter of {owner} must be the name of an attribute of the class "
+            f"table's sensitive histograms. Got {label!r} instead."
+        )
+    try:
+        return classes.sensitive[label]
+    except KeyError:
+        known = ", ".join(repr(k) for k in classes.sensitive) or "none"
+        raise ColumnNotFoundError(
+            f"The label {label!r} of {owner} has no histogram in the class table (its sensitive "
+            f"attributes are: {known}); build the table with the label as a sensitive attribute."
+        ) from None
+
+
+def attribute_weights(
+    classes: ClassTable, weights: Mapping[str, float] | Sequence[float] | None, owner: str
+) -> np.ndarray:
+    """One non-negative finite weight per QI (default 1; a mapping may omit QIs, which get 1)."""
+    q = len(classes.quasi_identifiers)
+    if weights is None:
+        return np.ones(q)
+    if isinstance(weights, Mapping):
+        unknown = [name for name in weights if name not in classes.quasi_identifiers]
+        if unknown:
+            raise ColumnNotFoundError(
+                f"The 'weights' parameter of {owner} names {unknown[0]!r}, which is not a "
+                f"quasi-identifier of the class table ({', '.join(classes.quasi_identifiers)})."
+            )
+        values = [weights.get(name, 1.0) for name in classes.quasi_identifiers]
+    else:
+        values = list(weights)
+        if len(values) != q:
+            raise ParameterError(
+                f"The 'weights' parameter of {owner} must have one weight per quasi-identifier "
+                f"({q}). Got {len(values)} instead."
+            )
+    for value in values:
+        if (
+            isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not math.isfinite(float(value)) or float(value) < 0
+        ):
+            raise ParameterError(
+                f"The 'weights' parameter of {owner} must hold floats in [0, inf). Got {value!r} instead."
+            )
+    return np.asarray(values, dtype=np.float64)
+
+
+def check_k(k: object, owner: str) -> int:
+    return check_int("k", k, owner, low=1)
+
+
+def base_columns(classes: ClassTable) -> list[int]:
+    """For each QI of ``classes``, its column in ``classes.base.codes``."""
+    base = classes.base
+    return [base.quasi_identifiers.index(name) for name in classes.quasi_identifiers]
+
+
+def leaf_frequencies(classes: ClassTable) -> list[np.ndarray]:
+    """For each QI, the count of every leaf in the original table (records with known values).
+
+    Read from the base table's classes (level-0 leaf codes and their counts),
+    never from the rows.  Records suppressed on input have no known value and
+    are not counted.
+    """
+    base = classes.base
+    out = []
+    for column, h in zip(base_columns(classes), classes.hierarchies):
+        out.append(np.bincount(base.codes[:, column], weights=base.counts, minlength=h.n_values(0)))
+    return out
+
+
+def match_rows(queries: np.ndarray, table: np.ndarray, radices: Sequence[int]) -> np.ndarray:
+    """For each row of ``queries``, the index of the equal row of ``table`` (unique rows), or -1."""
+    n, q = queries.shape
+    if q == 0:
+        return np.zeros(n, dtype=np.int64) if len(table) else np.full(n, -1, dtype=np.int64)
+    if len(table) == 0:
+        return np.full(n, -1, dtype=np.int64)
+    space = 1
+    for r in radices:
+        space *= max(int(r), 1)
+    if space < 1 << 62:
+        def pack(codes: np.ndarray) -> np.ndarray:
+            key = codes[:, 0].astype(np.int64)
+            for i in range(1, q):
+                key = key * int(radices[i]) + codes[:, i]
+            return key
+
+        # a hash lookup (class keys are unique): linear time, no sort
+        return pd.Index(pack(table)).get_indexer(pack(queries)).astype(np.int64)
+    both = np.concatenate([table, queries])
+    _, ids = np.unique(both, axis=0, return_inverse=True)
+    ids = ids.reshape(-1)
+    owner = np.full(len(both), -1, dtype=np.int64)
+    owner[ids[: len(table)]] = np.arange(len(table))
+    return owner[ids[len(table):]]
