@@ -1,0 +1,141 @@
+"""``veil risk FILE --qi ...``: re-identification risk of a table (rich summary + JSON)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from veil.cli._app import app, console, split_list, user_errors, write_json_atomic
+
+#: Without --max-qi-size, every QI subset is ranked up to this many QIs (2^q - 1 subsets).
+_ALL_SUBSETS_UP_TO = 10
+#: ... and beyond it, subsets of at most this size.
+_LARGE_DEFAULT_SIZE = 3
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.2f}%"
+
+
+@app.command("risk")
+def risk(
+    file: Path = typer.Argument(..., help="A CSV or Parquet file."),
+    qi: str = typer.Option(..., "--qi", help="Quasi-identifiers, comma-separated."),
+    sensitive: str = typer.Option(None, "--sensitive", help="Sensitive attributes, comma-separated."),
+    population_fraction: float = typer.Option(
+        None, "--population-fraction",
+        help="The table is a sample of this fraction (0, 1] of a population (population uniqueness).",
+    ),
+    population: Path = typer.Option(
+        None, "--population", help="The population table (CSV/Parquet) the file was sampled from.",
+    ),
+    threshold: float = typer.Option(0.2, "--threshold", help="Prosecutor risk above which a record is at risk."),
+    max_qi_size: int = typer.Option(
+        None, "--max-qi-size",
+        help=f"Rank QI subsets up to this size (default: all when there are at most {_ALL_SUBSETS_UP_TO} QIs, "
+        f"else {_LARGE_DEFAULT_SIZE}; 0 skips the ranking).",
+    ),
+    json_out: Path = typer.Option(None, "--json", help="Write the full report as JSON here."),
+    sep: str = typer.Option(None, "--sep", help="CSV separator (default: detected)."),
+    encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),
+    top: int = typer.Option(10, "--top", help="QI subsets to show in the summary."),
+) -> None:
+    """Re-identification risk: prosecutor / journalist / marketer, uniqueness, likely QIs."""
+    from veil.classes import ClassTable
+    from veil.dataset import Dataset
+    from veil.errors import OutputError, ParameterError
+    from veil.risk import assess
+
+    with user_errors():
+        qis = split_list(qi)
+        sens = split_list(sensitive)
+        if not qis:
+            raise ParameterError("--qi needs at least one column.")
+        if population is not None and population_fraction is not None:
+            raise ParameterError("Give either --population or --population-fraction, not both.")
+        if json_out is not None and Path(json_out).resolve() == Path(file).resolve():
+            raise OutputError("--json would overwrite the input file; choose another path.")
+        dataset = Dataset.read(file, sep=sep, encoding=encoding, quasi_identifiers=qis, sensitive=sens)
+        classes = ClassTable.from_dataset(dataset)
+        pop = None
+        if population is not None:
+            pop = Dataset.read(population, sep=sep, encoding=encoding, quasi_identifiers=qis)
+        size = max_qi_size
+        if size is None:
+            size = len(qis) if len(qis) <= _ALL_SUBSETS_UP_TO else _LARGE_DEFAULT_SIZE
+        report = assess(
+            classes, population_fraction=population_fraction, population=pop, threshold=threshold,
+            qi_subsets_max_size=size, sensitive=sens,
+        )
+        payload = report.to_dict()
+        if json_out is not None:
+            write_json_atomic(json_out, payload)
+
+    overview = Table(title=f"{file.name}: re-identification risk", show_header=True)
+    overview.add_column("measure")
+    overview.add_column("value", justify="right")
+    overview.add_row("records", f"{report.records:,}")
+    overview.add_row("equivalence classes", f"{report.classes:,}")
+    if report.suppressed_records:
+        overview.add_row("suppressed records (not assessed)", f"{report.suppressed_records:,}")
+    overview.add_row("sample uniques", f"{_pct(report.sample_uniques)} ({report.sample_uniques_count:,})")
+    console.print(overview)
+
+    models = Table(title="Attacker models", show_header=True)
+    for column in ("model", "highest", "lowest", "average", "note"):
+        models.add_column(column, justify="left" if column in ("model", "note") else "right")
+    p = report.prosecutor
+    models.add_row(
+        "prosecutor", _pct(p.highest), _pct(p.lowest), _pct(p.average),
+        f"{_pct(p.records_at_risk)} of records ({p.records_at_risk_count:,}) above {p.threshold:g}",
+    )
+    j = report.journalist
+    note = ("population class sizes" if j.case == "population"
+            else "no population given: equals the prosecutor figures")
+    models.add_row("journalist", _pct(j.highest), "", _pct(j.average), note)
+    models.add_row("marketer", "", "", _pct(report.marketer.average), f"case: {report.marketer.case}")
+    console.print(models)
+
+    if report.population_uniques is not None:
+        u = report.population_uniques
+        uniq = Table(title=f"Population uniques (sampling fraction {u.sampling_fraction:.4g}, "
+                     f"population {u.population_size:,})", show_header=True)
+        uniq.add_column("model")
+        uniq.add_column("population uniques", justify="right")
+        uniq.add_column("note")
+        for name in ("pitman", "zayatz", "snb", "dankar"):
+            estimate = getattr(u, name)
+            extra = estimate.message if not estimate.valid else ""
+            if name == "dankar":
+                extra = f"decision rule chose: {u.model_used}"
+            uniq.add_row(name, _pct(estimate.fraction), extra)
+        if u.observed is not None:
+            uniq.add_row("observed", _pct(u.observed), "from the population table")
+        console.print(uniq)
+
+    if report.quasi_identifiers:
+        ranking = Table(title=f"Likely quasi-identifiers (top {min(top, len(report.quasi_identifiers))} "
+                        f"of {len(report.quasi_identifiers)}, by separation)", show_header=True)
+        for column in ("attributes", "distinction", "separation"):
+            ranking.add_column(column, justify="left" if column == "attributes" else "right")
+        for score in report.quasi_identifiers[:top]:
+            ranking.add_row(", ".join(score.attributes), _pct(score.distinction), _pct(score.separation))
+        console.print(ranking)
+
+    for name, s in report.sensitive.items():
+        table = Table(title=f"Attribute disclosure: {name}", show_header=True)
+        table.add_column("measure")
+        table.add_column("value", justify="right")
+        table.add_row("homogeneous classes", f"{s.homogeneity.homogeneous_classes:,}")
+        table.add_row("records exposed by homogeneity", f"{s.homogeneity.exposed_records:,} "
+                      f"({_pct(s.homogeneity.exposed_fraction)})")
+        table.add_row("A_know", f"{s.disclosure.a_know:.4f}")
+        table.add_row("A_acc", f"{s.disclosure.a_acc:.4f}")
+        delta = s.disclosure.delta
+        table.add_row("δ-disclosure level", "unbounded (a class lacks a value)" if delta == float("inf")
+                      else f"{delta:.4f}")
+        console.print(table)
+    if json_out is not None:
+        console.print(f"JSON report written to {json_out}")
