@@ -1,0 +1,537 @@
+"""Optimal full-domain generalization with record suppression: a pruned lattice search.
+
+The *generalization lattice* holds one node per vector of hierarchy levels
+(one level per quasi-identifier); a node's successors generalize one attribute
+one level more.  At each node, the classes that violate a requested privacy
+model are suppressed; the node is a solution when no more than the suppression
+limit's records had to be suppressed (and table-level models hold afterwards).
+The search returns the solution with the least information loss.
+
+Exactness with pruning
+----------------------
+The search is exact: it returns the same optimum as evaluating every node
+(:func:`exhaustive_search`, used by the tests).  It prunes in two sound ways:
+
+* **Loss bound.**  Every metric veil optimises has a lower bound that does not
+  depend on suppression and never decreases under generalization: the loss of
+  the node's table *before* suppression (suppressing a record never lowers
+  the loss: a suppressed record costs at least as much as a generalized one).
+  For additive metrics (height, precision, ILoss, non-uniform entropy) the
+  bound of every node is computed up front from one-attribute generalizations,
+  and nodes are visited in increasing bound order: the search stops as soon as
+  the next bound reaches the best loss found.  For the other metrics the bound
+  is computed when a node is visited, and prunes the node's successors when
+  it reaches the best loss (only for metrics declared monotone).
+* **Monotone models.**  When every requested model is monotone under
+  generalization *with* suppression (k-anonymity, distinct l-diversity), a
+  node below a failing node fails and a node above a solution is a solution;
+  such nodes are tagged without evaluating the models.  Models that are not
+  monotone with suppression (t-closeness, δ-disclosure, entropy and recursive
+  l-diversity, ...) disable this tagging, never the exactness.
+
+This follows the spirit of ARX's Flash/OLA algorithms (Kohlmayer et al.,
+"Flash: efficient, stable and optimal k-anonymity", PASSAT 2012; El Emam et
+al., "A globally optimal k-anonymity method for the de-identification of
+health data", JAMIA 16(5), 2009) with a best-first order on the loss bound.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from veil.classes import ClassTable
+from veil.errors import InfeasibleError, ParameterError
+from veil.models._base import PrivacyModel
+
+__all__ = ["Lattice", "SearchResult", "NodeEvaluation", "search", "exhaustive_search", "ADDITIVE_METRICS"]
+
+#: Metrics whose unsuppressed loss is a sum of per-attribute terms that depend
+#: only on that attribute's level (so the bound of every node is precomputed).
+ADDITIVE_METRICS = frozenset({"height", "precision", "loss", "entropy"})
+
+LossFunction = Callable[[ClassTable], float]
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """The generalization lattice: level vectors between ``low`` and ``high``.
+
+    Parameters
+    ----------
+    low, high : tuple of int
+        The smallest and largest allowed level of each attribute.
+    """
+
+    low: tuple[int, ...]
+    high: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.low) != len(self.high):
+            raise ParameterError("The lattice needs one low and one high level per attribute.")
+        for a, b in zip(self.low, self.high):
+            if not 0 <= a <= b:
+                raise ParameterError(f"Each minimum level must be in [0, maximum level]. Got {a} > {b}.")
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for a, b in zip(self.low, self.high):
+            n *= b - a + 1
+        return n
+
+    def nodes(self) -> np.ndarray:
+        """Every node, one row each (int16), in lexicographic order."""
+        ranges = [np.arange(a, b + 1, dtype=np.int16) for a, b in zip(self.low, self.high)]
+        if not ranges:
+            return np.zeros((1, 0), dtype=np.int16)
+        grids = np.meshgrid(*ranges, indexing="ij")
+        return np.stack([g.ravel() for g in grids], axis=1)
+
+
+@dataclass(frozen=True)
+class NodeEvaluation:
+    """What one node gives: its suppressed table, whether it is a solution, its loss."""
+
+    node: tuple[int, ...]
+    classes: ClassTable
+    satisfied: bool
+    suppressed_records: int
+    loss: float | None
+
+
+@dataclass
+class SearchResult:
+    """The outcome of a search.
+
+    Attributes
+    ----------
+    node : tuple of int
+        The optimal level per quasi-identifier.
+    classes : ClassTable
+        The class table at that node with the violating classes suppressed.
+    loss : float
+        The metric's loss at the optimum.
+    nodes_total, nodes_checked : int
+        Lattice size, and nodes whose class table was built and judged.
+    seconds : float
+        Search time.
+    algorithm : str
+    """
+
+    node: tuple[int, ...]
+    classes: ClassTable
+    loss: float
+    nodes_total: int
+    nodes_checked: int
+    seconds: float
+    algorithm: str = "lattice"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class _Evaluator:
+    """Builds node class tables (rolling up from cached finer nodes) and judges them."""
+
+    def __init__(
+        self,
+        classes: ClassTable,
+        models: Sequence[PrivacyModel],
+        limit_records: int,
+        loss: LossFunction,
+        cache_size: int = 32,
+    ) -> None:
+        self.base = classes
+        self.models = list(models)
+        self.limit = limit_records
+        self.loss = loss
+        self.cache: OrderedDict[tuple[int, ...], ClassTable] = OrderedDict()
+        self.cache_size = cache_size
+        self.checked = 0
+
+    def table(self, node: tuple[int, ...]) -> ClassTable:
+        cached = self.cache.get(node)
+        if cached is not None:
+            return cached
+        source = self.base
+        if self.cache:
+            keys = np.array(list(self.cache.keys()), dtype=np.int16)
+            finer = np.flatnonzero(np.all(keys <= np.asarray(node, dtype=np.int16), axis=1))
+            if len(finer):
+                tables = list(self.cache.values())
+                source = min((tables[i] for i in finer), key=lambda t: t.n_classes)
+        table = source.generalize(node)
+        if self.cache_size:
+            self.cache[node] = table
+            if len(self.cache) > self.cache_size:
+                self.cache.popitem(last=False)
+        return table
+
+    def evaluate(self, node: tuple[int, ...], *, need_loss: bool = True) -> NodeEvaluation:
+        self.checked += 1
+        table = self.table(node)
+        mask = np.zeros(table.n_classes, dtype=np.bool_)
+        for model in self.models:
+            mask |= model.violating(table)
+        suppressed = int(table.counts[mask].sum()) + table.suppressed - table.input_suppressed
+        if suppressed > self.limit:
+            return NodeEvaluation(node, table, False, suppressed, None)
+        result = table.suppress(mask)
+        for model in self.models:
+            if not model.check(result):
+                return NodeEvaluation(node, result, False, suppressed, None)
+        return NodeEvaluation(node, result, True, suppressed, float(self.loss(result)) if need_loss else None)
+
+
+def _limit_records(classes: ClassTable, suppression_limit: float) -> int:
+    if not 0.0 <= suppression_limit <= 1.0:
+        raise ParameterError(
+            f"The 'suppression_limit' parameter must be a float in [0, 1]. Got {suppression_limit!r} instead."
+        )
+    eligible = classes.n_records - classes.input_suppressed
+    return int(np.floor(suppression_limit * eligible + 1e-9))
+
+
+def _bounds(
+    classes: ClassTable, lattice: Lattice, loss: LossFunction
+) -> np.ndarray:
+    """Per-node loss bounds of an additive metric from one-attribute generalizations."""
+    low = lattice.low
+    origin = classes.generalize(low)
+    base_loss = float(loss(origin))
+    nodes = lattice.nodes()
+    total = np.full(len(nodes), base_loss, dtype=np.float64)
+    for i, (a, b) in enumerate(zip(lattice.low, lattice.high)):
+        terms = np.zeros(b + 1, dtype=np.float64)
+        for level in range(a + 1, b + 1):
+            node = list(low)
+            node[i] = level
+            terms[level] = float(loss(classes.generalize(node))) - base_loss
+        total += terms[nodes[:, i]]
+    return total
+
+
+def _prepare(classes, models, min_levels, max_levels):
+    heights = tuple(h.height for h in classes.hierarchies)
+    low = tuple(min_levels) if min_levels is not None else tuple(0 for _ in heights)
+    high = tuple(max_levels) if max_levels is not None else heights
+    if len(low) != len(heights) or len(high) != len(heights):
+        raise ParameterError("min_levels and max_levels need one level per quasi-identifier.")
+    for name, h, a, b in zip(classes.quasi_identifiers, heights, low, high):
+        if not 0 <= a <= b <= h:
+            raise ParameterError(
+                f"The levels of {name!r} must satisfy 0 <= min <= max <= {h}. Got min {a}, max {b}."
+            )
+    if not models:
+        raise ParameterError("At least one privacy model is needed to anonymize.")
+    return Lattice(low, high)
+
+
+def _infeasible(evaluator: _Evaluator, lattice: Lattice, limit: int) -> InfeasibleError:
+    top = tuple(lattice.high)
+    best = evaluator.evaluate(top, need_loss=False)
+    need = best.suppressed_records
+    return InfeasibleError(
+        f"No transformation satisfies the privacy models with at most {limit} suppressed records. "
+        f"The most general transformation {dict(zip(evaluator.base.quasi_identifiers, top))} would "
+        f"need to suppress {need} records; raise the suppression limit, relax the models or "
+        f"allow higher levels.",
+        best={"node": top, "suppressed_records": need},
+    )
+
+
+def _classify(
+    evaluator: "_Evaluator", nodes: np.ndarray, known: dict[int, NodeEvaluation]
+) -> np.ndarray:
+    """Status of every node (1 solution, -1 not) for monotone models, by binary
+    search along chains with predictive tagging (the idea of OLA and Flash).
+
+    Along a chain of successive generalizations the status of monotone models
+    switches once, from failing to satisfied; a binary search finds the switch,
+    then every node above a solution is tagged a solution and every node below
+    a failure a failure, without building their class tables.
+    """
+    n, q = nodes.shape
+    status = np.zeros(n, dtype=np.int8)
+    low = nodes.min(axis=0).astype(np.int64)
+    high = nodes.max(axis=0).astype(np.int64)
+    radix = high - low + 1
+    stride = np.ones(q, dtype=np.int64)
+    for i in range(q - 2, -1, -1):
+        stride[i] = stride[i + 1] * radix[i + 1]
+    span = np.maximum(high - low, 1)
+
+    def index_of(node: np.ndarray) -> int:
+        return int(((node.astype(np.int64) - low) * stride).sum())
+
+    def judge(i: int) -> bool:
+        node = tuple(int(x) for x in nodes[i])
+        result = evaluator.evaluate(node)
+        known[i] = result
+        if result.satisfied:
+            status[(status == 0) & np.all(nodes >= nodes[i], axis=1)] = 1
+        else:
+            status[(status == 0) & np.all(nodes <= nodes[i], axis=1)] = -1
+        return result.satisfied
+
+    for start in np.lexsort((nodes.sum(axis=1),)):
+        if status[start] != 0:
+            continue
+        chain = [int(start)]
+        current = nodes[start].astype(np.int64)
+        while True:
+            room = current < high
+            if not room.any():
+                break
+            # climb the attribute that is relatively least generalized
+            relative = np.where(room, (current - low) / span, np.inf)
+            attr = int(np.argmin(relative))
+            current = current.copy()
+            current[attr] += 1
+            i = index_of(current)
+            if status[i] != 0:
+                break
+            chain.append(i)
+        lo, hi = 0, len(chain) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            if status[chain[mid]] != 0:
+                satisfied = status[chain[mid]] == 1
+            else:
+                satisfied = judge(chain[mid])
+            if satisfied:
+                hi = mid - 1
+            else:
+                lo = mid + 1
+    return status
+
+
+def _search_top_down(
+    evaluator: "_Evaluator",
+    lattice: Lattice,
+    nodes: np.ndarray,
+    bounds: np.ndarray,
+    limit: int,
+    start: float,
+    progress: Callable[[int, int], None] | None,
+) -> SearchResult:
+    """Monotone models and an additive metric: a greedy descent gives a first
+    solution, then every node whose bound is below the best loss is settled,
+    highest bound first, so that a failing node tags its whole down-set."""
+    n, q = nodes.shape
+    status = np.zeros(n, dtype=np.int8)  # 1 solution, -1 not, 0 unknown
+    evaluated = np.zeros(n, dtype=np.bool_)
+    losses = np.full(n, np.inf)
+    heights = nodes.sum(axis=1).astype(np.int64)
+    low = np.asarray(lattice.low, dtype=np.int64)
+    radix = np.asarray(lattice.high, dtype=np.int64) - low + 1
+    stride = np.ones(q, dtype=np.int64)
+    for i in range(q - 2, -1, -1):
+        stride[i] = stride[i + 1] * radix[i + 1]
+    results: dict[int, NodeEvaluation] = {}
+
+    def judge(i: int) -> bool:
+        result = evaluator.evaluate(tuple(int(x) for x in nodes[i]))
+        evaluated[i] = True
+        results[i] = result
+        if result.satisfied:
+            losses[i] = result.loss
+            status[(status == 0) & np.all(nodes >= nodes[i], axis=1)] = 1
+        else:
+            status[(status == 0) & np.all(nodes <= nodes[i], axis=1)] = -1
+        status[i] = 1 if result.satisfied else -1
+        if progress is not None and evaluator.checked % 32 == 0:
+            progress(evaluator.checked, n)
+        return result.satisfied
+
+    current = n - 1  # the top node (nodes are in lexicographic order)
+    if not judge(current):
+        raise _infeasible(evaluator, lattice, limit)
+    while True:  # greedy descent towards lower bounds
+        moved = False
+        node = nodes[current].astype(np.int64)
+        preds = []
+        for attr in range(q):
+            if node[attr] > low[attr]:
+                pred = node.copy()
+                pred[attr] -= 1
+                preds.append(int(((pred - low) * stride).sum()))
+        for i in sorted(preds, key=lambda j: bounds[j]):
+            if status[i] == -1:
+                continue
+            if not evaluated[i]:
+                judge(i)
+            if status[i] == 1:
+                current, moved = i, True
+                break
+        if not moved:
+            break
+    while True:
+        best = float(losses.min())
+        candidates = np.flatnonzero((status != -1) & ~evaluated & (bounds < best - 1e-12))
+        if not len(candidates):
+            break
+        pick = np.lexsort((heights[candidates], bounds[candidates]))[-1]
+        judge(int(candidates[pick]))
+    best_loss = losses.min()
+    tied = np.flatnonzero(losses <= best_loss + 1e-12)
+    winner = int(tied[np.lexsort(tuple(nodes[tied].T[::-1]) + (heights[tied],))[0]])
+    result = results[winner]
+    if progress is not None:
+        progress(n, n)
+    return SearchResult(
+        node=result.node,
+        classes=result.classes,
+        loss=float(result.loss),  # type: ignore[arg-type]
+        nodes_total=n,
+        nodes_checked=evaluator.checked,
+        seconds=time.perf_counter() - start,
+        algorithm="lattice",
+        extra={"suppressed_records": result.suppressed_records},
+    )
+
+
+def search(
+    classes: ClassTable,
+    models: Sequence[PrivacyModel],
+    *,
+    loss: LossFunction,
+    metric_name: str = "",
+    monotone_metric: bool = True,
+    suppression_limit: float = 0.0,
+    min_levels: Sequence[int] | None = None,
+    max_levels: Sequence[int] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SearchResult:
+    """Find the transformation with the least loss that satisfies every model.
+
+    Parameters
+    ----------
+    classes : ClassTable
+        The class table at level 0 (as built from the data).
+    models : sequence of PrivacyModel
+        Every model must hold on the result.
+    loss : callable
+        ``loss(classes) -> float``, the quantity to minimise (a utility metric's loss).
+    metric_name : str
+        The metric's registry name; additive metrics get precomputed bounds.
+    monotone_metric : bool
+        Whether the unsuppressed loss never decreases under generalization
+        (needed to prune with the bound of non-additive metrics).
+    suppression_limit : float in [0, 1]
+        The largest share of records that may be suppressed.
+    min_levels, max_levels : sequence of int, optional
+        Bounds on each attribute's level.
+    progress : callable, optional
+        Called as ``progress(nodes_done, nodes_total)``.
+
+    Raises
+    ------
+    InfeasibleError
+        No node satisfies the models within the limit (the error carries the
+        most general node and how many records it would need to suppress).
+    """
+    start = time.perf_counter()
+    lattice = _prepare(classes, models, min_levels, max_levels)
+    limit = _limit_records(classes, suppression_limit)
+    evaluator = _Evaluator(classes, models, limit, loss)
+    nodes = lattice.nodes()
+    n_nodes = len(nodes)
+    monotone_models = all(m.monotone_with_suppression for m in models)
+    additive = metric_name in ADDITIVE_METRICS
+
+    known: dict[int, NodeEvaluation] = {}
+    if monotone_models and additive:
+        return _search_top_down(evaluator, lattice, nodes, _bounds(classes, lattice, loss), limit, start, progress)
+    if monotone_models:
+        status = _classify(evaluator, nodes, known)
+    else:
+        status = np.zeros(n_nodes, dtype=np.int8)
+    if progress is not None:
+        progress(evaluator.checked, n_nodes)
+
+    if additive:
+        bounds = _bounds(classes, lattice, loss)
+        order = np.lexsort((nodes.sum(axis=1), bounds))
+    else:
+        bounds = None
+        order = np.lexsort((nodes.sum(axis=1),))
+
+    best: NodeEvaluation | None = None
+    best_key: tuple[float, int, tuple[int, ...]] | None = None
+    prune_arr = np.zeros((0, nodes.shape[1]), dtype=np.int16)
+    for position, idx in enumerate(order):
+        if status[idx] == -1:
+            continue
+        node_arr = nodes[idx]
+        node = tuple(int(x) for x in node_arr)
+        if progress is not None and position % 64 == 0:
+            progress(max(position, evaluator.checked), n_nodes)
+        if additive and best is not None and bounds[idx] > best_key[0] + 1e-12:  # type: ignore[index]
+            break
+        if len(prune_arr) and np.any(np.all(prune_arr <= node_arr, axis=1)):
+            continue
+        result = known.get(int(idx))
+        if result is None:
+            if not additive and best is not None and monotone_metric:
+                bound = float(loss(evaluator.table(node)))
+                if bound > best_key[0] + 1e-12:  # type: ignore[index]
+                    prune_arr = np.vstack([prune_arr, node_arr])
+                    continue
+            result = evaluator.evaluate(node)
+        if not result.satisfied:
+            continue
+        key = (float(result.loss), int(sum(node)), node)  # type: ignore[arg-type]
+        if best_key is None or key < best_key:
+            best, best_key = result, key
+    if progress is not None:
+        progress(n_nodes, n_nodes)
+    if best is None:
+        raise _infeasible(evaluator, lattice, limit)
+    return SearchResult(
+        node=best.node,
+        classes=best.classes,
+        loss=float(best.loss),  # type: ignore[arg-type]
+        nodes_total=n_nodes,
+        nodes_checked=evaluator.checked,
+        seconds=time.perf_counter() - start,
+        algorithm="lattice",
+        extra={"suppressed_records": best.suppressed_records},
+    )
+
+
+def exhaustive_search(
+    classes: ClassTable,
+    models: Sequence[PrivacyModel],
+    *,
+    loss: LossFunction,
+    suppression_limit: float = 0.0,
+    min_levels: Sequence[int] | None = None,
+    max_levels: Sequence[int] | None = None,
+) -> SearchResult:
+    """Evaluate every node and return the best solution (the reference for tests)."""
+    start = time.perf_counter()
+    lattice = _prepare(classes, models, min_levels, max_levels)
+    limit = _limit_records(classes, suppression_limit)
+    evaluator = _Evaluator(classes, models, limit, loss, cache_size=0)
+    best, best_key = None, None
+    for node_arr in lattice.nodes():
+        node = tuple(int(x) for x in node_arr)
+        result = evaluator.evaluate(node)
+        if result.satisfied:
+            key = (float(result.loss), int(sum(node)), node)  # type: ignore[arg-type]
+            if best_key is None or key < best_key:
+                best, best_key = result, key
+    if best is None:
+        raise _infeasible(evaluator, lattice, limit)
+    return SearchResult(
+        node=best.node, classes=best.classes, loss=float(best.loss),  # type: ignore[arg-type]
+        nodes_total=lattice.size, nodes_checked=evaluator.checked,
+        seconds=time.perf_counter() - start, algorithm="exhaustive",
+        extra={"suppressed_records": best.suppressed_records},
+    )

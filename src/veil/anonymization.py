@@ -1,0 +1,260 @@
+"""``veil.anonymize``: the main job, from a dataset and privacy models to a verified release.
+
+Steps: build the class table once; search the generalization lattice for the
+transformation with the least information loss that satisfies every model
+within the suppression limit (:mod:`veil.algorithms.lattice`); apply it to the
+rows; shuffle the output rows (so the order does not reveal which input
+record became which output record); **re-verify** every model from scratch
+on the output table; reconcile the row counts; report.  An output that fails
+its own requested model raises :class:`~veil.errors.VerificationError`: it
+is never returned or written.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from veil.algorithms.lattice import SearchResult, search
+from veil.classes import SUPPRESSED, ClassTable
+from veil.dataset import Dataset
+from veil.errors import HierarchyError, InfeasibleError, ParameterError, VerificationError
+from veil.models import KAnonymity, PrivacyModel
+from veil.schema import Role
+
+__all__ = ["anonymize", "AnonymizationResult", "verify"]
+
+#: Metrics whose loss never goes down when records are suppressed, so the loss
+#: of a node's unsuppressed table bounds the loss of every later node.
+_BOUNDED_BY_UNSUPPRESSED = frozenset(
+    {"height", "precision", "loss", "entropy", "discernibility", "classification"}
+)
+
+
+@dataclass
+class AnonymizationResult:
+    """What :func:`anonymize` returns.
+
+    Attributes
+    ----------
+    data : pandas.DataFrame
+        The released table (QIs generalized, suppressed records ``*``, rows
+        shuffled unless asked otherwise).
+    transformation : dict of str to int
+        The chosen level per quasi-identifier.
+    classes : ClassTable
+        The search's class table at the chosen node, violating classes suppressed.
+    verified : ClassTable
+        The class table rebuilt from ``data`` for the verification.
+    search : SearchResult
+    report : dict
+        The JSON report (see ``docs/anonymization.md``).
+    """
+
+    data: pd.DataFrame
+    transformation: dict[str, int]
+    classes: ClassTable
+    verified: ClassTable
+    search: SearchResult
+    report: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.report
+
+
+def _k_of(models: Sequence[PrivacyModel]) -> int | None:
+    ks = [m.k for m in models if isinstance(m, KAnonymity)]
+    return max(ks) if ks else None
+
+
+def verify(
+    data: pd.DataFrame,
+    dataset: Dataset,
+    models: Sequence[PrivacyModel],
+    *,
+    label: str | None = None,
+) -> ClassTable:
+    """Rebuild the class table from released rows and check every model on it.
+
+    The QIs are read as the released labels (flat hierarchies): the check
+    does not trust the search.  Records with ``*`` in every QI are the
+    suppressed ones.
+
+    Raises
+    ------
+    VerificationError
+        A model fails on the released table.
+    """
+    sensitive = list(dataset.sensitive)
+    if label is not None and label not in sensitive:
+        sensitive.append(label)
+    kinds = {name: dataset.schema.kind(name).value for name in sensitive if name in dataset.schema}
+    released = Dataset.from_pandas(
+        data, quasi_identifiers=dataset.quasi_identifiers, sensitive=sensitive, kinds=kinds,
+        domains={a.name: a.domain for a in dataset.schema.attributes if a.domain and a.name in sensitive},
+        missing=dataset.missing,
+    )
+    hierarchies = {name: dataset.hierarchies[name] for name in sensitive if name in dataset.hierarchies}
+    classes = ClassTable.from_dataset(released, hierarchies=hierarchies)
+    failed = [m for m in models if not m.check(classes)]
+    if failed:
+        names = ", ".join(m.name for m in failed)
+        raise VerificationError(
+            f"The anonymized table fails its own requested model(s): {names}. This is a bug in veil; "
+            "nothing was written. Please report it with the configuration."
+        )
+    return classes
+
+
+def anonymize(
+    dataset: Dataset,
+    models: Sequence[PrivacyModel],
+    *,
+    suppression_limit: float = 0.0,
+    metric: str = "loss",
+    label: str | None = None,
+    weights: Mapping[str, float] | None = None,
+    min_levels: Mapping[str, int] | None = None,
+    max_levels: Mapping[str, int] | None = None,
+    shuffle: bool = True,
+    seed: int | None = None,
+    drop_suppressed: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> AnonymizationResult:
+    """Anonymize ``dataset`` so that it satisfies every model, with the least loss.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The table, its schema (quasi-identifiers, sensitive attributes) and a
+        hierarchy for every quasi-identifier.
+    models : sequence of PrivacyModel
+        Every model must hold on the output.
+    suppression_limit : float in [0, 1]
+        The largest share of records that may be suppressed (``*`` in every QI).
+    metric : str
+        The utility metric to minimise, a key of :data:`veil.utility.METRICS`.
+    label : str, optional
+        The class attribute for the ``classification`` and ``infogain`` metrics.
+    weights : mapping, optional
+        ILoss weights per attribute.
+    min_levels, max_levels : mapping of str to int, optional
+        Bounds on each attribute's level.
+    shuffle : bool, default True
+        Shuffle the output rows, so their order does not link them to input rows.
+    seed : int, optional
+        Seed of the shuffle, for reproducible output.
+    drop_suppressed : bool, default False
+        Drop suppressed records instead of keeping them with ``*``.
+    progress : callable, optional
+        ``progress(done, total)`` during the search.
+
+    Returns
+    -------
+    AnonymizationResult
+
+    Raises
+    ------
+    HierarchyError
+        A quasi-identifier has no hierarchy.
+    ParameterError
+        Bad parameters (``k`` larger than the table, unknown metric, ...).
+    InfeasibleError
+        No transformation satisfies the models within the suppression limit.
+    VerificationError
+        The output failed its own re-check (a bug; nothing is returned).
+    """
+    from veil.models import evaluate
+    from veil.risk import assess
+    from veil.utility import get_metric, utility_report
+
+    start = time.perf_counter()
+    models = list(models)
+    if not models:
+        raise ParameterError("At least one privacy model is needed to anonymize (e.g. KAnonymity(k=5)).")
+    qis = dataset.quasi_identifiers
+    if not qis:
+        raise ParameterError("The dataset declares no quasi-identifiers; there is nothing to anonymize.")
+    missing = [q for q in qis if q not in dataset.hierarchies]
+    if missing:
+        raise HierarchyError(
+            f"No hierarchy is given for the quasi-identifier(s) {', '.join(map(repr, missing))}; "
+            "give one per QI (a file, or a builder such as intervals or masking)."
+        )
+    k = _k_of(models)
+    if k is not None and k > dataset.n_records:
+        raise ParameterError(
+            f"k={k} is larger than the table ({dataset.n_records} records): no class can be that large."
+        )
+    metric_spec = get_metric(metric)
+    sensitive = list(dataset.sensitive)
+    if label is not None:
+        if label in qis:
+            raise ParameterError(f"The class label {label!r} is a quasi-identifier; choose another attribute.")
+        if label not in dataset.columns:
+            raise ParameterError(f"The class label {label!r} is not a column of the table.")
+        if label not in sensitive:
+            sensitive.append(label)
+    base = ClassTable.from_dataset(dataset, sensitive=sensitive)
+
+    def loss(classes: ClassTable) -> float:
+        return metric_spec.loss(classes, label=label, weights=weights, k=k)
+
+    low = [int((min_levels or {}).get(q, 0)) for q in qis]
+    high = [int((max_levels or {}).get(q, h.height)) for q, h in zip(qis, base.hierarchies)]
+    for name in list(min_levels or {}) + list(max_levels or {}):
+        if name not in qis:
+            raise ParameterError(f"A level bound is given for {name!r}, which is not a quasi-identifier.")
+    result = search(
+        base, models, loss=loss, metric_name=metric,
+        monotone_metric=metric in _BOUNDED_BY_UNSUPPRESSED,
+        suppression_limit=suppression_limit, min_levels=low, max_levels=high, progress=progress,
+    )
+    data = result.classes.apply(dataset, drop_suppressed=drop_suppressed)
+    if shuffle:
+        order = np.random.default_rng(seed).permutation(len(data))
+        data = data.iloc[order].reset_index(drop=True)
+    dropped = dataset.n_records - len(data)
+    suppressed = result.classes.suppressed
+    if dropped not in (0, suppressed - result.classes.input_suppressed):
+        raise VerificationError(
+            f"Row counts do not reconcile: {dataset.n_records} in, {len(data)} out, {suppressed} suppressed."
+        )
+    verified = verify(data, dataset, models, label=label) if not drop_suppressed else verify(
+        data, dataset, models, label=label
+    )
+    transformation = dict(zip(qis, (int(x) for x in result.node)))
+    risk_before = assess(base, qi_subsets_max_size=0).to_dict()
+    risk_after = assess(verified, qi_subsets_max_size=0).to_dict()
+    achieved = evaluate(verified).to_dict()
+    utility = utility_report(result.classes, original=base, label=label, weights=weights, k=k)
+    report = {
+        "transformation": transformation,
+        "records": dataset.n_records,
+        "records_out": len(data),
+        "suppressed": int(suppressed),
+        "suppressed_dropped": int(dropped),
+        "input_suppressed": int(base.input_suppressed),
+        "suppression_limit": suppression_limit,
+        "models": [m.name for m in models],
+        "metric": metric,
+        "achieved": achieved,
+        "utility": utility,
+        "risk_before": risk_before,
+        "risk_after": risk_after,
+        "search": {
+            "algorithm": result.algorithm,
+            "nodes_total": result.nodes_total,
+            "nodes_checked": result.nodes_checked,
+            "seconds": round(result.seconds, 6),
+        },
+        "output_order": {"shuffled": bool(shuffle), "seed": seed},
+        "verified": True,
+        "seconds_total": round(time.perf_counter() - start, 6),
+    }
+    return AnonymizationResult(data, transformation, result.classes, verified, result, report)

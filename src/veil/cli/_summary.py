@@ -1,0 +1,69 @@
+"""Rendering of an anonymization result as rich tables (shared by anonymize and demo)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from veil.cli._app import console
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_fmt(v)}" for k, v in value.items())
+    return str(value)
+
+
+def print_summary(report: dict[str, Any], written: dict[str, str] | None = None) -> None:
+    """Print the transformation, suppression, achieved levels, utility and risk."""
+    search = report["search"]
+    levels = Table(title="Transformation (hierarchy level per quasi-identifier)")
+    for name in report["transformation"]:
+        levels.add_column(name, justify="center")
+    levels.add_row(*(str(v) for v in report["transformation"].values()))
+    console.print(levels)
+
+    summary = Table(title="Release", show_header=False)
+    summary.add_column("figure")
+    summary.add_column("value", justify="right")
+    records = report["records"]
+    summary.add_row("records in / out", f"{records:,} / {report['records_out']:,}")
+    share = report["suppressed"] / records if records else 0.0
+    summary.add_row("suppressed records", f"{report['suppressed']:,} ({share:.2%}; limit {report['suppression_limit']:.2%})")
+    summary.add_row("models", ", ".join(report["models"]))
+    achieved = report["achieved"]
+    summary.add_row("achieved k", _fmt(achieved.get("k")))
+    for name, figures in achieved.get("sensitive", {}).items():
+        summary.add_row(f"{name}: distinct l / entropy l", f"{_fmt(figures.get('distinct_l'))} / {_fmt(figures.get('entropy_l'))}")
+        t = figures.get("t_equal", figures.get("t_ordered"))
+        summary.add_row(f"{name}: t (EMD) / δ-disclosure", f"{_fmt(t)} / {_fmt(figures.get('delta_disclosure'))}")
+    summary.add_row(
+        "search", f"{search['nodes_checked']:,} of {search['nodes_total']:,} nodes checked in {search['seconds']:.3f} s"
+    )
+    summary.add_row("output rows", "shuffled" if report["output_order"]["shuffled"] else "input order")
+    console.print(summary)
+
+    utility = Table(title=f"Utility (optimised: {report['metric']})")
+    utility.add_column("metric")
+    utility.add_column("value", justify="right")
+    for name, value in report["utility"].items():
+        if value is not None:
+            utility.add_row(name, _fmt(value))
+    console.print(utility)
+
+    risk = Table(title="Re-identification risk (prosecutor model)")
+    risk.add_column("")
+    risk.add_column("highest", justify="right")
+    risk.add_column("average", justify="right")
+    risk.add_column("records at risk", justify="right")
+    for label, key in (("before", "risk_before"), ("after", "risk_after")):
+        p = report[key]["prosecutor"]
+        risk.add_row(label, _fmt(p["highest"]), _fmt(p["average"]), _fmt(p["records_at_risk"]))
+    console.print(risk)
+    for kind, path in (written or {}).items():
+        console.print(f"wrote {kind}: [bold]{path}[/]")

@@ -1,0 +1,127 @@
+"""``veil anonymize``: a release from a configuration file, or from flags for the common case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from veil.cli._app import app, console, parse_assignments, split_list, user_errors
+
+_CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
+    """Parse ``ATTRIBUTE:VALUE`` options such as ``-l salary-class:2``."""
+    from veil.errors import ParameterError
+
+    out = {}
+    for value in values or []:
+        name, sep, rest = value.rpartition(":")
+        if not sep or not name or not rest:
+            raise ParameterError(f"{option} expects SENSITIVE:VALUE (e.g. salary-class:2). Got {value!r} instead.")
+        out[name] = rest
+    return out
+
+
+def _config_from_flags(
+    file: Path, *, qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
+    k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str], suppression: float, metric: str,
+    label: str | None, sep: str | None, seed: int | None, shuffle: bool, drop_suppressed: bool,
+):
+    from veil.config import ReleaseConfig, _check_consistency
+    from veil.errors import ConfigError, ParameterError
+    from pydantic import ValidationError
+
+    if not qi:
+        raise ParameterError("--qi is required when anonymizing a data file (or pass a configuration file).")
+    sensitive = list(dict.fromkeys(sensitive + list(l_diversity) + list(t_closeness)))
+    attributes = {}
+    for name in qi:
+        if name not in hierarchies:
+            raise ParameterError(f"No hierarchy for quasi-identifier {name!r}: add --hierarchy {name}=FILE.csv.")
+        attributes[name] = {"role": "quasi-identifier", "kind": kinds.get(name, "categorical"),
+                            "hierarchy": {"file": str(Path(hierarchies[name]).resolve())}}
+    for name in sensitive:
+        attributes[name] = {"role": "sensitive", "kind": kinds.get(name, "categorical")}
+    models = []
+    if k is not None:
+        models.append({"type": "k-anonymity", "k": k})
+    for name, value in l_diversity.items():
+        try:
+            models.append({"type": "distinct-l-diversity", "sensitive": name, "l": int(value)})
+        except ValueError:
+            raise ParameterError(f"-l expects an integer l, as in {name}:2. Got {value!r} instead.") from None
+    for name, value in t_closeness.items():
+        try:
+            t = float(value)
+        except ValueError:
+            raise ParameterError(f"-t expects a number t, as in {name}:0.2. Got {value!r} instead.") from None
+        distance = "ordered-t-closeness" if kinds.get(name) in ("numeric", "ordinal", "date") else "equal-t-closeness"
+        models.append({"type": distance, "sensitive": name, "t": t})
+    if not models:
+        raise ParameterError("No privacy model: give at least one of -k, -l or -t (or a configuration file).")
+    try:
+        config = ReleaseConfig(
+            input={"path": str(file.resolve()), "sep": sep},
+            attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label,
+            output={"seed": seed, "shuffle": shuffle, "drop_suppressed": drop_suppressed},
+        )
+    except ValidationError as exc:
+        raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
+    _check_consistency(config)
+    return config
+
+
+@app.command("anonymize")
+def anonymize_command(
+    target: Path = typer.Argument(..., help="A release configuration (.yaml/.json) or a data file (CSV/Parquet)."),
+    qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (data-file mode)."),
+    sensitive: str = typer.Option(None, "--sensitive", help="Sensitive attributes, comma-separated."),
+    hierarchy: list[str] = typer.Option(None, "--hierarchy", help="NAME=FILE.csv, an ARX-style hierarchy; repeat per QI."),
+    kind: list[str] = typer.Option(None, "--kind", help="NAME=KIND (categorical, ordinal, numeric, date); repeatable."),
+    k: int = typer.Option(None, "-k", "--k", help="k-anonymity: smallest class size."),
+    l_diversity: list[str] = typer.Option(None, "-l", "--l-diversity", help="Distinct l-diversity, SENSITIVE:L (e.g. salary-class:2)."),
+    t_closeness: list[str] = typer.Option(None, "-t", "--t-closeness", help="t-closeness (equal or ordered distance by kind), SENSITIVE:T."),
+    suppression: float = typer.Option(0.0, "--suppression", help="Largest share of records that may be suppressed, in [0, 1]."),
+    metric: str = typer.Option("loss", "--metric", help="Utility metric to minimise: height, precision, loss, discernibility, avg-class-size, entropy, classification, infogain, kl."),
+    label: str = typer.Option(None, "--label", help="Class attribute for the classification/infogain metrics."),
+    output: Path = typer.Option(None, "-o", "--output", help="Anonymized table (.csv or .parquet), written atomically."),
+    json_out: Path = typer.Option(None, "--json", help="JSON report."),
+    sep: str = typer.Option(None, "--sep", help="CSV separator of the input (default: detected)."),
+    seed: int = typer.Option(None, "--seed", help="Seed of the output row shuffle (reproducible output)."),
+    no_shuffle: bool = typer.Option(False, "--no-shuffle", help="Keep input row order (can link output rows to input rows)."),
+    drop_suppressed: bool = typer.Option(False, "--drop-suppressed", help="Drop suppressed records instead of writing '*'."),
+) -> None:
+    """Anonymize a table: optimal generalization and suppression, verified, with a report."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from veil.cli._summary import print_summary
+    from veil.config import load_config
+    from veil.release import run_config
+
+    with user_errors():
+        if target.suffix.lower() in _CONFIG_SUFFIXES:
+            config = load_config(target)
+        else:
+            config = _config_from_flags(
+                target, qi=split_list(qi), sensitive=split_list(sensitive),
+                hierarchies=parse_assignments(hierarchy, "--hierarchy"), kinds=parse_assignments(kind, "--kind"),
+                k=k, l_diversity=_pairs(l_diversity, "-l"), t_closeness=_pairs(t_closeness, "-t"),
+                suppression=suppression, metric=metric, label=label, sep=sep, seed=seed,
+                shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
+            )
+        with Progress(
+            TextColumn("searching the lattice"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=console, transient=True, disable=not console.is_terminal,
+        ) as bar:
+            task = bar.add_task("search", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            result, written = run_config(
+                config, output=str(output) if output else None, report=str(json_out) if json_out else None,
+                progress=progress,
+            )
+    print_summary(result.report, written)

@@ -1,0 +1,236 @@
+"""The release configuration: one YAML/JSON file that describes a whole release.
+
+Example (``examples/adult-k5-l2.yaml``)::
+
+    input:
+      path: adult.csv
+      sep: ";"
+    attributes:
+      age: {role: quasi-identifier, kind: numeric, hierarchy: {file: adult_hierarchy_age.csv}}
+      sex: {role: quasi-identifier, hierarchy: {file: adult_hierarchy_sex.csv}}
+      salary-class: {role: sensitive}
+    models:
+      - {type: k-anonymity, k: 5}
+      - {type: distinct-l-diversity, sensitive: salary-class, l: 2}
+    suppression_limit: 0.05
+    metric: loss
+    output: {path: out/adult-anonymized.csv, report: out/report.json, seed: 1}
+
+Unknown keys and contradictions are :class:`~veil.errors.ConfigError` with the
+key path named (``attributes.age.hierarchy.intervals.widths``).  Relative
+paths are resolved against the configuration file's folder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from veil.errors import ConfigError, VeilError
+
+__all__ = ["ReleaseConfig", "load_config", "MODEL_TYPES", "build_model", "build_hierarchy"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class InputSpec(_Strict):
+    path: str
+    sep: str | None = None
+    encoding: str = "utf-8"
+    missing: Literal["value", "error"] = "value"
+
+
+class HierarchySpec(_Strict):
+    """Exactly one way to build a hierarchy."""
+
+    file: str | None = None
+    intervals: dict[str, Any] | None = None
+    masking: dict[str, Any] | None = None
+    prefix: dict[str, Any] | None = None
+    dates: dict[str, Any] | None = None
+    taxonomy: dict[str, Any] | None = None
+    flat: bool | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> "HierarchySpec":
+        given = [k for k, v in self.model_dump().items() if v is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of file, intervals, masking, prefix, dates, taxonomy, flat"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        return self
+
+
+class AttributeSpec(_Strict):
+    role: Literal["identifier", "quasi-identifier", "sensitive", "insensitive"]
+    kind: Literal["categorical", "ordinal", "numeric", "date"] = "categorical"
+    domain: list[str] | None = None
+    hierarchy: HierarchySpec | None = None
+    min_level: int | None = Field(default=None, ge=0)
+    max_level: int | None = Field(default=None, ge=0)
+    weight: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _levels(self) -> "AttributeSpec":
+        if self.min_level is not None and self.max_level is not None and self.min_level > self.max_level:
+            raise ValueError(f"min_level {self.min_level} is above max_level {self.max_level}")
+        return self
+
+
+class OutputSpec(_Strict):
+    path: str | None = None
+    report: str | None = None
+    drop_suppressed: bool = False
+    shuffle: bool = True
+    seed: int | None = None
+
+
+class ReleaseConfig(_Strict):
+    """A whole release: input, roles, hierarchies, models, limit, metric, outputs."""
+
+    input: InputSpec
+    attributes: dict[str, AttributeSpec]
+    models: list[dict[str, Any]] = Field(min_length=1)
+    suppression_limit: float = Field(default=0.0, ge=0.0, le=1.0)
+    metric: str = "loss"
+    label: str | None = None
+    output: OutputSpec = OutputSpec()
+    deidentify: dict[str, Any] | None = None
+    base_dir: str = "."
+
+    def resolve(self, path: str) -> Path:
+        p = Path(path)
+        return p if p.is_absolute() else Path(self.base_dir) / p
+
+    def names(self, role: str) -> list[str]:
+        return [n for n, a in self.attributes.items() if a.role == role]
+
+
+#: Model type names in a configuration (and the CLI) → model classes.
+MODEL_TYPES = {
+    "k-anonymity": "KAnonymity",
+    "distinct-l-diversity": "DistinctLDiversity",
+    "entropy-l-diversity": "EntropyLDiversity",
+    "recursive-cl-diversity": "RecursiveCLDiversity",
+    "equal-t-closeness": "EqualDistanceTCloseness",
+    "ordered-t-closeness": "OrderedDistanceTCloseness",
+    "hierarchical-t-closeness": "HierarchicalTCloseness",
+    "delta-disclosure": "DeltaDisclosure",
+    "alpha-k-anonymity": "AlphaKAnonymity",
+    "basic-beta-likeness": "BasicBetaLikeness",
+    "enhanced-beta-likeness": "EnhancedBetaLikeness",
+    "lkc-privacy": "LKCPrivacy",
+    "max-prosecutor-risk": "MaxProsecutorRisk",
+    "average-risk": "AverageRisk",
+    "records-at-risk": "RecordsAtRiskShare",
+}
+
+
+def build_model(spec: dict[str, Any], where: str = "models") -> Any:
+    """Build a privacy model from ``{"type": ..., parameters...}``."""
+    import veil.models as models
+
+    spec = dict(spec)
+    kind = spec.pop("type", None)
+    if kind not in MODEL_TYPES:
+        options = ", ".join(MODEL_TYPES)
+        raise ConfigError(f"{where}.type must be one of {options}. Got {kind!r} instead.")
+    cls = getattr(models, MODEL_TYPES[kind])
+    try:
+        return cls(**spec)
+    except TypeError as exc:
+        raise ConfigError(f"{where} ({kind}): {exc}") from None
+    except VeilError as exc:
+        raise ConfigError(f"{where} ({kind}): {exc}") from None
+
+
+def build_hierarchy(name: str, spec: HierarchySpec, values: list[str], config: ReleaseConfig) -> Any:
+    """Build the hierarchy of attribute ``name`` from its spec (values: the column's labels)."""
+    from veil import hierarchy as H
+
+    where = f"attributes.{name}.hierarchy"
+    try:
+        if spec.file is not None:
+            return H.from_csv(config.resolve(spec.file), name=name)
+        if spec.intervals is not None:
+            return H.intervals(values, name=name, **spec.intervals)
+        if spec.masking is not None:
+            return H.masking(values, name=name, **spec.masking)
+        if spec.prefix is not None:
+            return H.prefix(values, name=name, **spec.prefix)
+        if spec.dates is not None:
+            return H.dates(values, name=name, **spec.dates)
+        if spec.taxonomy is not None:
+            return H.taxonomy(spec.taxonomy, name=name)
+        return H.flat(values, name=name)
+    except TypeError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def load_config(path: str | Path) -> ReleaseConfig:
+    """Read and validate a release configuration (YAML or JSON).
+
+    Raises
+    ------
+    ConfigError
+        Unreadable file, unknown keys, wrong types, or contradictions, with the
+        key path named.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"No such configuration file: {str(path)!r}.")
+    text = path.read_text(encoding="utf-8")
+    try:
+        raw = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{str(path)!r} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{str(path)!r} must hold a mapping at the top level.")
+    raw.setdefault("base_dir", str(path.parent))
+    try:
+        config = ReleaseConfig(**raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{_location(e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"Invalid configuration {str(path)!r}: {problems}") from None
+    _check_consistency(config)
+    return config
+
+
+def _check_consistency(config: ReleaseConfig) -> None:
+    qis = config.names("quasi-identifier")
+    sensitive = config.names("sensitive")
+    if not qis:
+        raise ConfigError("attributes: no attribute has role quasi-identifier; there is nothing to anonymize.")
+    for name in qis:
+        if config.attributes[name].hierarchy is None:
+            raise ConfigError(f"attributes.{name}.hierarchy: a quasi-identifier needs a hierarchy.")
+    for i, spec in enumerate(config.models):
+        s = spec.get("sensitive")
+        if s is not None and s not in sensitive:
+            raise ConfigError(
+                f"models[{i}].sensitive: {s!r} is not an attribute with role sensitive "
+                f"(sensitive: {', '.join(sensitive) or 'none'})."
+            )
+    if config.label is not None and config.label in qis:
+        raise ConfigError(f"label: {config.label!r} is a quasi-identifier; the class label must not be one.")
+    from veil.utility import METRICS
+
+    if config.metric not in METRICS:
+        raise ConfigError(f"metric must be one of {', '.join(METRICS)}. Got {config.metric!r} instead.")
+    if config.output.path is not None:
+        if config.resolve(config.output.path).resolve() == config.resolve(config.input.path).resolve():
+            raise ConfigError("output.path is the input file; veil never overwrites its input.")

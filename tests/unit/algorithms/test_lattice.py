@@ -1,0 +1,69 @@
+import numpy as np
+import pytest
+
+from veil.algorithms.lattice import Lattice, exhaustive_search, search
+from veil.classes import ClassTable
+from veil.datasets import load_lkc_patients
+from veil.errors import InfeasibleError, ParameterError
+from veil.models import EqualDistanceTCloseness, KAnonymity
+from veil.utility import get_metric
+
+LOSS = get_metric("loss")
+
+
+def loss(c):
+    return LOSS.loss(c)
+
+
+def test_lattice_size_and_nodes():
+    lattice = Lattice((0, 0, 1), (1, 2, 2))
+    assert lattice.size == 2 * 3 * 2
+    nodes = lattice.nodes()
+    assert len(nodes) == lattice.size and nodes.min(axis=0).tolist() == [0, 0, 1]
+    with pytest.raises(ParameterError):
+        Lattice((2,), (1,))
+
+
+@pytest.mark.slow
+def test_adult_k5_golden(adult):
+    """Adult, 8 QIs, k=5 with 0% and 5% suppression, ILoss: the optimum equals the
+    exhaustive search's (all 6,480 nodes), and the pruned search checks far fewer."""
+    classes = ClassTable.from_dataset(adult)
+    for limit in (0.0, 0.05):
+        reference = exhaustive_search(classes, [KAnonymity(k=5)], loss=loss, suppression_limit=limit)
+        found = search(classes, [KAnonymity(k=5)], loss=loss, metric_name="loss", suppression_limit=limit)
+        assert found.node == reference.node
+        assert found.loss == pytest.approx(reference.loss)
+        assert found.nodes_checked < 400 < reference.nodes_checked
+        assert found.classes.counts.min() >= 5
+
+
+def test_lkc_table_k2():
+    classes = ClassTable.from_dataset(load_lkc_patients())
+    found = search(classes, [KAnonymity(k=2)], loss=loss, metric_name="loss")
+    reference = exhaustive_search(classes, [KAnonymity(k=2)], loss=loss)
+    assert found.loss == pytest.approx(reference.loss) and found.node == reference.node
+    assert found.classes.counts.min() >= 2
+
+
+def test_level_bounds_are_respected():
+    classes = ClassTable.from_dataset(load_lkc_patients())
+    found = search(classes, [KAnonymity(k=2)], loss=loss, metric_name="loss", min_levels=(1, 1, 0), max_levels=(3, 1, 3))
+    assert found.node[0] >= 1 and found.node[1] == 1
+
+
+def test_infeasible_reports_best_node():
+    classes = ClassTable.from_dataset(load_lkc_patients())
+    # t = 0 with suppression 0: no node but the all-suppressed one could satisfy it
+    with pytest.raises(InfeasibleError, match="would need to suppress") as info:
+        search(classes, [KAnonymity(k=2), EqualDistanceTCloseness(sensitive="Surgery", t=0.0)],
+               loss=loss, metric_name="loss", suppression_limit=0.0, max_levels=(1, 0, 1))
+    assert info.value.best["suppressed_records"] > 0
+
+
+def test_bad_suppression_limit():
+    classes = ClassTable.from_dataset(load_lkc_patients())
+    with pytest.raises(ParameterError, match=r"'suppression_limit' .* \[0, 1\]. Got 1.5"):
+        search(classes, [KAnonymity(k=2)], loss=loss, suppression_limit=1.5)
+    with pytest.raises(ParameterError, match="At least one privacy model"):
+        search(classes, [], loss=loss)
