@@ -596,6 +596,9 @@ class ClassTable:
         suppressed = row_class < 0
         out = dataset.frame.copy()
         for i, (name, h, level) in enumerate(zip(self.quasi_identifiers, self.hierarchies, self.levels)):
+            if base.n_classes == 0:  # every record arrived suppressed
+                out[name] = pd.array(np.full(len(out), SUPPRESSED, dtype=object), dtype=object)
+                continue
             leaf = base.codes[np.maximum(row_base, 0), i]
             labels = h.labels[level][h.maps[level][leaf]]
             labels = np.where(suppressed, SUPPRESSED, labels)

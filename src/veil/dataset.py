@@ -254,7 +254,7 @@ class Dataset:
     # ------------------------------------------------------------------ accessors
     @property
     def frame(self) -> pd.DataFrame:
-        """The records (a shallow copy protects the original from edits)."""
+        """The records (read-only by convention: edit a copy, or the cached encodings go stale)."""
         return self._frame
 
     @property

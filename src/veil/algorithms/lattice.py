@@ -157,6 +157,7 @@ class _Evaluator:
     def table(self, node: tuple[int, ...]) -> ClassTable:
         cached = self.cache.get(node)
         if cached is not None:
+            self.cache.move_to_end(node)
             return cached
         source = self.base
         if self.cache:
@@ -373,7 +374,7 @@ def _search_top_down(
             break
     while True:
         best = float(losses.min())
-        candidates = np.flatnonzero((status != -1) & ~evaluated & (bounds < best - 1e-12))
+        candidates = np.flatnonzero((status != -1) & ~evaluated & (bounds <= best + 1e-12))
         if not len(candidates):
             break
         pick = np.lexsort((heights[candidates], bounds[candidates]))[-1]

@@ -67,3 +67,19 @@ def test_bad_suppression_limit():
         search(classes, [KAnonymity(k=2)], loss=loss, suppression_limit=1.5)
     with pytest.raises(ParameterError, match="At least one privacy model"):
         search(classes, [], loss=loss)
+
+
+def test_ties_resolve_like_the_exhaustive_search(adult):
+    """On an exact tie in loss, the pruned search picks the same node as the
+    exhaustive one (lowest sum of levels, then lexicographic)."""
+    from veil.dataset import Dataset
+
+    qis = ["sex", "age", "race", "marital-status", "education"]
+    ds = Dataset.from_pandas(adult.frame, quasi_identifiers=qis, kinds={"age": "numeric"},
+                             hierarchies={q: adult.hierarchies[q] for q in qis})
+    classes = ClassTable.from_dataset(ds)
+    height = get_metric("height")
+    for k, limit in ((10, 0.02), (3, 0.01)):
+        reference = exhaustive_search(classes, [KAnonymity(k=k)], loss=height.loss, suppression_limit=limit)
+        found = search(classes, [KAnonymity(k=k)], loss=height.loss, metric_name="height", suppression_limit=limit)
+        assert found.node == reference.node and found.loss == reference.loss
