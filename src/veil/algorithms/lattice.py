@@ -449,8 +449,14 @@ def search(
     known: dict[int, NodeEvaluation] = {}
     if monotone_models and additive:
         return _search_top_down(evaluator, lattice, nodes, _bounds(classes, lattice, loss), limit, start, progress)
+    monotone_part = [m for m in models if m.monotone_with_suppression]
+    extra_checks = 0
     if monotone_models:
         status = _classify(evaluator, nodes, known)
+    elif monotone_part and additive:
+        status, extra_checks = _monotone_prefilter(
+            classes, models, monotone_part, limit, loss, lattice, nodes, _bounds(classes, lattice, loss)
+        )
     else:
         status = np.zeros(n_nodes, dtype=np.int8)
     if progress is not None:
@@ -499,11 +505,73 @@ def search(
         classes=best.classes,
         loss=float(best.loss),  # type: ignore[arg-type]
         nodes_total=n_nodes,
-        nodes_checked=evaluator.checked,
+        nodes_checked=evaluator.checked + extra_checks,
         seconds=time.perf_counter() - start,
         algorithm="lattice",
         extra={"suppressed_records": best.suppressed_records},
     )
+
+
+def _monotone_prefilter(
+    classes: ClassTable,
+    models: Sequence[PrivacyModel],
+    monotone_part: Sequence[PrivacyModel],
+    limit: int,
+    loss: LossFunction,
+    lattice: Lattice,
+    nodes: np.ndarray,
+    bounds: np.ndarray,
+) -> tuple[np.ndarray, int]:
+    """Settle, for the models that are monotone with suppression, which nodes
+    can still be solutions; a node that fails them fails the whole set.
+
+    A greedy descent with every model gives an upper bound on the optimal
+    loss; only nodes whose bound does not exceed it are settled, highest bound
+    first, so that each failure tags its whole down-set.  Returns the status
+    (-1: cannot be a solution, 0: to be evaluated) and the checks spent.
+    """
+    full = _Evaluator(classes, models, limit, loss)
+    n, q = nodes.shape
+    low = np.asarray(lattice.low, dtype=np.int64)
+    radix = np.asarray(lattice.high, dtype=np.int64) - low + 1
+    stride = np.ones(q, dtype=np.int64)
+    for i in range(q - 2, -1, -1):
+        stride[i] = stride[i + 1] * radix[i + 1]
+    current = n - 1
+    top = full.evaluate(tuple(int(x) for x in nodes[current]))
+    upper = top.loss if top.satisfied else np.inf
+    while np.isfinite(upper):  # greedy descent with every model
+        node = nodes[current].astype(np.int64)
+        preds = []
+        for attr in range(q):
+            if node[attr] > low[attr]:
+                pred = node.copy()
+                pred[attr] -= 1
+                preds.append(int(((pred - low) * stride).sum()))
+        moved = False
+        for i in sorted(preds, key=lambda j: bounds[j]):
+            result = full.evaluate(tuple(int(x) for x in nodes[i]))
+            if result.satisfied:
+                upper = min(upper, float(result.loss))  # type: ignore[arg-type]
+                current, moved = i, True
+                break
+        if not moved:
+            break
+    partial = _Evaluator(classes, monotone_part, limit, loss)
+    status = np.zeros(n, dtype=np.int8)
+    heights = nodes.sum(axis=1)
+    candidate = bounds <= upper + 1e-12
+    while True:
+        todo = np.flatnonzero(candidate & (status == 0))
+        if not len(todo):
+            break
+        i = int(todo[np.lexsort((heights[todo], bounds[todo]))[-1]])
+        if partial.evaluate(tuple(int(x) for x in nodes[i]), need_loss=False).satisfied:
+            status[(status == 0) & np.all(nodes >= nodes[i], axis=1)] = 1
+        else:
+            status[(status == 0) & np.all(nodes <= nodes[i], axis=1)] = -1
+    status[status == 1] = 0
+    return status, full.checked + partial.checked
 
 
 def exhaustive_search(
