@@ -8,11 +8,9 @@ import math
 from pathlib import Path
 from typing import Any, Optional
 
-import pandas as pd
 import typer
 
 from veil.cli._app import app, console, split_list, user_errors, write_json_atomic
-from veil.dp import PrivacyAccountant, PrivacyBudget, PrivateTable, parse_query
 from veil.errors import BudgetExceededError, DataFormatError, ParameterError
 
 _BUDGET_VERSION = 1
@@ -102,6 +100,8 @@ def query(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per answer."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
+    import pandas as pd
+    from veil.dp import PrivacyAccountant, PrivacyBudget, PrivateTable, parse_query
     with user_errors():
         specs = [parse_query(q) for q in queries]
         try:
@@ -165,6 +165,8 @@ def query(
 
 def _run(table: PrivateTable, spec: Any, epsilon: float, delta: float, lower: Any, upper: Any,
          categories: Optional[str]) -> Any:
+    import pandas as pd
+    from veil.dp import PrivacyAccountant, PrivacyBudget, PrivateTable, parse_query
     if spec.kind == "count":
         return table.count(spec.where, epsilon=epsilon)
     if spec.kind == "sum":

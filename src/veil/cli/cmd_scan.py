@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-import pandas as pd
 import typer
 from rich.table import Table
 
@@ -15,6 +14,7 @@ from veil.errors import DataFormatError, OutputError
 
 def read_table(path: Path, sep: Optional[str]) -> pd.DataFrame:
     """Read a CSV as strings (no NA conversion) with 1-based data-row labels for error messages."""
+    import pandas as pd
     if not path.is_file():
         raise DataFormatError(f"Input file {str(path)!r} does not exist or is not a file.")
     if not sep:
