@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -94,13 +94,26 @@ def verify(
     if label is not None and label not in sensitive:
         sensitive.append(label)
     kinds = {name: dataset.schema.kind(name).value for name in sensitive if name in dataset.schema}
+    domains = {name: [str(v) for v in dataset.encode(name).labels] for name in sensitive}
     released = Dataset.from_pandas(
         data, quasi_identifiers=dataset.quasi_identifiers, sensitive=sensitive, kinds=kinds,
-        domains={a.name: a.domain for a in dataset.schema.attributes if a.domain and a.name in sensitive},
+        domains=domains,
         missing=dataset.missing,
     )
     hierarchies = {name: dataset.hierarchies[name] for name in sensitive if name in dataset.hierarchies}
     classes = ClassTable.from_dataset(released, hierarchies=hierarchies)
+    if len(data) < dataset.n_records:
+        # suppressed records were dropped: judge distributions against the whole input
+        # table, suppressed records included, exactly as the search did
+        for name in sensitive:
+            hist = classes.sensitive[name]
+            original = dataset.encode(name)
+            counts = np.bincount(original.codes, minlength=original.n_values)
+            position = pd.Index(original.labels).get_indexer(hist.labels)
+            overall = np.where(position >= 0, counts[np.maximum(position, 0)], 0).astype(np.int64)
+            if overall.sum() != dataset.n_records:  # a value only the input has: widen the domain
+                raise VerificationError(f"The released values of {name!r} do not match the input's.")
+            classes.sensitive[name] = replace(hist, overall=overall)
     failed = [m for m in models if not m.check(classes)]
     if failed:
         names = ", ".join(m.name for m in failed)

@@ -1,0 +1,301 @@
+"""Time veil's anonymization (lattice search and whole process) against ARX 3.9.
+
+Run: ``.venv/bin/python benchmarks/bench_anonymize.py`` (from the repository root).
+
+References: ARX 3.9, Flash, Loss metric, this machine, Adult with its 8 QIs,
+search time only, median of 5 warm runs.  Targets:
+
+* search time at most half of ARX's per row (threshold = half of the low end
+  of ARX's range, scaled by rows for the 1M case);
+* the whole ``veil anonymize`` process on Adult (``examples/adult-k5-l2.yaml``)
+  <= 2 s;
+* 1,000,000 rows (Adult replicated, ages perturbed by a seeded offset in
+  [-2, 3] clipped to [17, 90], k = 5 x 33 = 165, 5 % suppression): search
+  <= 2 s, whole process <= 15 s, peak memory <= 2 GiB.
+
+The 1M case runs in child processes (``--child-1m`` for in-process timings
+and ``ru_maxrss``; the ``veil anonymize`` CLI on a 1M-row CSV for the whole
+process), each started from a tiny launcher so ru_maxrss is its own, measured
+alone.  All numbers go to ``benchmarks/results/anonymize.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from veil.algorithms.lattice import search
+from veil.anonymization import anonymize
+from veil.classes import ClassTable
+from veil.dataset import Dataset
+from veil.datasets import ADULT_QUASI_IDENTIFIERS, adult_path, load_adult
+from veil.models import DistinctLDiversity, EqualDistanceTCloseness, KAnonymity
+from veil.utility import get_metric
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "anonymize.json"
+VEIL = ROOT / ".venv" / "bin" / "veil"
+GIB = 1024**3
+
+SEARCH_RUNS = 5
+PROCESS_RUNS = 3
+SEED = 2024
+
+# ARX 3.9 references: (configuration, (search low s, search high s), nodes checked).
+ARX_ADULT = {
+    "k=5, suppression 0%": ((0.06, 0.12), 142),
+    "k=5, suppression 5%": ((1.0, 1.75), 844),
+    "k=5, suppression 100%": ((2.2, 2.9), 2529),
+    "k=5 + distinct 2-diversity (salary-class), 5%": ((1.0, 1.15), 572),
+    "k=5 + equal-distance 0.2-closeness (salary-class), 5%": ((1.9, 2.5), 3235),
+}
+ARX_X30 = {"rows": 904_860, "search_s": 3.6, "process_s": 27.0, "process_gb": 1.4, "nodes": 858}
+
+
+def adult_configs() -> dict[str, tuple[list, float]]:
+    return {
+        "k=5, suppression 0%": ([KAnonymity(k=5)], 0.0),
+        "k=5, suppression 5%": ([KAnonymity(k=5)], 0.05),
+        "k=5, suppression 100%": ([KAnonymity(k=5)], 1.0),
+        "k=5 + distinct 2-diversity (salary-class), 5%": (
+            [KAnonymity(k=5), DistinctLDiversity(sensitive="salary-class", l=2)], 0.05),
+        "k=5 + equal-distance 0.2-closeness (salary-class), 5%": (
+            [KAnonymity(k=5), EqualDistanceTCloseness(sensitive="salary-class", t=0.2)], 0.05),
+    }
+
+
+def run_search(classes: ClassTable, models: list, suppression: float, runs: int = SEARCH_RUNS) -> dict:
+    metric = get_metric("loss")
+    seconds, nodes, node = [], None, None
+    for _ in range(runs):
+        r = search(classes, models, loss=lambda c: metric.loss(c), metric_name="loss",
+                   suppression_limit=suppression)
+        seconds.append(r.seconds)
+        nodes, node = r.nodes_checked, r.node
+    return {"search_s_median": statistics.median(seconds), "search_s_all": seconds,
+            "nodes_checked": nodes, "nodes_total": r.nodes_total, "node": list(node), "loss": r.loss}
+
+
+def replicated(copies: int, rows: int | None = None, seed: int = SEED) -> tuple[Dataset, int]:
+    """Adult ``copies`` times (first ``rows`` rows), ages shifted by a seeded offset in [-2, 3].
+
+    [-2, 3] gives ~67.6k distinct QI combinations on Adult x30, close to ARX's ~66k
+    ([-3, 3] gives ~74.9k).
+    """
+    adult = load_adult()
+    frame = adult.frame
+    big = pd.concat([frame] * copies, ignore_index=True)
+    if rows is not None:
+        big = big.iloc[:rows].copy()
+    rng = np.random.default_rng(seed)
+    age = big["age"].astype(int).to_numpy() + rng.integers(-2, 4, size=len(big))
+    big["age"] = np.clip(age, 17, 90).astype(str)
+    distinct = int(big.groupby(list(ADULT_QUASI_IDENTIFIERS), sort=False).ngroups)
+    dataset = Dataset.from_pandas(big, quasi_identifiers=ADULT_QUASI_IDENTIFIERS, sensitive=["salary-class"],
+                                  kinds={"age": "numeric"}).with_hierarchies(adult.hierarchies)
+    return dataset, distinct
+
+
+def big_case(dataset: Dataset, distinct: int, k: int) -> dict:
+    start = time.perf_counter()
+    classes = ClassTable.from_dataset(dataset)
+    build = time.perf_counter() - start
+    out = {"rows": dataset.n_records, "distinct_qi_combinations": distinct, "classes": classes.n_classes,
+           "k": k, "suppression": 0.05, "class_table_build_s": build}
+    out.update(run_search(classes, [KAnonymity(k=k)], 0.05))
+    start = time.perf_counter()
+    result = anonymize(dataset, [KAnonymity(k=k)], suppression_limit=0.05, seed=1)
+    out["anonymize_call_s"] = time.perf_counter() - start
+    out["anonymize_node"] = list(result.search.node)
+    return out
+
+
+def child_1m() -> None:
+    """Run in a child: the 1M-row case's in-process timings and its peak memory."""
+    t0 = time.perf_counter()
+    dataset, distinct = replicated(34, rows=1_000_000)
+    out = {"data_generation_s": time.perf_counter() - t0}
+    out.update(big_case(dataset, distinct, k=165))
+    out["child_wall_s"] = time.perf_counter() - t0
+    out["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    print(json.dumps(out))
+
+
+# A child forked from this (large) process inherits its peak RSS in ru_maxrss (Linux keeps the
+# pre-exec image's high-water mark), so every measured process is started by a tiny launcher.
+_LAUNCHER = """
+import json, os, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[2:], cwd=sys.argv[1], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+out, err = proc.communicate()
+wall = time.perf_counter() - start
+print(json.dumps({"wall": wall, "rc": proc.returncode, "stdout": out.decode(), "stderr": err.decode(),
+                  "children_maxrss_kib": __import__("resource").getrusage(
+                      __import__("resource").RUSAGE_CHILDREN).ru_maxrss}))
+"""
+
+
+def launch(cmd: list[str]) -> dict:
+    """Run ``cmd`` from a small launcher: its wall time, stdout and peak RSS (bytes)."""
+    done = subprocess.run([sys.executable, "-c", _LAUNCHER, str(ROOT), *cmd], capture_output=True, text=True,
+                          check=True)
+    info = json.loads(done.stdout)
+    if info["rc"] != 0:
+        raise RuntimeError(f"{cmd} failed ({info['rc']}): {info['stderr']}")
+    info["peak_rss_bytes"] = info["children_maxrss_kib"] * 1024
+    return info
+
+
+def timed_process(cmd: list[str]) -> tuple[float, int]:
+    """Wall time and peak RSS (bytes) of one child process."""
+    info = launch(cmd)
+    return info["wall"], info["peak_rss_bytes"]
+
+
+def cli_runs(config: Path, runs: int, tmp: Path) -> dict:
+    walls, peaks = [], []
+    for i in range(runs):
+        wall, peak = timed_process([str(VEIL), "anonymize", str(config), "-o", str(tmp / f"out{i}.csv"),
+                                    "--json", str(tmp / f"out{i}.json")])
+        walls.append(wall)
+        peaks.append(peak)
+    report = json.loads((tmp / "out0.json").read_text())
+    return {"process_s_median": statistics.median(walls), "process_s_all": walls,
+            "peak_rss_bytes_max": max(peaks), "report_search": report.get("search"),
+            "report_seconds_total": report.get("seconds_total")}
+
+
+def write_1m_config(tmp: Path) -> Path:
+    dataset, _ = replicated(34, rows=1_000_000)
+    csv = tmp / "adult-1m.csv"
+    dataset.frame.to_csv(csv, sep=";", index=False)
+    lines = [
+        "input:", f"  path: {csv}", '  sep: ";"', "attributes:",
+    ]
+    for q in ADULT_QUASI_IDENTIFIERS:
+        kind = ", kind: numeric" if q == "age" else ""
+        lines.append(f"  {q}: {{role: quasi-identifier{kind}, "
+                     f"hierarchy: {{file: {adult_path(f'adult_hierarchy_{q}.csv')}}}}}")
+    lines += ["  salary-class: {role: sensitive}", "models:", "  - {type: k-anonymity, k: 165}",
+              "suppression_limit: 0.05", "metric: loss", "output:", f"  path: {tmp / 'unused.csv'}", "  seed: 1"]
+    config = tmp / "adult-1m.yaml"
+    config.write_text("\n".join(lines) + "\n")
+    return config
+
+
+def yes(ok: bool) -> str:
+    return "yes" if ok else "**NO**"
+
+
+def main() -> None:
+    results: dict = {"python": platform.python_version(), "numpy": np.__version__, "pandas": pd.__version__,
+                     "platform": platform.platform(), "cpus": os.cpu_count(),
+                     "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                     "source_mtimes": {str(p.relative_to(ROOT)): time.strftime("%Y-%m-%dT%H:%M:%S",
+                                                                               time.localtime(p.stat().st_mtime))
+                                       for p in sorted((ROOT / "src" / "veil").rglob("*.py"))
+                                       if p.name in ("lattice.py", "classes.py", "anonymization.py")},
+                     "method": "search: median of 5 warm runs of veil.algorithms.lattice.search (Loss metric); "
+                               "process: median of 3 runs of the veil anonymize CLI"}
+    rows = []
+
+    # ------------------------------------------------------------------ Adult, search only
+    adult = load_adult()
+    classes = ClassTable.from_dataset(adult)
+    search(classes, [KAnonymity(k=5)], loss=lambda c: get_metric("loss").loss(c), metric_name="loss",
+           suppression_limit=0.05)  # warm-up
+    results["adult"] = {"rows": adult.n_records, "classes": classes.n_classes, "configs": {}}
+    for name, (models, s) in adult_configs().items():
+        (lo, hi), arx_nodes = ARX_ADULT[name]
+        r = run_search(classes, models, s)
+        threshold = lo / 2
+        r.update({"arx_search_s": [lo, hi], "arx_nodes": arx_nodes, "target_s": threshold,
+                  "target_met": r["search_s_median"] <= threshold})
+        results["adult"]["configs"][name] = r
+        rows.append((name, r["search_s_median"], r["nodes_checked"], f"{lo}–{hi}", arx_nodes,
+                     f"{yes(r['target_met'])} (≤ {threshold:.3g} s)"))
+
+    # ------------------------------------------------------------------ Adult x30
+    dataset, distinct = replicated(30)
+    x30 = big_case(dataset, distinct, k=150)
+    threshold = ARX_X30["search_s"] * x30["rows"] / ARX_X30["rows"] / 2
+    x30.update({"arx": ARX_X30, "target_s": threshold, "target_met": x30["search_s_median"] <= threshold})
+    results["adult_x30"] = x30
+    del dataset
+    rows.append((f"Adult ×30 ({x30['rows']:,} rows, {distinct:,} distinct), k=150, 5%", x30["search_s_median"],
+                 x30["nodes_checked"], "3.6", ARX_X30["nodes"], f"{yes(x30['target_met'])} (≤ {threshold:.3g} s)"))
+
+    # ------------------------------------------------------------------ 1M rows, in a child
+    child = launch([sys.executable, __file__, "--child-1m"])
+    m1 = json.loads(child["stdout"].strip().splitlines()[-1])
+    m1["child_process_wall_s"] = child["wall"]
+    arx_scaled = ARX_X30["search_s"] * m1["rows"] / ARX_X30["rows"]
+    m1["arx_search_s_scaled_per_row"] = arx_scaled
+    m1["target_s"] = min(2.0, arx_scaled / 2)
+    m1["target_met"] = m1["search_s_median"] <= m1["target_s"]
+    m1["memory_target_met"] = m1["peak_rss_bytes"] <= 2 * GIB
+    rows.append((f"1M rows ({m1['distinct_qi_combinations']:,} distinct), k=165, 5%", m1["search_s_median"],
+                 m1["nodes_checked"], f"{arx_scaled:.2f} (scaled)", "—",
+                 f"{yes(m1['target_met'])} (≤ {m1['target_s']:.3g} s)"))
+
+    # ------------------------------------------------------------------ whole processes
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        results["adult_process"] = cli_runs(ROOT / "examples" / "adult-k5-l2.yaml", PROCESS_RUNS, tmp)
+        results["adult_process"]["target_s"] = 2.0
+        results["adult_process"]["target_met"] = results["adult_process"]["process_s_median"] <= 2.0
+        config = write_1m_config(tmp)
+        p1m = cli_runs(config, PROCESS_RUNS, tmp)
+        p1m.update({"target_s": 15.0, "target_met": p1m["process_s_median"] <= 15.0,
+                    "memory_target_met": p1m["peak_rss_bytes_max"] <= 2 * GIB})
+        results["1m_process"] = p1m
+    results["1m"] = m1
+
+    # ------------------------------------------------------------------ print
+    print(f"veil anonymization benchmark — Adult {results['adult']['rows']:,} rows, "
+          f"{results['adult']['classes']:,} classes, 8 QIs, Loss; search median of {SEARCH_RUNS}\n")
+    print("| configuration | veil search s | nodes checked | ARX search s | ARX nodes | target met? |")
+    print("|---|---|---|---|---|---|")
+    for name, s, n, arx, an, ok in rows:
+        arx_n = f"{an:,}" if isinstance(an, int) else an
+        print(f"| {name} | {s:.3f} | {n:,} | {arx} | {arx_n} | {ok} |")
+    print()
+    ap = results["adult_process"]
+    print(f"Whole `veil anonymize examples/adult-k5-l2.yaml` process (median of {PROCESS_RUNS}): "
+          f"{ap['process_s_median']:.2f} s, peak {ap['peak_rss_bytes_max'] / 2**20:.0f} MiB "
+          f"— target ≤ 2 s: {yes(ap['target_met'])}")
+    print(f"Adult ×30: {x30['rows']:,} rows, {x30['distinct_qi_combinations']:,} distinct QI combinations; "
+          f"class table {x30['class_table_build_s']:.2f} s, search {x30['search_s_median']:.2f} s "
+          f"({x30['nodes_checked']} nodes), anonymize() {x30['anonymize_call_s']:.2f} s "
+          f"(ARX: search 3.6 s, process 27 s, 1.4 GB)")
+    print(f"1M rows (child process): {m1['rows']:,} rows, {m1['distinct_qi_combinations']:,} distinct QI "
+          f"combinations; data generation {m1['data_generation_s']:.2f} s, class table "
+          f"{m1['class_table_build_s']:.2f} s, search {m1['search_s_median']:.2f} s ({m1['nodes_checked']} nodes), "
+          f"anonymize() {m1['anonymize_call_s']:.2f} s; peak memory {m1['peak_rss_bytes'] / GIB:.2f} GiB "
+          f"— search ≤ {m1['target_s']:.2f} s: {yes(m1['target_met'])}, memory ≤ 2 GiB: "
+          f"{yes(m1['memory_target_met'])}")
+    print(f"Whole `veil anonymize` process on the 1M-row CSV (median of {PROCESS_RUNS}): "
+          f"{p1m['process_s_median']:.2f} s, peak {p1m['peak_rss_bytes_max'] / GIB:.2f} GiB "
+          f"— ≤ 15 s: {yes(p1m['target_met'])}, ≤ 2 GiB: {yes(p1m['memory_target_met'])}")
+
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"\nWrote {RESULTS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    if "--child-1m" in sys.argv:
+        child_1m()
+    else:
+        main()
