@@ -190,3 +190,32 @@ def test_t_closeness_release_verified():
                        suppression_limit=0.3, seed=0)
     assert result.report["verified"] is True
     assert result.report["achieved"]["sensitive"]["Surgery"]["t_equal"] <= 0.5
+
+
+def test_config_deidentify_section_runs_before_anonymize(tmp_path):
+    data = tmp_path / "people.csv"
+    rows = ["name,email,age,sex,disease"] + [
+        f"Person {i},p{i}@example.org,{20 + i % 3},{'MF'[i % 2]},{'ab'[i % 2]}" for i in range(12)
+    ]
+    data.write_text("\n".join(rows) + "\n")
+    config = tmp_path / "release.yaml"
+    config.write_text(
+        """
+input: {path: people.csv}
+attributes:
+  age: {role: quasi-identifier, kind: numeric, hierarchy: {intervals: {widths: [10]}}}
+  sex: {role: quasi-identifier, hierarchy: {flat: true}}
+  disease: {role: sensitive}
+deidentify:
+  columns:
+    name: {action: drop}
+    email: {action: drop}
+models:
+  - {type: k-anonymity, k: 2}
+output: {path: out.csv, seed: 0}
+"""
+    )
+    result, written = run_config(load_config(config))
+    out = pd.read_csv(written["data"], dtype=str)
+    assert "name" not in out.columns and "email" not in out.columns
+    assert len(out) == 12 and result.report["achieved"]["k"] >= 2
