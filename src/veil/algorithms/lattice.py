@@ -246,6 +246,24 @@ def _infeasible(evaluator: _Evaluator, lattice: Lattice, limit: int) -> Infeasib
     )
 
 
+def _node_index(nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest levels and mixed-radix strides of a lattice's node list (lexicographic
+    order), so that a node's row is ``((node - low) * stride).sum()``."""
+    low = nodes.min(axis=0).astype(np.int64)
+    radix = nodes.max(axis=0).astype(np.int64) - low + 1
+    stride = np.ones(nodes.shape[1], dtype=np.int64)
+    for i in range(nodes.shape[1] - 2, -1, -1):
+        stride[i] = stride[i + 1] * radix[i + 1]
+    return low, stride
+
+
+def _predecessors(nodes: np.ndarray, i: int, low: np.ndarray, stride: np.ndarray) -> list[int]:
+    """Rows of the nodes one level lower than node ``i`` in one attribute."""
+    node = nodes[i].astype(np.int64)
+    base = int(((node - low) * stride).sum())
+    return [base - int(stride[a]) for a in range(len(node)) if node[a] > low[a]]
+
+
 def _classify(
     evaluator: "_Evaluator", nodes: np.ndarray, known: dict[int, NodeEvaluation]
 ) -> np.ndarray:
@@ -259,12 +277,8 @@ def _classify(
     """
     n, q = nodes.shape
     status = np.zeros(n, dtype=np.int8)
-    low = nodes.min(axis=0).astype(np.int64)
+    low, stride = _node_index(nodes)
     high = nodes.max(axis=0).astype(np.int64)
-    radix = high - low + 1
-    stride = np.ones(q, dtype=np.int64)
-    for i in range(q - 2, -1, -1):
-        stride[i] = stride[i + 1] * radix[i + 1]
     span = np.maximum(high - low, 1)
 
     def index_of(node: np.ndarray) -> int:
@@ -329,11 +343,7 @@ def _search_top_down(
     evaluated = np.zeros(n, dtype=np.bool_)
     losses = np.full(n, np.inf)
     heights = nodes.sum(axis=1).astype(np.int64)
-    low = np.asarray(lattice.low, dtype=np.int64)
-    radix = np.asarray(lattice.high, dtype=np.int64) - low + 1
-    stride = np.ones(q, dtype=np.int64)
-    for i in range(q - 2, -1, -1):
-        stride[i] = stride[i + 1] * radix[i + 1]
+    low, stride = _node_index(nodes)
     results: dict[int, NodeEvaluation] = {}
 
     def judge(i: int) -> bool:
@@ -355,13 +365,7 @@ def _search_top_down(
         raise _infeasible(evaluator, lattice, limit)
     while True:  # greedy descent towards lower bounds
         moved = False
-        node = nodes[current].astype(np.int64)
-        preds = []
-        for attr in range(q):
-            if node[attr] > low[attr]:
-                pred = node.copy()
-                pred[attr] -= 1
-                preds.append(int(((pred - low) * stride).sum()))
+        preds = _predecessors(nodes, current, low, stride)
         for i in sorted(preds, key=lambda j: bounds[j]):
             if status[i] == -1:
                 continue
@@ -532,22 +536,12 @@ def _monotone_prefilter(
     """
     full = _Evaluator(classes, models, limit, loss)
     n, q = nodes.shape
-    low = np.asarray(lattice.low, dtype=np.int64)
-    radix = np.asarray(lattice.high, dtype=np.int64) - low + 1
-    stride = np.ones(q, dtype=np.int64)
-    for i in range(q - 2, -1, -1):
-        stride[i] = stride[i + 1] * radix[i + 1]
+    low, stride = _node_index(nodes)
     current = n - 1
     top = full.evaluate(tuple(int(x) for x in nodes[current]))
     upper = top.loss if top.satisfied else np.inf
     while np.isfinite(upper):  # greedy descent with every model
-        node = nodes[current].astype(np.int64)
-        preds = []
-        for attr in range(q):
-            if node[attr] > low[attr]:
-                pred = node.copy()
-                pred[attr] -= 1
-                preds.append(int(((pred - low) * stride).sum()))
+        preds = _predecessors(nodes, current, low, stride)
         moved = False
         for i in sorted(preds, key=lambda j: bounds[j]):
             result = full.evaluate(tuple(int(x) for x in nodes[i]))
