@@ -219,8 +219,14 @@ class ClassTable:
         self._inverse = inverse
         self._row_class = row_class
         self._level_columns: dict[tuple[int, int], np.ndarray] = {}
+        # the parent's histograms, when it has them, so that this table's are
+        # rolled up from the parent's classes instead of the base's (only the
+        # histograms are kept, not the parent, so no chain of tables stays alive)
+        self._parent_histograms: dict[str, SensitiveHistogram] | None = None
         if sensitive is not None:
             self.__dict__["sensitive"] = dict(sensitive)
+        elif parent is not None and inverse is not None and "sensitive" in parent.__dict__:
+            self._parent_histograms = parent.__dict__["sensitive"]
 
     @property
     def codes(self) -> np.ndarray:
@@ -407,21 +413,31 @@ class ClassTable:
 
     @cached_property
     def sensitive(self) -> dict[str, SensitiveHistogram]:
-        """Per-class histograms of each sensitive attribute (derived lazily)."""
-        base = self.base
-        mapping = self._base_map
-        valid = mapping >= 0
-        out: dict[str, SensitiveHistogram] = {}
+        """Per-class histograms of each sensitive attribute (derived lazily).
+
+        Rolled up from the parent's classes when the parent has its histograms
+        (a generalization regroups whole classes), else from the base table's.
+        """
         g = self.n_classes
-        for name, hist in base.sensitive.items():
+        if self._parent_histograms is not None and self._inverse is not None:
+            source, mapping = self._parent_histograms, self._inverse
+        else:
+            source, mapping = self.base.sensitive, self._base_map
+        self._parent_histograms = None
+        valid = mapping >= 0
+        every = bool(valid.all())
+        rows = mapping if every else mapping[valid]
+        out: dict[str, SensitiveHistogram] = {}
+        for name, hist in source.items():
             v = hist.n_values
             if g == 0 or v == 0:
                 out[name] = hist._with_counts(np.zeros((g, v), dtype=np.int64))
                 continue
-            index = (mapping[valid][:, None] * v + np.arange(v)).ravel()
-            weights = hist.counts[valid].ravel()
-            counts = np.bincount(index, weights=weights, minlength=g * v)
-            out[name] = hist._with_counts(np.rint(counts).astype(np.int64).reshape(g, v))
+            weights = hist.counts if every else hist.counts[valid]
+            counts = np.empty((g, v), dtype=np.int64)
+            for j in range(v):  # one pass per sensitive value (not per row)
+                counts[:, j] = np.rint(np.bincount(rows, weights=weights[:, j], minlength=g))
+            out[name] = hist._with_counts(counts)
         return out
 
     def labels(self) -> pd.DataFrame:
@@ -550,18 +566,19 @@ class ClassTable:
         keep = ~mask
         new_index = np.cumsum(keep, dtype=np.int64) - 1
         new_index[mask] = -1
-        base_map = np.where(self._base_map >= 0, new_index[np.maximum(self._base_map, 0)], -1)
+        codes = self._codes
         table = ClassTable(
             quasi_identifiers=self.quasi_identifiers,
             hierarchies=self.hierarchies,
             levels=self.levels,
-            codes=self.codes[keep],
+            codes=codes[keep] if codes is not None else (lambda: self.codes[keep]),
             counts=self.counts[keep],
             n_records=self.n_records,
             suppressed=self.suppressed + int(self.counts[mask].sum()),
             input_suppressed=self.input_suppressed,
             base=self.base,
-            base_map=base_map,
+            parent=self,  # the base map is derived lazily: class here -> new_index
+            inverse=new_index,
         )
         if "sensitive" in self.__dict__:
             table.__dict__["sensitive"] = {

@@ -173,17 +173,42 @@ class _Evaluator:
                 self.cache.popitem(last=False)
         return table
 
-    def evaluate(self, node: tuple[int, ...], *, need_loss: bool = True) -> NodeEvaluation:
-        self.checked += 1
-        table = self.table(node)
+    def violations(self, table: ClassTable, models: Sequence[PrivacyModel]) -> np.ndarray:
+        """Classes of ``table`` that violate any of ``models``."""
         mask = np.zeros(table.n_classes, dtype=np.bool_)
-        for model in self.models:
+        for model in models:
             mask |= model.violating(table)
-        suppressed = int(table.counts[mask].sum()) + table.suppressed - table.input_suppressed
+        return mask
+
+    def evaluate(
+        self,
+        node: tuple[int, ...],
+        *,
+        need_loss: bool = True,
+        models: Sequence[PrivacyModel] | None = None,
+        table: ClassTable | None = None,
+        prior: Sequence[PrivacyModel] = (),
+        mask: np.ndarray | None = None,
+    ) -> NodeEvaluation:
+        """Judge ``node`` against every model (or only ``models``).
+
+        An evaluation can be split in two on the same class table: ``prior``
+        are models already asked, ``mask`` the classes they violate on
+        ``table``; they are suppressed too and checked again after the
+        suppression.  A node given with its ``table`` is not counted again.
+        """
+        if table is None:
+            self.checked += 1
+            table = self.table(node)
+        judged = self.models if models is None else list(models)
+        violating = self.violations(table, judged)
+        if mask is not None:
+            violating |= mask
+        suppressed = int(table.counts[violating].sum()) + table.suppressed - table.input_suppressed
         if suppressed > self.limit:
             return NodeEvaluation(node, table, False, suppressed, None)
-        result = table.suppress(mask)
-        for model in self.models:
+        result = table.suppress(violating)
+        for model in [*prior, *judged]:
             if not model.check(result):
                 return NodeEvaluation(node, result, False, suppressed, None)
         return NodeEvaluation(node, result, True, suppressed, float(self.loss(result)) if need_loss else None)
@@ -264,6 +289,48 @@ def _predecessors(nodes: np.ndarray, i: int, low: np.ndarray, stride: np.ndarray
     return [base - int(stride[a]) for a in range(len(node)) if node[a] > low[a]]
 
 
+class _Sets:
+    """Up-sets and down-sets of lattice nodes, from per-attribute lookup tables
+    (``nodes[:, a] <= level`` and ``>= level`` precomputed), so that tagging
+    a node's generalizations or specializations is a few boolean ANDs."""
+
+    def __init__(self, nodes: np.ndarray) -> None:
+        self.nodes = nodes
+        top = int(nodes.max()) + 1 if nodes.size else 1
+        levels = np.arange(top)
+        self._le = [nodes[:, a][None, :] <= levels[:, None] for a in range(nodes.shape[1])]
+        self._ge = [nodes[:, a][None, :] >= levels[:, None] for a in range(nodes.shape[1])]
+
+    def _combine(self, tables: list[np.ndarray], i: int) -> np.ndarray:
+        out = np.ones(len(self.nodes), dtype=np.bool_)
+        for table, level in zip(tables, self.nodes[i]):
+            out &= table[level]
+        return out
+
+    def below(self, i: int) -> np.ndarray:
+        """Mask of node ``i`` and every node that specializes it."""
+        return self._combine(self._le, i)
+
+    def above(self, i: int) -> np.ndarray:
+        """Mask of node ``i`` and every node that generalizes it."""
+        return self._combine(self._ge, i)
+
+
+def _descend(
+    nodes: np.ndarray, bounds: np.ndarray, current: int, step: Callable[[int], bool]
+) -> int:
+    """Greedy descent from the solution ``current``: move to the predecessor with
+    the lowest bound that ``step`` accepts as a solution, until none is."""
+    low, stride = _node_index(nodes)
+    while True:
+        for i in sorted(_predecessors(nodes, current, low, stride), key=lambda j: bounds[j]):
+            if step(i):
+                current = i
+                break
+        else:
+            return current
+
+
 def _classify(
     evaluator: "_Evaluator", nodes: np.ndarray, known: dict[int, NodeEvaluation]
 ) -> np.ndarray:
@@ -277,6 +344,7 @@ def _classify(
     """
     n, q = nodes.shape
     status = np.zeros(n, dtype=np.int8)
+    sets = _Sets(nodes)
     low, stride = _node_index(nodes)
     high = nodes.max(axis=0).astype(np.int64)
     span = np.maximum(high - low, 1)
@@ -289,9 +357,9 @@ def _classify(
         result = evaluator.evaluate(node)
         known[i] = result
         if result.satisfied:
-            status[(status == 0) & np.all(nodes >= nodes[i], axis=1)] = 1
+            status[(status == 0) & sets.above(i)] = 1
         else:
-            status[(status == 0) & np.all(nodes <= nodes[i], axis=1)] = -1
+            status[(status == 0) & sets.below(i)] = -1
         return result.satisfied
 
     for start in np.lexsort((nodes.sum(axis=1),)):
@@ -340,10 +408,10 @@ def _search_top_down(
     highest bound first, so that a failing node tags its whole down-set."""
     n, q = nodes.shape
     status = np.zeros(n, dtype=np.int8)  # 1 solution, -1 not, 0 unknown
+    sets = _Sets(nodes)
     evaluated = np.zeros(n, dtype=np.bool_)
     losses = np.full(n, np.inf)
     heights = nodes.sum(axis=1).astype(np.int64)
-    low, stride = _node_index(nodes)
     results: dict[int, NodeEvaluation] = {}
 
     def judge(i: int) -> bool:
@@ -352,9 +420,9 @@ def _search_top_down(
         results[i] = result
         if result.satisfied:
             losses[i] = result.loss
-            status[(status == 0) & np.all(nodes >= nodes[i], axis=1)] = 1
+            status[(status == 0) & sets.above(i)] = 1
         else:
-            status[(status == 0) & np.all(nodes <= nodes[i], axis=1)] = -1
+            status[(status == 0) & sets.below(i)] = -1
         status[i] = 1 if result.satisfied else -1
         if progress is not None and evaluator.checked % 32 == 0:
             progress(evaluator.checked, n)
@@ -363,19 +431,15 @@ def _search_top_down(
     current = n - 1  # the top node (nodes are in lexicographic order)
     if not judge(current):
         raise _infeasible(evaluator, lattice, limit)
-    while True:  # greedy descent towards lower bounds
-        moved = False
-        preds = _predecessors(nodes, current, low, stride)
-        for i in sorted(preds, key=lambda j: bounds[j]):
-            if status[i] == -1:
-                continue
-            if not evaluated[i]:
-                judge(i)
-            if status[i] == 1:
-                current, moved = i, True
-                break
-        if not moved:
-            break
+
+    def step(i: int) -> bool:
+        if status[i] == -1:
+            return False
+        if not evaluated[i]:
+            judge(i)
+        return bool(status[i] == 1)
+
+    _descend(nodes, bounds, current, step)
     while True:
         best = float(losses.min())
         candidates = np.flatnonzero((status != -1) & ~evaluated & (bounds <= best + 1e-12))
@@ -454,13 +518,13 @@ def search(
     if monotone_models and additive:
         return _search_top_down(evaluator, lattice, nodes, _bounds(classes, lattice, loss), limit, start, progress)
     monotone_part = [m for m in models if m.monotone_with_suppression]
+    if monotone_part and additive:
+        return _search_mixed(
+            evaluator, lattice, nodes, _bounds(classes, lattice, loss), monotone_part, limit, start, progress
+        )
     extra_checks = 0
     if monotone_models:
         status = _classify(evaluator, nodes, known)
-    elif monotone_part and additive:
-        status, extra_checks = _monotone_prefilter(
-            classes, models, monotone_part, limit, loss, lattice, nodes, _bounds(classes, lattice, loss)
-        )
     else:
         status = np.zeros(n_nodes, dtype=np.int8)
     if progress is not None:
@@ -516,56 +580,97 @@ def search(
     )
 
 
-def _monotone_prefilter(
-    classes: ClassTable,
-    models: Sequence[PrivacyModel],
-    monotone_part: Sequence[PrivacyModel],
-    limit: int,
-    loss: LossFunction,
+def _search_mixed(
+    evaluator: _Evaluator,
     lattice: Lattice,
     nodes: np.ndarray,
     bounds: np.ndarray,
-) -> tuple[np.ndarray, int]:
-    """Settle, for the models that are monotone with suppression, which nodes
-    can still be solutions; a node that fails them fails the whole set.
+    monotone_part: Sequence[PrivacyModel],
+    limit: int,
+    start: float,
+    progress: Callable[[int, int], None] | None,
+) -> SearchResult:
+    """Some models are monotone with suppression and some are not, and the metric
+    is additive.
 
-    A greedy descent with every model gives an upper bound on the optimal
-    loss; only nodes whose bound does not exceed it are settled, highest bound
-    first, so that each failure tags its whole down-set.  Returns the status
-    (-1: cannot be a solution, 0: to be evaluated) and the checks spent.
+    A greedy descent with every model gives a first solution and an upper
+    bound on the optimal loss.  Then the nodes whose bound does not exceed it
+    are settled for the monotone models, highest bound first, so that each
+    failure tags its whole down-set (those nodes fail every model set that
+    contains the monotone ones); a node that passes them is judged against the
+    other models at once, on the same class table, and a solution lowers the
+    upper bound.  Last, the nodes tagged as passing the monotone models
+    without being built are judged, lowest bound first, until the bound
+    reaches the best loss.
     """
-    full = _Evaluator(classes, models, limit, loss)
-    n, q = nodes.shape
-    low, stride = _node_index(nodes)
-    current = n - 1
-    top = full.evaluate(tuple(int(x) for x in nodes[current]))
-    upper = top.loss if top.satisfied else np.inf
-    while np.isfinite(upper):  # greedy descent with every model
-        preds = _predecessors(nodes, current, low, stride)
-        moved = False
-        for i in sorted(preds, key=lambda j: bounds[j]):
-            result = full.evaluate(tuple(int(x) for x in nodes[i]))
-            if result.satisfied:
-                upper = min(upper, float(result.loss))  # type: ignore[arg-type]
-                current, moved = i, True
-                break
-        if not moved:
+    n = len(nodes)
+    heights = nodes.sum(axis=1).astype(np.int64)
+    rest = [m for m in evaluator.models if m not in monotone_part]
+    status = np.zeros(n, dtype=np.int8)  # the monotone models: 1 pass, -1 fail, 0 unknown
+    sets = _Sets(nodes)
+    done = np.zeros(n, dtype=np.bool_)  # judged against every model
+    losses = np.full(n, np.inf)
+    best: dict[str, Any] = {"loss": np.inf, "key": None, "result": None}
+
+    def record(i: int, result: NodeEvaluation) -> bool:
+        done[i] = True
+        if not result.satisfied:
+            return False
+        losses[i] = result.loss
+        key = (float(result.loss), int(heights[i]), result.node)  # type: ignore[arg-type]
+        if best["key"] is None or key < best["key"]:
+            best.update(loss=float(result.loss), key=key, result=result)  # type: ignore[arg-type]
+        if progress is not None and evaluator.checked % 32 == 0:
+            progress(evaluator.checked, n)
+        return True
+
+    def node_of(i: int) -> tuple[int, ...]:
+        return tuple(int(x) for x in nodes[i])
+
+    def judge(i: int) -> bool:
+        return record(i, evaluator.evaluate(node_of(i)))
+
+    current = n - 1  # the top node (nodes are in lexicographic order)
+    if judge(current):
+        _descend(nodes, bounds, current, lambda i: losses[i] < np.inf if done[i] else judge(i))
+
+    for i in np.lexsort((heights, bounds))[::-1]:  # highest bound first
+        i = int(i)
+        if status[i] != 0 or done[i] or bounds[i] > best["loss"] + 1e-12:
+            continue
+        node = node_of(i)
+        evaluator.checked += 1
+        table = evaluator.table(node)
+        mask = evaluator.violations(table, monotone_part)
+        partial = evaluator.evaluate(node, need_loss=False, models=(), table=table, prior=monotone_part, mask=mask)
+        if not partial.satisfied:
+            status[(status == 0) & sets.below(i)] = -1
+            continue
+        status[(status == 0) & sets.above(i)] = 1
+        record(i, evaluator.evaluate(node, models=rest, table=table, prior=monotone_part, mask=mask))
+
+    for i in np.lexsort((heights, bounds)):  # lowest bound first
+        i = int(i)
+        if bounds[i] > best["loss"] + 1e-12:
             break
-    partial = _Evaluator(classes, monotone_part, limit, loss)
-    status = np.zeros(n, dtype=np.int8)
-    heights = nodes.sum(axis=1)
-    candidate = bounds <= upper + 1e-12
-    while True:
-        todo = np.flatnonzero(candidate & (status == 0))
-        if not len(todo):
-            break
-        i = int(todo[np.lexsort((heights[todo], bounds[todo]))[-1]])
-        if partial.evaluate(tuple(int(x) for x in nodes[i]), need_loss=False).satisfied:
-            status[(status == 0) & np.all(nodes >= nodes[i], axis=1)] = 1
-        else:
-            status[(status == 0) & np.all(nodes <= nodes[i], axis=1)] = -1
-    status[status == 1] = 0
-    return status, full.checked + partial.checked
+        if status[i] == 1 and not done[i]:
+            judge(i)
+
+    if progress is not None:
+        progress(n, n)
+    result = best["result"]
+    if result is None:
+        raise _infeasible(evaluator, lattice, limit)
+    return SearchResult(
+        node=result.node,
+        classes=result.classes,
+        loss=float(result.loss),
+        nodes_total=n,
+        nodes_checked=evaluator.checked,
+        seconds=time.perf_counter() - start,
+        algorithm="lattice",
+        extra={"suppressed_records": result.suppressed_records},
+    )
 
 
 def exhaustive_search(
