@@ -118,11 +118,12 @@ def _group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
     of keys (linear time), otherwise a hash table (``pandas.factorize``).
     """
     n = len(key)
-    if space <= 2 * n + 4096:
+    if space <= 4 * n + 4096:
         present = np.zeros(space, dtype=np.bool_)
         present[key] = True
         keys = np.flatnonzero(present)
-        ids = np.cumsum(present, dtype=np.int64) - 1
+        ids = np.empty(space, dtype=np.int64)  # only the present keys' slots are read
+        ids[keys] = np.arange(len(keys), dtype=np.int64)
         return keys, ids[key]
     inverse, keys = pd.factorize(key, sort=False)
     return np.asarray(keys, dtype=np.int64), inverse.astype(np.int64, copy=False)
@@ -223,10 +224,18 @@ class ClassTable:
         # rolled up from the parent's classes instead of the base's (only the
         # histograms are kept, not the parent, so no chain of tables stays alive)
         self._parent_histograms: dict[str, SensitiveHistogram] | None = None
+        self._histogram_parent: ClassTable | None = None
+        # a retained table is kept for many derivations (the base, a search's hub
+        # tables): it caches its rolled-up level columns and its children may
+        # keep a reference to it to roll their histograms up from it
+        self._retained = base is None
         if sensitive is not None:
             self.__dict__["sensitive"] = dict(sensitive)
-        elif parent is not None and inverse is not None and "sensitive" in parent.__dict__:
-            self._parent_histograms = parent.__dict__["sensitive"]
+        elif parent is not None and inverse is not None:
+            if "sensitive" in parent.__dict__:
+                self._parent_histograms = parent.__dict__["sensitive"]
+            elif parent._retained:
+                self._histogram_parent = parent
 
     @property
     def codes(self) -> np.ndarray:
@@ -258,9 +267,16 @@ class ClassTable:
             h, current = self.hierarchies[i], self.levels[i]
             raw = self.codes[:, i]
             column = (raw if level == current else h.rollup(current, level)[raw]).astype(np.int64)
-            if self._base is None:
+            if self._retained:
                 self._level_columns[(i, level)] = column
         return column
+
+    def retain(self) -> "ClassTable":
+        """Mark this table as kept for many derivations (internal: the lattice
+        search's hub tables).  It then caches its rolled-up attribute columns,
+        and tables generalized from it roll their histograms up from its own."""
+        self._retained = True
+        return self
 
     # ------------------------------------------------------------------ build
     @classmethod
@@ -419,11 +435,14 @@ class ClassTable:
         (a generalization regroups whole classes), else from the base table's.
         """
         g = self.n_classes
-        if self._parent_histograms is not None and self._inverse is not None:
+        if self._histogram_parent is not None and self._inverse is not None:
+            source, mapping = self._histogram_parent.sensitive, self._inverse
+        elif self._parent_histograms is not None and self._inverse is not None:
             source, mapping = self._parent_histograms, self._inverse
         else:
             source, mapping = self.base.sensitive, self._base_map
         self._parent_histograms = None
+        self._histogram_parent = None
         valid = mapping >= 0
         every = bool(valid.all())
         rows = mapping if every else mapping[valid]

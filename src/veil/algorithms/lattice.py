@@ -145,6 +145,7 @@ class _Evaluator:
         limit_records: int,
         loss: LossFunction,
         cache_size: int = 32,
+        hub_limit: int = 128,
     ) -> None:
         self.base = classes
         self.models = list(models)
@@ -153,25 +154,54 @@ class _Evaluator:
         self.cache: OrderedDict[tuple[int, ...], ClassTable] = OrderedDict()
         self.cache_size = cache_size
         self.checked = 0
+        # hub tables: the node capped at level 1 (or its minimum level) in every
+        # attribute is finer than the node and usually has far fewer classes
+        # than the base table, so most nodes are generalized from a hub
+        self.hubs: OrderedDict[tuple[int, ...], ClassTable] = OrderedDict()
+        self.hub_cap = np.maximum(np.asarray(classes.levels, dtype=np.int64), 1)
+        self.hub_limit = hub_limit
+        self.hub_requests: dict[tuple[int, ...], int] = {}
 
     def table(self, node: tuple[int, ...]) -> ClassTable:
         cached = self.cache.get(node)
         if cached is not None:
             self.cache.move_to_end(node)
             return cached
-        source = self.base
+        source = self._hub(node)
         if self.cache:
             keys = np.array(list(self.cache.keys()), dtype=np.int16)
             finer = np.flatnonzero(np.all(keys <= np.asarray(node, dtype=np.int16), axis=1))
             if len(finer):
                 tables = list(self.cache.values())
-                source = min((tables[i] for i in finer), key=lambda t: t.n_classes)
+                source = min([source, *(tables[i] for i in finer)], key=lambda t: t.n_classes)
         table = source.generalize(node)
         if self.cache_size:
             self.cache[node] = table
             if len(self.cache) > self.cache_size:
                 self.cache.popitem(last=False)
         return table
+
+    def _hub(self, node: tuple[int, ...]) -> ClassTable:
+        if not self.hub_limit:
+            return self.base
+        key = tuple(int(x) for x in np.minimum(np.asarray(node, dtype=np.int64), self.hub_cap))
+        hub = self.hubs.get(key)
+        if hub is None:
+            # build a hub only when a second node asks for it: a hub used once
+            # costs more than generalizing that node from the base directly
+            seen = self.hub_requests.get(key, 0)
+            self.hub_requests[key] = seen + 1
+            if not seen:
+                return self.base
+            hub = self.base.generalize(key)
+            if hub is not self.base:
+                hub.retain()
+            self.hubs[key] = hub
+            if len(self.hubs) > self.hub_limit:
+                self.hubs.popitem(last=False)
+        else:
+            self.hubs.move_to_end(key)
+        return hub
 
     def violations(self, table: ClassTable, models: Sequence[PrivacyModel]) -> np.ndarray:
         """Classes of ``table`` that violate any of ``models``."""

@@ -20,11 +20,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special, stats
+
+from veil._lazy import lazy_module
 
 from veil._validation import check_int, check_real
 from veil.errors import ParameterError
 from veil.risk._common import as_classes
+
+# scipy.stats and scipy.optimize take about a second to import: load them only
+# when a uniqueness model is actually estimated
+optimize = lazy_module("scipy.optimize")
+special = lazy_module("scipy.special")
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "UniquenessEstimate",
