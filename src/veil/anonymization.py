@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from veil.algorithms._recoding import Recoding
 from veil.algorithms.lattice import SearchResult, search
 from veil.classes import SUPPRESSED, ClassTable
 from veil.dataset import Dataset
@@ -27,7 +28,18 @@ from veil.errors import HierarchyError, InfeasibleError, ParameterError, Verific
 from veil.models import KAnonymity, PrivacyModel
 from veil.schema import Role
 
-__all__ = ["anonymize", "AnonymizationResult", "verify"]
+__all__ = ["anonymize", "AnonymizationResult", "verify", "ALGORITHMS"]
+
+#: The anonymization algorithms :func:`anonymize` runs, by name.  ``lattice``
+#: (the default) is the optimal full-domain search; ``datafly`` a greedy
+#: full-domain heuristic; ``mondrian`` multidimensional local recoding;
+#: ``tds`` top-down specialization (HDTDS, for LKC-privacy and classification);
+#: ``mdav`` microaggregation of numeric quasi-identifiers.
+ALGORITHMS = ("lattice", "datafly", "mondrian", "tds", "mdav")
+
+#: Utility metrics that need no hierarchy (computed on the released classes of
+#: a local recoding); the full-domain metrics need one level per attribute.
+_RECODING_METRICS = ("discernibility", "avg-class-size", "classification")
 
 #: Metrics whose loss never goes down when records are suppressed, so the loss
 #: of a node's unsuppressed table bounds the loss of every later node.
@@ -138,6 +150,8 @@ def anonymize(
     seed: int | None = None,
     drop_suppressed: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    algorithm: str = "lattice",
+    options: Mapping[str, Any] | None = None,
 ) -> AnonymizationResult:
     """Anonymize ``dataset`` so that it satisfies every model, with the least loss.
 
@@ -166,6 +180,14 @@ def anonymize(
         Drop suppressed records instead of keeping them with ``*``.
     progress : callable, optional
         ``progress(done, total)`` during the search.
+    algorithm : str, default "lattice"
+        One of :data:`ALGORITHMS`.  ``lattice`` finds the optimum of
+        ``metric``; the others are heuristics (see ``docs/algorithms/``).
+        Local-recoding algorithms (``mondrian``, ``tds``, ``mdav``) report an
+        empty ``transformation`` and their own facts under ``recoding``.
+    options : mapping, optional
+        Extra keyword arguments of the chosen algorithm (e.g. ``{"strict":
+        False}`` for Mondrian, ``{"score": "infogain"}`` for TDS).
 
     Returns
     -------
@@ -194,7 +216,7 @@ def anonymize(
     if not qis:
         raise ParameterError("The dataset declares no quasi-identifiers; there is nothing to anonymize.")
     missing = [q for q in qis if q not in dataset.hierarchies]
-    if missing:
+    if missing and algorithm in ("lattice", "datafly"):
         raise HierarchyError(
             f"No hierarchy is given for the quasi-identifier(s) {', '.join(map(repr, missing))}; "
             "give one per QI (a file, or a builder such as intervals or masking)."
@@ -223,29 +245,83 @@ def anonymize(
     for name in list(min_levels or {}) + list(max_levels or {}):
         if name not in qis:
             raise ParameterError(f"A level bound is given for {name!r}, which is not a quasi-identifier.")
-    result = search(
-        base, models, loss=loss, metric_name=metric,
-        monotone_metric=metric in _BOUNDED_BY_UNSUPPRESSED,
-        suppression_limit=suppression_limit, min_levels=low, max_levels=high, progress=progress,
-    )
-    data = result.classes.apply(dataset, drop_suppressed=drop_suppressed)
+    options = dict(options or {})
+    recoding: Recoding | None = None
+    result: SearchResult | None = None
+    if algorithm in ("lattice", "datafly"):
+        if options:
+            raise ParameterError(
+                f"The {algorithm} algorithm takes no options. Got {', '.join(map(repr, options))}."
+            )
+        if algorithm == "lattice":
+            result = search(
+                base, models, loss=loss, metric_name=metric,
+                monotone_metric=metric in _BOUNDED_BY_UNSUPPRESSED,
+                suppression_limit=suppression_limit, min_levels=low, max_levels=high, progress=progress,
+            )
+        else:
+            from veil.algorithms.datafly import datafly
+
+            result = datafly(
+                base, models, loss=loss, suppression_limit=suppression_limit,
+                min_levels=low, max_levels=high, progress=progress,
+            )
+        data = result.classes.apply(dataset, drop_suppressed=drop_suppressed)
+        suppressed = int(result.classes.suppressed)
+        newly_suppressed = suppressed - result.classes.input_suppressed
+        transformation = dict(zip(qis, (int(x) for x in result.node)))
+        search_report = {
+            "algorithm": result.algorithm,
+            "nodes_total": result.nodes_total,
+            "nodes_checked": result.nodes_checked,
+            "seconds": round(result.seconds, 6),
+        }
+    elif algorithm in ALGORITHMS:
+        if min_levels or max_levels:
+            raise ParameterError(f"Level bounds apply to full-domain algorithms, not to {algorithm!r}.")
+        recoding = _recode(algorithm, dataset, models, suppression_limit=suppression_limit,
+                           label=label, k=k, options=options)
+        data = recoding.data
+        star = np.ones(len(data), dtype=np.bool_)
+        for name in qis:
+            star &= data[name].astype(str).to_numpy() == SUPPRESSED
+        suppressed = int(star.sum())
+        newly_suppressed = suppressed - int(base.input_suppressed)
+        if newly_suppressed > np.floor(suppression_limit * (dataset.n_records - base.input_suppressed) + 1e-9):
+            raise VerificationError(
+                f"The {algorithm} algorithm suppressed {newly_suppressed} records, more than the "
+                f"suppression limit allows. This is a bug in veil; nothing was written."
+            )
+        if drop_suppressed:
+            data = data.loc[~star].reset_index(drop=True)
+        transformation = {}
+        search_report = {
+            "algorithm": recoding.algorithm,
+            "nodes_total": None,
+            "nodes_checked": None,
+            "seconds": round(recoding.seconds, 6),
+        }
+    else:
+        raise ParameterError(f"The 'algorithm' parameter must be one of {', '.join(ALGORITHMS)}. Got {algorithm!r} instead.")
     if shuffle:
         order = np.random.default_rng(seed).permutation(len(data))
         data = data.iloc[order].reset_index(drop=True)
     dropped = dataset.n_records - len(data)
-    suppressed = result.classes.suppressed
-    if dropped not in (0, suppressed - result.classes.input_suppressed):
+    if dropped not in (0, newly_suppressed):
         raise VerificationError(
             f"Row counts do not reconcile: {dataset.n_records} in, {len(data)} out, {suppressed} suppressed."
         )
-    verified = verify(data, dataset, models, label=label) if not drop_suppressed else verify(
-        data, dataset, models, label=label
-    )
-    transformation = dict(zip(qis, (int(x) for x in result.node)))
+    verified = verify(data, dataset, models, label=label)
     risk_before = assess(base, qi_subsets_max_size=0).to_dict()
     risk_after = assess(verified, qi_subsets_max_size=0).to_dict()
     achieved = evaluate(verified).to_dict()
-    utility = utility_report(result.classes, original=base, label=label, weights=weights, k=k)
+    if result is not None:
+        utility = utility_report(result.classes, original=base, label=label, weights=weights, k=k)
+    else:
+        full = utility_report(verified, original=base, label=label, weights=weights, k=k)
+        utility = {name: (full[name] if name in _RECODING_METRICS else None) for name in full}
+        for name, value in (recoding.details.get("utility") or {}).items():  # type: ignore[union-attr]
+            utility[name] = value
     report = {
         "transformation": transformation,
         "records": dataset.n_records,
@@ -260,14 +336,52 @@ def anonymize(
         "utility": utility,
         "risk_before": risk_before,
         "risk_after": risk_after,
-        "search": {
-            "algorithm": result.algorithm,
-            "nodes_total": result.nodes_total,
-            "nodes_checked": result.nodes_checked,
-            "seconds": round(result.seconds, 6),
-        },
+        "search": search_report,
         "output_order": {"shuffled": bool(shuffle), "seed": seed},
         "verified": True,
-        "seconds_total": round(time.perf_counter() - start, 6),
+        "seconds_total": 0.0,
     }
-    return AnonymizationResult(data, transformation, result.classes, verified, result, report)
+    if recoding is not None:
+        report["recoding"] = {
+            "algorithm": recoding.algorithm,
+            "groups": int(recoding.groups),
+            "details": {k: v for k, v in recoding.details.items() if k != "utility"},
+        }
+    report["seconds_total"] = round(time.perf_counter() - start, 6)
+    search_result = result if result is not None else SearchResult(
+        node=(), classes=verified, loss=float("nan"), nodes_total=0, nodes_checked=0,
+        seconds=recoding.seconds, algorithm=recoding.algorithm,  # type: ignore[union-attr]
+    )
+    classes = result.classes if result is not None else verified
+    return AnonymizationResult(data, transformation, classes, verified, search_result, report)
+
+
+def _recode(
+    algorithm: str,
+    dataset: Dataset,
+    models: Sequence[PrivacyModel],
+    *,
+    suppression_limit: float,
+    label: str | None,
+    k: int | None,
+    options: dict[str, Any],
+) -> Recoding:
+    """Run a local-recoding algorithm (its module is imported only when asked for)."""
+    try:
+        if algorithm == "mondrian":
+            from veil.algorithms.mondrian import mondrian
+
+            return mondrian(dataset, models, suppression_limit=suppression_limit, **options)
+        if algorithm == "tds":
+            from veil.algorithms.tds import top_down_specialization
+
+            if label is None:
+                raise ParameterError("The tds algorithm needs a class label (label=...) to score specializations.")
+            return top_down_specialization(dataset, models, label=label, **options)
+        from veil.algorithms.microaggregation import mdav
+
+        if k is None:
+            raise ParameterError("The mdav algorithm needs a k-anonymity model (it forms groups of at least k).")
+        return mdav(dataset, list(dataset.quasi_identifiers), k=k, **options)
+    except TypeError as exc:
+        raise ParameterError(f"Bad option for the {algorithm} algorithm: {exc}") from None

@@ -101,6 +101,8 @@ class ReleaseConfig(_Strict):
     suppression_limit: float = Field(default=0.0, ge=0.0, le=1.0)
     metric: str = "loss"
     label: str | None = None
+    algorithm: Literal["lattice", "datafly", "mondrian", "tds", "mdav"] = "lattice"
+    algorithm_options: dict[str, Any] = Field(default_factory=dict)
     output: OutputSpec = OutputSpec()
     deidentify: dict[str, Any] | None = None
     base_dir: str = "."
@@ -215,9 +217,27 @@ def _check_consistency(config: ReleaseConfig) -> None:
     sensitive = config.names("sensitive")
     if not qis:
         raise ConfigError("attributes: no attribute has role quasi-identifier; there is nothing to anonymize.")
+    full_domain = config.algorithm in ("lattice", "datafly")
+    if config.algorithm_options and full_domain:
+        raise ConfigError(f"algorithm_options: the {config.algorithm} algorithm takes no options.")
     for name in qis:
-        if config.attributes[name].hierarchy is None:
+        spec = config.attributes[name]
+        numeric = spec.kind in ("numeric", "ordinal", "date")
+        if config.algorithm == "mdav":
+            if spec.kind != "numeric":
+                raise ConfigError(
+                    f"attributes.{name}.kind: the mdav algorithm aggregates numeric quasi-identifiers; "
+                    f"{name!r} is {spec.kind}."
+                )
+        elif spec.hierarchy is None and not (config.algorithm == "mondrian" and numeric):
             raise ConfigError(f"attributes.{name}.hierarchy: a quasi-identifier needs a hierarchy.")
+        if not full_domain and (spec.min_level is not None or spec.max_level is not None):
+            raise ConfigError(
+                f"attributes.{name}: min_level/max_level apply to the lattice and datafly algorithms, "
+                f"not to {config.algorithm}."
+            )
+    if config.algorithm == "tds" and config.label is None:
+        raise ConfigError("label: the tds algorithm needs a class label to score specializations.")
     for i, spec in enumerate(config.models):
         s = spec.get("sensitive")
         if s is not None and s not in sensitive:

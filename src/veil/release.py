@@ -147,6 +147,8 @@ def run_config(
         seed=config.output.seed,
         drop_suppressed=config.output.drop_suppressed,
         progress=progress,
+        algorithm=config.algorithm,
+        options=config.algorithm_options,
     )
     written = {}
     if "data" in targets:

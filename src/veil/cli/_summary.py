@@ -22,11 +22,18 @@ def _fmt(value: Any) -> str:
 def print_summary(report: dict[str, Any], written: dict[str, str] | None = None) -> None:
     """Print the transformation, suppression, achieved levels, utility and risk."""
     search = report["search"]
-    levels = Table(title="Transformation (hierarchy level per quasi-identifier)")
-    for name in report["transformation"]:
-        levels.add_column(name, justify="center")
-    levels.add_row(*(str(v) for v in report["transformation"].values()))
-    console.print(levels)
+    if report["transformation"]:
+        levels = Table(title="Transformation (hierarchy level per quasi-identifier)")
+        for name in report["transformation"]:
+            levels.add_column(name, justify="center")
+        levels.add_row(*(str(v) for v in report["transformation"].values()))
+        console.print(levels)
+    recoding = report.get("recoding")
+    if recoding:
+        console.print(
+            f"[bold]{recoding['algorithm']}[/]: local recoding into {recoding['groups']:,} groups "
+            "(labels differ between groups; no single level per attribute)"
+        )
 
     summary = Table(title="Release", show_header=False)
     summary.add_column("figure")
@@ -42,9 +49,13 @@ def print_summary(report: dict[str, Any], written: dict[str, str] | None = None)
         summary.add_row(f"{name}: distinct l / entropy l", f"{_fmt(figures.get('distinct_l'))} / {_fmt(figures.get('entropy_l'))}")
         t = figures.get("t_equal", figures.get("t_ordered"))
         summary.add_row(f"{name}: t (EMD) / δ-disclosure", f"{_fmt(t)} / {_fmt(figures.get('delta_disclosure'))}")
-    summary.add_row(
-        "search", f"{search['nodes_checked']:,} of {search['nodes_total']:,} nodes checked in {search['seconds']:.3f} s"
-    )
+    if search.get("nodes_checked") is not None:
+        summary.add_row(
+            f"search ({search['algorithm']})",
+            f"{search['nodes_checked']:,} of {search['nodes_total']:,} nodes checked in {search['seconds']:.3f} s",
+        )
+    else:
+        summary.add_row(f"algorithm ({search['algorithm']})", f"{search['seconds']:.3f} s")
     summary.add_row("output rows", "shuffled" if report["output_order"]["shuffled"] else "input order")
     console.print(summary)
 

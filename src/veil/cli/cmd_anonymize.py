@@ -28,6 +28,7 @@ def _config_from_flags(
     file: Path, *, qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
     k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str], suppression: float, metric: str,
     label: str | None, sep: str | None, seed: int | None, shuffle: bool, drop_suppressed: bool,
+    algorithm: str = "lattice", options: dict[str, object] | None = None,
 ):
     from veil.config import ReleaseConfig, _check_consistency
     from veil.errors import ConfigError, ParameterError
@@ -38,10 +39,13 @@ def _config_from_flags(
     sensitive = list(dict.fromkeys(sensitive + list(l_diversity) + list(t_closeness)))
     attributes = {}
     for name in qi:
-        if name not in hierarchies:
+        kind = kinds.get(name, "categorical")
+        needs = algorithm not in ("mondrian", "mdav") or (algorithm == "mondrian" and kind == "categorical")
+        if name not in hierarchies and needs:
             raise ParameterError(f"No hierarchy for quasi-identifier {name!r}: add --hierarchy {name}=FILE.csv.")
-        attributes[name] = {"role": "quasi-identifier", "kind": kinds.get(name, "categorical"),
-                            "hierarchy": {"file": str(Path(hierarchies[name]).resolve())}}
+        attributes[name] = {"role": "quasi-identifier", "kind": kind}
+        if name in hierarchies:
+            attributes[name]["hierarchy"] = {"file": str(Path(hierarchies[name]).resolve())}
     for name in sensitive:
         attributes[name] = {"role": "sensitive", "kind": kinds.get(name, "categorical")}
     models = []
@@ -65,12 +69,20 @@ def _config_from_flags(
         config = ReleaseConfig(
             input={"path": str(file.resolve()), "sep": sep},
             attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label,
+            algorithm=algorithm, algorithm_options=options or {},
             output={"seed": seed, "shuffle": shuffle, "drop_suppressed": drop_suppressed},
         )
     except ValidationError as exc:
         raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
     _check_consistency(config)
     return config
+
+
+def _options(values: list[str] | None) -> dict[str, object]:
+    """Parse ``--option KEY=VALUE``; values are read as YAML scalars (``false``, ``3``, ``0.5``)."""
+    import yaml
+
+    return {key: yaml.safe_load(value) for key, value in parse_assignments(values, "--option").items()}
 
 
 @app.command("anonymize")
@@ -92,6 +104,8 @@ def anonymize_command(
     seed: int = typer.Option(None, "--seed", help="Seed of the output row shuffle (reproducible output)."),
     no_shuffle: bool = typer.Option(False, "--no-shuffle", help="Keep input row order (can link output rows to input rows)."),
     drop_suppressed: bool = typer.Option(False, "--drop-suppressed", help="Drop suppressed records instead of writing '*'."),
+    algorithm: str = typer.Option("lattice", "--algorithm", help="lattice (optimal, default), datafly, mondrian, tds or mdav."),
+    option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
 ) -> None:
     """Anonymize a table: optimal generalization and suppression, verified, with a report."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -102,6 +116,13 @@ def anonymize_command(
 
     with user_errors():
         if target.suffix.lower() in _CONFIG_SUFFIXES:
+            if algorithm != "lattice" or option:
+                from veil.errors import ParameterError
+
+                raise ParameterError(
+                    "--algorithm and --option apply to data-file mode; with a configuration file, "
+                    "set 'algorithm' and 'algorithm_options' in it."
+                )
             config = load_config(target)
         else:
             config = _config_from_flags(
@@ -110,9 +131,10 @@ def anonymize_command(
                 k=k, l_diversity=_pairs(l_diversity, "-l"), t_closeness=_pairs(t_closeness, "-t"),
                 suppression=suppression, metric=metric, label=label, sep=sep, seed=seed,
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
+                algorithm=algorithm, options=_options(option),
             )
         with Progress(
-            TextColumn("searching the lattice"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TextColumn(f"anonymizing ({config.algorithm})"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             console=console, transient=True, disable=not console.is_terminal,
         ) as bar:
             task = bar.add_task("search", total=None)

@@ -1,0 +1,89 @@
+"""Choosing the algorithm: ``anonymize(algorithm=...)``, the config's ``algorithm`` keys,
+``veil anonymize --algorithm``; every algorithm's output is verified and reported."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from veil.anonymization import ALGORITHMS, anonymize
+from veil.cli import app
+from veil.config import load_config
+from veil.datasets import adult_path, load_adult
+from veil.errors import ConfigError, ParameterError
+from veil.models import DistinctLDiversity, KAnonymity
+
+runner = CliRunner()
+QIS = "sex,age,race,marital-status,education,native-country,workclass,occupation"
+BASE = f"""
+input: {{path: {adult_path()}, sep: ";"}}
+attributes:
+  sex: {{role: quasi-identifier, hierarchy: {{file: {adult_path('adult_hierarchy_sex.csv')}}}}}
+  age: {{role: quasi-identifier, kind: numeric, hierarchy: {{intervals: {{widths: [10, 20]}}}}}}
+  salary-class: {{role: sensitive}}
+models:
+  - {{type: k-anonymity, k: 5}}
+"""
+
+
+def _adult_flags(tmp_path, *extra):
+    args = ["anonymize", adult_path(), "--qi", QIS, "--sensitive", "salary-class", "--sep", ";"]
+    for q in QIS.split(","):
+        args += ["--hierarchy", f"{q}={adult_path(f'adult_hierarchy_{q}.csv')}"]
+    return args + list(extra)
+
+
+def _write_config(tmp_path, text):
+    path = tmp_path / "release.yaml"
+    path.write_text(text)
+    return path
+MODELS = [KAnonymity(k=5), DistinctLDiversity(sensitive="salary-class", l=2)]
+
+
+def test_datafly_is_verified_and_no_better_than_the_optimum():
+    adult = load_adult()
+    greedy = anonymize(adult, MODELS, suppression_limit=0.05, algorithm="datafly", seed=1)
+    optimal = anonymize(adult, MODELS, suppression_limit=0.05, seed=1)
+    assert greedy.report["search"]["algorithm"] == "datafly"
+    assert greedy.report["verified"] and greedy.report["achieved"]["k"] >= 5
+    assert greedy.report["utility"]["loss"] >= optimal.report["utility"]["loss"] - 1e-12
+    assert greedy.report["search"]["nodes_checked"] < optimal.report["search"]["nodes_checked"]
+
+
+def test_unknown_algorithm_and_options():
+    adult = load_adult()
+    with pytest.raises(ParameterError, match="'algorithm' parameter must be one of lattice"):
+        anonymize(adult, MODELS, algorithm="flash")
+    with pytest.raises(ParameterError, match="takes no options"):
+        anonymize(adult, MODELS, options={"strict": False})
+    assert ALGORITHMS[0] == "lattice"
+
+
+def test_config_algorithm_keys(tmp_path):
+    config = load_config(_write_config(tmp_path, BASE + "algorithm: datafly\n"))
+    assert config.algorithm == "datafly"
+    with pytest.raises(ConfigError, match="algorithm: Input should be 'lattice'"):
+        load_config(_write_config(tmp_path, BASE + "algorithm: flash\n"))
+    with pytest.raises(ConfigError, match="algorithm_options: the lattice algorithm takes no options"):
+        load_config(_write_config(tmp_path, BASE + "algorithm_options: {strict: false}\n"))
+    with pytest.raises(ConfigError, match="label: the tds algorithm needs a class label"):
+        load_config(_write_config(tmp_path, BASE + "algorithm: tds\n"))
+    with pytest.raises(ConfigError, match="the mdav algorithm aggregates numeric quasi-identifiers; 'sex'"):
+        load_config(_write_config(tmp_path, BASE + "algorithm: mdav\n"))
+
+
+def test_cli_algorithm_flag(tmp_path):
+    report = tmp_path / "r.json"
+    result = runner.invoke(app, _adult_flags(tmp_path, "-k", "5", "--suppression", "0.05", "--algorithm", "datafly",
+                                             "--json", str(report), "--seed", "1"))
+    assert result.exit_code == 0, result.output
+    assert "datafly" in result.output
+    assert json.loads(report.read_text())["search"]["algorithm"] == "datafly"
+    bad = runner.invoke(app, _adult_flags(tmp_path, "-k", "5", "--algorithm", "datafly", "--option", "x=1"))
+    assert bad.exit_code == 2 and "takes no options" in bad.output
+
+
+def test_cli_algorithm_flag_refused_with_a_config(tmp_path):
+    path = _write_config(tmp_path, BASE)
+    result = runner.invoke(app, ["anonymize", str(path), "--algorithm", "datafly"])
+    assert result.exit_code == 2 and "set 'algorithm' and 'algorithm_options'" in result.output
