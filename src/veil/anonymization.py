@@ -23,7 +23,7 @@ import pandas as pd
 from veil.algorithms._recoding import Recoding
 from veil.algorithms.lattice import SearchResult, search
 from veil.classes import SUPPRESSED, ClassTable
-from veil.dataset import Dataset
+from veil.dataset import MISSING, Dataset
 from veil.errors import HierarchyError, InfeasibleError, ParameterError, VerificationError
 from veil.models import KAnonymity, PrivacyModel
 from veil.schema import Role
@@ -106,7 +106,9 @@ def verify(
     if label is not None and label not in sensitive:
         sensitive.append(label)
     kinds = {name: dataset.schema.kind(name).value for name in sensitive if name in dataset.schema}
-    domains = {name: [str(v) for v in dataset.encode(name).labels] for name in sensitive}
+    # the input's value order (ordered t-closeness); the missing-value label is
+    # added back by the encoding itself
+    domains = {name: [str(v) for v in dataset.encode(name).labels if str(v) != MISSING] for name in sensitive}
     released = Dataset.from_pandas(
         data, quasi_identifiers=dataset.quasi_identifiers, sensitive=sensitive, kinds=kinds,
         domains=domains,
@@ -206,7 +208,7 @@ def anonymize(
     """
     from veil.models import evaluate
     from veil.risk import assess
-    from veil.utility import get_metric, utility_report
+    from veil.utility import METRICS, get_metric, utility_report
 
     start = time.perf_counter()
     models = list(models)
@@ -318,8 +320,12 @@ def anonymize(
     if result is not None:
         utility = utility_report(result.classes, original=base, label=label, weights=weights, k=k)
     else:
-        full = utility_report(verified, original=base, label=label, weights=weights, k=k)
-        utility = {name: (full[name] if name in _RECODING_METRICS else None) for name in full}
+        utility = {name: None for name in METRICS}
+        for name in _RECODING_METRICS:
+            spec = METRICS[name]
+            if (spec.needs_label and label is None) or (spec.needs_k and k is None):
+                continue
+            utility[name] = spec.value(verified, label=label, weights=weights, k=k, original=None)
         for name, value in (recoding.details.get("utility") or {}).items():  # type: ignore[union-attr]
             utility[name] = value
     report = {

@@ -87,3 +87,18 @@ def test_cli_algorithm_flag_refused_with_a_config(tmp_path):
     path = _write_config(tmp_path, BASE)
     result = runner.invoke(app, ["anonymize", str(path), "--algorithm", "datafly"])
     assert result.exit_code == 2 and "set 'algorithm' and 'algorithm_options'" in result.output
+
+
+def test_missing_sensitive_values_are_verified():
+    """Regression: the verification re-encoded the missing-value label twice."""
+    import pandas as pd
+
+    from veil.dataset import Dataset
+    from veil.hierarchy import Hierarchy
+    from veil.models import EqualDistanceTCloseness
+
+    frame = pd.DataFrame({"q": ["a", "a", "b", "b"], "s": ["x", None, "y", "x"]})
+    dataset = Dataset.from_pandas(frame, quasi_identifiers=["q"], sensitive=["s"]).with_hierarchies(
+        {"q": Hierarchy.flat(["a", "b"], name="q")})
+    result = anonymize(dataset, [KAnonymity(k=2), EqualDistanceTCloseness(sensitive="s", t=1.0)], seed=0)
+    assert result.report["verified"] and result.data["s"].isna().sum() == 1
