@@ -62,20 +62,16 @@ def _load_budget_file(path: Path) -> dict:
 
 
 def _answer_json(ans: Any) -> dict:
-    value = ans.value
-    if isinstance(value, dict):
-        value = {("|".join(map(str, k)) if isinstance(k, tuple) else str(k)): v for k, v in value.items()}
-    return {
-        "query": ans.query,
-        "value": value,
-        "epsilon": ans.epsilon,
-        "delta": ans.delta,
-        "mechanism": ans.mechanism,
-        "noise_scale": ans.noise_scale,
-        "privacy_unit": ans.privacy_unit,
-        "budget_remaining": {"epsilon": ans.budget_remaining.epsilon,
-                             "delta": ans.budget_remaining.delta},
-    }
+    """One answer as JSON: ``DPAnswer.to_dict`` (unit, bounds and sensitivity included)."""
+    return ans.to_dict()
+
+
+def _bounds_text(ans: Any) -> str:
+    bounds = ans.contribution_bounds
+    if bounds is None or ans.privacy_unit == "row":
+        return ""
+    parts = [f"{name}={value}" for name, value in bounds.to_dict().items() if value is not None]
+    return f" ({', '.join(parts)})"
 
 
 @app.command("query")
@@ -95,7 +91,16 @@ def query(
     budget: Optional[float] = typer.Option(None, "--budget", help="Total ε for this dataset."),
     budget_delta: float = typer.Option(0.0, "--budget-delta", help="Total δ for this dataset."),
     privacy_unit: Optional[str] = typer.Option(None, "--privacy-unit", help="Column naming the person."),
-    max_rows_per_unit: int = typer.Option(1, "--max-rows-per-unit", help="Rows kept per unit."),
+    max_rows_per_unit: Optional[int] = typer.Option(
+        None, "--max-rows-per-unit",
+        help="Total rows kept per unit (default 1 with --privacy-unit and no per-group bound)."),
+    max_groups: Optional[int] = typer.Option(
+        None, "--max-groups", help="Groups one unit may contribute to in a histogram."),
+    max_rows_per_group: Optional[int] = typer.Option(
+        None, "--max-rows-per-group", help="Rows one unit may contribute within one group."),
+    selection_seed: Optional[int] = typer.Option(
+        None, "--selection-seed",
+        help="Seed of the choice of kept rows when a unit exceeds a bound (not the noise)."),
     sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default: sniffed)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per answer."),
 ) -> None:
@@ -141,7 +146,8 @@ def query(
                                                delta=min(spent["delta"], total.delta)),
                                  label="previous invocations")
         table = PrivateTable(frame, accountant=accountant, privacy_unit=privacy_unit,
-                             max_rows_per_unit=max_rows_per_unit)
+                             max_rows_per_unit=max_rows_per_unit, max_groups=max_groups,
+                             max_rows_per_group=max_rows_per_group, selection_seed=selection_seed)
         answers = []
         try:
             for spec in specs:
@@ -159,7 +165,7 @@ def query(
                 else:
                     console.print(f"{ans.query}: {ans.value}  (ε={ans.epsilon:g}, δ={ans.delta:g}, "
                                   f"{ans.mechanism} noise scale {ans.noise_scale:.4g}, unit: "
-                                  f"{ans.privacy_unit}; remaining ε="
+                                  f"{ans.privacy_unit}{_bounds_text(ans)}; remaining ε="
                                   f"{ans.budget_remaining.epsilon:g})", highlight=False, markup=False)
 
 

@@ -1,14 +1,22 @@
 """Differential privacy: answer queries with calibrated noise instead of publishing a table.
 
 Mechanisms draw their noise from OpenDP's vetted samplers (never numpy.random);
-an accountant refuses queries that would overspend the budget; a
-:class:`PrivateTable` answers counts, sums, means, quantiles, histograms,
-contingency tables and group-by counts; plus query restriction (not a
-guarantee), randomized response, post-processing and stream aggregation.
+an accountant (sequential, advanced or zCDP composition) refuses queries that
+would overspend the budget; a :class:`PrivateTable` bounds each privacy unit's
+contributions (in total and per group, :class:`ContributionBounds`) and answers
+counts, sums, means, quantiles, histograms, contingency tables and group-by
+counts; plus query restriction (not a guarantee), randomized response,
+post-processing and stream aggregation.
 See ``docs/dp.md``.
 """
 
-from veil.dp._accountant import COMMON_EPSILONS, LedgerEntry, PrivacyAccountant, PrivacyBudget
+from veil.dp._accountant import (
+    COMMON_EPSILONS,
+    LedgerEntry,
+    PrivacyAccountant,
+    PrivacyBudget,
+    ZCDPBudget,
+)
 from veil.dp._mechanisms import (
     ExponentialMechanism,
     GaussianMechanism,
@@ -28,15 +36,15 @@ from veil.dp._sensitivity import (
     sum_sensitivity,
 )
 from veil.dp._streams import BinaryTreeMechanism, distributed_laplace_shares, paillier_noisy_total
-from veil.dp._table import DPAnswer, PrivateTable
+from veil.dp._table import ContributionBounds, DPAnswer, PrivateTable
 
 __all__ = [
-    "COMMON_EPSILONS", "PrivacyBudget", "PrivacyAccountant", "LedgerEntry",
+    "COMMON_EPSILONS", "PrivacyBudget", "ZCDPBudget", "PrivacyAccountant", "LedgerEntry",
     "LaplaceMechanism", "GaussianMechanism", "GeometricMechanism", "ExponentialMechanism",
     "analytic_gaussian_sigma",
     "count_sensitivity", "sum_sensitivity", "mean_sensitivity", "histogram_sensitivity",
     "local_sensitivity",
-    "PrivateTable", "DPAnswer",
+    "PrivateTable", "DPAnswer", "ContributionBounds",
     "QueryAuditor", "QueryRefusedError",
     "RandomizedResponse", "KaryRandomizedResponse",
     "round_counts", "clamp_nonnegative", "consistent_counts",

@@ -61,4 +61,4 @@ def test_advanced_needs_slack():
     with pytest.raises(ParameterError, match="delta_slack"):
         PrivacyAccountant(budget=PrivacyBudget(epsilon=1.0, delta=1e-5), composition="advanced")
     with pytest.raises(ParameterError, match="composition"):
-        PrivacyAccountant(budget=PrivacyBudget(epsilon=1.0), composition="zcdp")
+        PrivacyAccountant(budget=PrivacyBudget(epsilon=1.0), composition="renyi")

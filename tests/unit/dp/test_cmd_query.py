@@ -64,3 +64,29 @@ def test_bad_input_gives_clear_errors(csv, args, message):
     r = runner.invoke(app, ["query", str(csv), *args])
     assert r.exit_code == 2
     assert message in r.output
+
+
+def test_per_group_bounds_from_the_command_line(tmp_path):
+    p = tmp_path / "visits.csv"
+    p.write_text("uid,ward\n" + "".join(f"{i // 3},{'xyz'[i % 3]}\n" for i in range(300)))
+    r = runner.invoke(app, ["query", str(p), "histogram ward", "--categories", "x,y,z",
+                            "--epsilon", "1", "--budget", "2", "--privacy-unit", "uid",
+                            "--max-groups", "2", "--max-rows-per-group", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    (ans,) = _json_lines(r.output)
+    assert ans["privacy_unit"] == "uid"
+    assert ans["contribution_bounds"] == {"max_rows_per_unit": None, "max_groups": 2,
+                                          "max_rows_per_group": 1}
+    assert ans["sensitivity"] == 2 and ans["noise_scale"] == pytest.approx(2.0)
+    text = runner.invoke(app, ["query", str(p), "histogram ward", "--categories", "x,y,z",
+                               "--epsilon", "1", "--budget", "2", "--privacy-unit", "uid",
+                               "--max-groups", "2", "--max-rows-per-group", "1"])
+    assert "unit: uid (max_groups=2, max_rows_per_group=1)" in text.output
+    r2 = runner.invoke(app, ["query", str(p), "count", "--epsilon", "1", "--budget", "2",
+                             "--privacy-unit", "uid", "--max-groups", "2",
+                             "--max-rows-per-group", "1"])
+    assert r2.exit_code == 2 and "max_rows_per_unit" in r2.output
+    r3 = runner.invoke(app, ["query", str(p), "count", "--epsilon", "1", "--budget", "2",
+                             "--max-groups", "0", "--privacy-unit", "uid",
+                             "--max-rows-per-group", "1"])
+    assert r3.exit_code == 2 and "'max_groups'" in r3.output
