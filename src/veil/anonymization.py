@@ -40,6 +40,9 @@ ALGORITHMS = ("lattice", "datafly", "mondrian", "tds", "mdav")
 #: Utility metrics that need no hierarchy (computed on the released classes of
 #: a local recoding); the full-domain metrics need one level per attribute.
 _RECODING_METRICS = ("discernibility", "avg-class-size", "classification")
+#: Utility figures local-recoding algorithms compute themselves: report name ->
+#: key of ``Recoding.details`` (Mondrian's NCP, MDAV's SSE/SST).
+_RECODING_FIGURES = {"ncp": "ncp", "sse_sst": "information_loss"}
 
 #: Metrics whose loss never goes down when records are suppressed, so the loss
 #: of a node's unsuppressed table bounds the loss of every later node.
@@ -326,8 +329,9 @@ def anonymize(
             if (spec.needs_label and label is None) or (spec.needs_k and k is None):
                 continue
             utility[name] = spec.value(verified, label=label, weights=weights, k=k, original=None)
-        for name, value in (recoding.details.get("utility") or {}).items():  # type: ignore[union-attr]
-            utility[name] = value
+        for name, key in _RECODING_FIGURES.items():  # the algorithm's own utility figure
+            if key in recoding.details:  # type: ignore[union-attr]
+                utility[name] = float(recoding.details[key])  # type: ignore[union-attr]
     report = {
         "transformation": transformation,
         "records": dataset.n_records,
@@ -351,7 +355,7 @@ def anonymize(
         report["recoding"] = {
             "algorithm": recoding.algorithm,
             "groups": int(recoding.groups),
-            "details": {k: v for k, v in recoding.details.items() if k != "utility"},
+            "details": dict(recoding.details),
         }
     report["seconds_total"] = round(time.perf_counter() - start, 6)
     search_result = result if result is not None else SearchResult(

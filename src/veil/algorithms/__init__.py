@@ -1,5 +1,30 @@
-"""Anonymization algorithms: the optimal lattice search (and its exhaustive reference)."""
+"""Anonymization algorithms.
 
+* :mod:`~veil.algorithms.lattice`: the optimal full-domain lattice search (and
+  its exhaustive reference);
+* :mod:`~veil.algorithms.datafly`: Sweeney's greedy full-domain heuristic;
+* :mod:`~veil.algorithms.mondrian`: multidimensional partitioning;
+* :mod:`~veil.algorithms.tds`: top-down specialization (HDTDS);
+* :mod:`~veil.algorithms.microaggregation`: MDAV;
+* :mod:`~veil.algorithms.randomization`: the αβ algorithm and PRAM (randomized
+  publishing; not differential privacy, see :mod:`veil.dp`).
+
+:func:`veil.anonymize` runs the first five by name and verifies their output.
+"""
+
+from veil.algorithms._recoding import Recoding
+from veil.algorithms.datafly import datafly
 from veil.algorithms.lattice import Lattice, SearchResult, exhaustive_search, search
+from veil.algorithms.microaggregation import mdav
+from veil.algorithms.mondrian import mondrian
+from veil.algorithms.randomization import (
+    alpha_beta, alpha_beta_estimate, alpha_beta_parameters, alpha_beta_query, invariant_transition, pram,
+    pram_estimate, pram_transition,
+)
+from veil.algorithms.tds import top_down_specialization
 
-__all__ = ["Lattice", "SearchResult", "search", "exhaustive_search"]
+__all__ = [
+    "Lattice", "SearchResult", "search", "exhaustive_search", "Recoding", "datafly", "mondrian",
+    "top_down_specialization", "mdav", "alpha_beta", "alpha_beta_estimate", "alpha_beta_parameters",
+    "alpha_beta_query", "pram", "pram_estimate", "pram_transition", "invariant_transition",
+]

@@ -102,3 +102,57 @@ def test_missing_sensitive_values_are_verified():
         {"q": Hierarchy.flat(["a", "b"], name="q")})
     result = anonymize(dataset, [KAnonymity(k=2), EqualDistanceTCloseness(sensitive="s", t=1.0)], seed=0)
     assert result.report["verified"] and result.data["s"].isna().sum() == 1
+
+
+@pytest.mark.parametrize("algorithm,options", [("mondrian", {}), ("mondrian", {"strict": False}), ("tds", {})])
+def test_local_recodings_are_verified_and_reported(algorithm, options):
+    adult = load_adult()
+    result = anonymize(adult, [KAnonymity(k=5)], algorithm=algorithm, options=options, label="salary-class", seed=2)
+    report = result.report
+    assert report["verified"] and report["achieved"]["k"] >= 5
+    assert report["transformation"] == {} and report["search"]["nodes_checked"] is None
+    assert 1 <= report["recoding"]["groups"] <= adult.n_records // 5  # every group holds at least k records
+    assert report["records_out"] == adult.n_records
+    # the released classes are at least k: discernibility >= k * n (no suppression)
+    assert report["utility"]["discernibility"] >= 5 * adult.n_records
+    assert report["utility"]["loss"] is None
+    json.dumps(report)  # JSON-serializable
+    # row order is shuffled: the released rows are not aligned with the input
+    same = (result.data["salary-class"].to_numpy() == adult.frame["salary-class"].to_numpy()).mean()
+    assert same < 0.9
+
+
+def test_mondrian_figure_and_option_errors():
+    adult = load_adult()
+    result = anonymize(adult, [KAnonymity(k=10)], algorithm="mondrian", seed=0)
+    assert 0 < result.report["utility"]["ncp"] < 1
+    assert result.report["utility"]["ncp"] == result.report["recoding"]["details"]["ncp"]
+    with pytest.raises(ParameterError, match="Bad option for the mondrian algorithm"):
+        anonymize(adult, [KAnonymity(k=10)], algorithm="mondrian", options={"bogus": 1})
+    with pytest.raises(ParameterError, match="Level bounds apply to full-domain algorithms"):
+        anonymize(adult, [KAnonymity(k=10)], algorithm="mondrian", max_levels={"age": 1})
+
+
+def test_mdav_on_numeric_quasi_identifier():
+    adult = load_adult().with_roles(quasi_identifiers=["age"], sensitive=["salary-class"])
+    result = anonymize(adult, [KAnonymity(k=5)], algorithm="mdav", seed=0)
+    assert result.report["achieved"]["k"] >= 5
+    assert 0 <= result.report["utility"]["sse_sst"] < 0.01
+    with pytest.raises(ParameterError, match="mdav algorithm needs a k-anonymity model"):
+        anonymize(adult, [DistinctLDiversity(sensitive="salary-class", l=2)], algorithm="mdav")
+
+
+def test_tds_needs_a_label():
+    with pytest.raises(ParameterError, match="needs a class label"):
+        anonymize(load_adult(), [KAnonymity(k=5)], algorithm="tds")
+
+
+def test_cli_mondrian_with_option(tmp_path):
+    out, report = tmp_path / "out.csv", tmp_path / "r.json"
+    result = runner.invoke(app, _adult_flags(tmp_path, "-k", "5", "--algorithm", "mondrian", "--option", "strict=false",
+                                             "-o", str(out), "--json", str(report), "--seed", "1"))
+    assert result.exit_code == 0, result.output
+    payload = json.loads(report.read_text())
+    assert payload["search"]["algorithm"] == "mondrian" and payload["recoding"]["details"]["strict"] is False
+    check = runner.invoke(app, ["check", str(out), "--qi", QIS, "--sensitive", "salary-class", "--require", "k>=5"])
+    assert check.exit_code == 0, check.output
