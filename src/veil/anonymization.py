@@ -316,7 +316,15 @@ def anonymize(
         raise VerificationError(
             f"Row counts do not reconcile: {dataset.n_records} in, {len(data)} out, {suppressed} suppressed."
         )
-    verified = verify(data, dataset, models, label=label)
+    if len(data):
+        verified = verify(data, dataset, models, label=label)
+    else:  # every record was suppressed and dropped: check the all-'*' table it stands for
+        everything = data.reindex(range(dataset.n_records)).copy()
+        for name in dataset.columns:
+            everything[name] = dataset.frame[name].to_numpy()
+        for name in qis:
+            everything[name] = SUPPRESSED
+        verified = verify(everything, dataset, models, label=label)
     risk_before = assess(base, qi_subsets_max_size=0).to_dict()
     risk_after = assess(verified, qi_subsets_max_size=0).to_dict()
     achieved = evaluate(verified).to_dict()

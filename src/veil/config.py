@@ -87,6 +87,7 @@ class AttributeSpec(_Strict):
 class OutputSpec(_Strict):
     path: str | None = None
     report: str | None = None
+    html: str | None = None
     drop_suppressed: bool = False
     shuffle: bool = True
     seed: int | None = None

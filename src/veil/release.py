@@ -117,10 +117,11 @@ def run_config(
     output: str | None = None,
     report: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    html: str | None = None,
 ) -> tuple[AnonymizationResult, dict[str, str]]:
     """Run the release a configuration describes; write the outputs it names.
 
-    Returns the result and the paths written (``{"data": ..., "report": ...}``).
+    Returns the result and the paths written (``{"data": ..., "report": ..., "html": ...}``).
     Nothing is written unless the anonymization succeeded and was verified.
     """
     out_path = output or config.output.path
@@ -131,6 +132,9 @@ def run_config(
         targets["data"] = check_output_path(out_path if output else config.resolve(out_path), input_path)
     if report_path:
         targets["report"] = check_output_path(report_path if report else config.resolve(report_path), input_path)
+    html_path = html or config.output.html
+    if html_path:
+        targets["html"] = check_output_path(html_path if html else config.resolve(html_path), input_path)
     dataset = dataset_from_config(config)
     models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
     weights = {n: a.weight for n, a in config.attributes.items() if a.weight is not None} or None
@@ -157,4 +161,9 @@ def run_config(
     if "report" in targets:
         write_json(result.report, targets["report"])
         written["report"] = str(targets["report"])
+    if "html" in targets:
+        from veil.report import write_html
+
+        write_html(result, targets["html"])
+        written["html"] = str(targets["html"])
     return result, written

@@ -100,6 +100,7 @@ def anonymize_command(
     label: str = typer.Option(None, "--label", help="Class attribute for the classification/infogain metrics."),
     output: Path = typer.Option(None, "-o", "--output", help="Anonymized table (.csv or .parquet), written atomically."),
     json_out: Path = typer.Option(None, "--json", help="JSON report."),
+    html_out: Path = typer.Option(None, "--html", help="HTML report for people (self-contained, with plots)."),
     sep: str = typer.Option(None, "--sep", help="CSV separator of the input (default: detected)."),
     seed: int = typer.Option(None, "--seed", help="Seed of the output row shuffle (reproducible output)."),
     no_shuffle: bool = typer.Option(False, "--no-shuffle", help="Keep input row order (can link output rows to input rows)."),
@@ -144,6 +145,6 @@ def anonymize_command(
 
             result, written = run_config(
                 config, output=str(output) if output else None, report=str(json_out) if json_out else None,
-                progress=progress,
+                progress=progress, html=str(html_out) if html_out else None,
             )
     print_summary(result.report, written)

@@ -11,7 +11,7 @@ from veil.cli._app import app, console, user_errors
 
 @app.command("demo")
 def demo(
-    out_dir: Path = typer.Option(Path("demo-output"), "--out", help="Folder for the anonymized CSV and the report."),
+    out_dir: Path = typer.Option(Path("demo-output"), "--out", help="Folder for the anonymized CSV and the JSON and HTML reports."),
 ) -> None:
     """Anonymize the bundled Adult data: k=5, distinct 2-diversity on salary-class, 5% suppression."""
     from veil.anonymization import anonymize
@@ -19,6 +19,7 @@ def demo(
     from veil.datasets import load_adult
     from veil.models import DistinctLDiversity, KAnonymity
     from veil.release import write_json, write_table
+    from veil.report import write_html
 
     with user_errors():
         console.print(
@@ -32,8 +33,10 @@ def demo(
             suppression_limit=0.05, metric="loss", seed=0,
         )
         data_path, report_path = out_dir / "adult-anonymized.csv", out_dir / "report.json"
+        html_path = out_dir / "report.html"
         write_table(result.data, data_path)
         write_json(result.report, report_path)
-    print_summary(result.report, {"data": str(data_path), "report": str(report_path)})
+        write_html(result, html_path)
+    print_summary(result.report, {"data": str(data_path), "report": str(report_path), "html": str(html_path)})
     console.print(f"Check it yourself: [bold]veil check {data_path} --qi sex,age,race,marital-status,education,"
                   "native-country,workclass,occupation --sensitive salary-class --require 'k>=5, l>=2'[/]")

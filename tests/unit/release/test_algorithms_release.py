@@ -156,3 +156,17 @@ def test_cli_mondrian_with_option(tmp_path):
     assert payload["search"]["algorithm"] == "mondrian" and payload["recoding"]["details"]["strict"] is False
     check = runner.invoke(app, ["check", str(out), "--qi", QIS, "--sensitive", "salary-class", "--require", "k>=5"])
     assert check.exit_code == 0, check.output
+
+
+def test_cli_html_report_and_config_key(tmp_path):
+    html = tmp_path / "r.html"
+    result = runner.invoke(app, _adult_flags(tmp_path, "-k", "5", "--suppression", "0.05", "--html", str(html)))
+    assert result.exit_code == 0, result.output
+    assert "<img" in html.read_text() and str(html) in result.output
+    config = load_config(_write_config(tmp_path, BASE + "output: {html: out/r.html}\n"))
+    from veil.release import run_config
+
+    _, written = run_config(config)
+    assert (tmp_path / "out" / "r.html").exists() and written["html"].endswith("r.html")
+    refused = runner.invoke(app, _adult_flags(tmp_path, "-k", "5", "--html", adult_path()))
+    assert refused.exit_code == 2

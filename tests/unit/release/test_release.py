@@ -54,6 +54,8 @@ def test_demo_writes_outputs(tmp_path):
     assert report["achieved"]["k"] >= 5
     assert report["achieved"]["sensitive"]["salary-class"]["distinct_l"] >= 2
     assert report["output_order"]["shuffled"] is True
+    html = (tmp_path / "demo" / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and f"{report['suppressed']:,}" in html
 
 
 def test_output_rows_are_shuffled_and_seeded():
