@@ -256,18 +256,29 @@ def _limit_records(classes: ClassTable, suppression_limit: float) -> int:
 def _bounds(
     classes: ClassTable, lattice: Lattice, loss: LossFunction
 ) -> np.ndarray:
-    """Per-node loss bounds of an additive metric from one-attribute generalizations."""
-    low = lattice.low
-    origin = classes.generalize(low)
-    base_loss = float(loss(origin))
+    """Per-node loss bounds of an additive metric from one-attribute generalizations.
+
+    An additive metric's unsuppressed loss is a sum of one term per attribute
+    that depends only on that attribute's level, so each term is measured with
+    the other attributes at their highest level: those tables have a handful
+    of classes, and the bound of every node is the lowest node's loss plus the
+    terms of its levels.
+    """
+    low, high = list(lattice.low), list(lattice.high)
+    base_loss = float(loss(classes.generalize(low)))
     nodes = lattice.nodes()
     total = np.full(len(nodes), base_loss, dtype=np.float64)
-    for i, (a, b) in enumerate(zip(lattice.low, lattice.high)):
+    for i, (a, b) in enumerate(zip(low, high)):
+        if a == b:
+            continue
+        reference = high.copy()
+        reference[i] = a
+        coarse = classes.generalize(reference)  # attribute i at its lowest level, the rest at the top
+        start = float(loss(coarse))
         terms = np.zeros(b + 1, dtype=np.float64)
         for level in range(a + 1, b + 1):
-            node = list(low)
-            node[i] = level
-            terms[level] = float(loss(classes.generalize(node))) - base_loss
+            reference[i] = level
+            terms[level] = float(loss(coarse.generalize(reference))) - start
         total += terms[nodes[:, i]]
     return total
 
