@@ -312,7 +312,7 @@ def anonymize(
         order = np.random.default_rng(seed).permutation(len(data))
         data = data.iloc[order].reset_index(drop=True)
     dropped = dataset.n_records - len(data)
-    if dropped not in (0, newly_suppressed):
+    if dropped != (suppressed if drop_suppressed else 0):  # dropping drops input-suppressed rows too
         raise VerificationError(
             f"Row counts do not reconcile: {dataset.n_records} in, {len(data)} out, {suppressed} suppressed."
         )

@@ -87,7 +87,16 @@ def format_labels(values: pd.Series) -> pd.Series:
         return pd.Series(out, index=values.index, dtype=object)
     if pd.api.types.is_datetime64_any_dtype(values):
         return values.dt.strftime("%Y-%m-%d").astype(object)
-    return values.astype(object).where(values.notna(), np.nan)
+    present = values.notna()
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if inferred in ("string", "empty"):
+        return values.astype(object).where(present, np.nan)
+    if inferred in ("date", "datetime"):  # datetime.date objects (e.g. Parquet date columns)
+        stamps = pd.to_datetime(values.where(present), errors="coerce")
+        if stamps.notna().sum() == present.sum():
+            return stamps.dt.strftime("%Y-%m-%d").astype(object).where(present, np.nan)
+    # other Python objects (decimals, mixed types): their text
+    return values.astype(str).astype(object).where(present, np.nan)
 
 
 def _sort_labels(labels: np.ndarray, kind: Kind, domain: tuple[str, ...] | None, column: str) -> np.ndarray:

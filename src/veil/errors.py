@@ -14,7 +14,8 @@ Python caller would expect (``ValueError``, ``KeyError``, ...)::
     ├── InfeasibleError (ValueError)      no transformation meets the models
     ├── VerificationError (RuntimeError)  an output failed its own re-check
     ├── OutputError (OSError)             output path unwritable or equal to input
-    └── BudgetExceededError (ValueError)  a DP query would overspend the budget
+    ├── BudgetExceededError (ValueError)  a DP query would overspend the budget
+    └── EngineError (RuntimeError)        an engine's runtime (PySpark, Java) is missing
 
 Message shape: what input or parameter, what rule, what was received, and the
 remedy where there is one.  Messages never quote record values of QI or
@@ -36,6 +37,7 @@ __all__ = [
     "VerificationError",
     "OutputError",
     "BudgetExceededError",
+    "EngineError",
 ]
 
 
@@ -95,3 +97,8 @@ class OutputError(VeilError, OSError):
 
 class BudgetExceededError(VeilError, ValueError):
     """A differentially private query would spend more than the remaining budget."""
+
+
+class EngineError(VeilError, RuntimeError):
+    """An engine cannot run: its library or runtime (PySpark, Java) is missing, or
+    it produced something it should not have (a bug to report)."""

@@ -100,3 +100,24 @@ def test_describe_counts():
     assert summary.loc["age", "kind"] == "numeric"
     assert summary.loc["age", "missing"] == 1
     assert summary.loc["c", "distinct"] == 2
+
+
+def test_parquet_date_objects_are_encoded_as_iso_dates(tmp_path):
+    """Regression: datetime.date objects (Parquet date32 columns) were looked up as objects
+    after their labels had become strings, and every code was -1."""
+    import datetime
+
+    frame = pd.DataFrame({"d": [datetime.date(2020, 1, 2), datetime.date(2021, 3, 4), None, datetime.date(2020, 1, 2)]})
+    path = tmp_path / "dates.parquet"
+    frame.to_parquet(path)
+    encoded = Dataset.from_parquet(path, quasi_identifiers=["d"]).encode("d")
+    assert encoded.labels.tolist() == ["2020-01-02", "2021-03-04", "<missing>"]
+    assert encoded.codes.tolist() == [0, 1, 2, 0]
+
+
+def test_object_columns_of_other_python_values_become_text():
+    from decimal import Decimal
+
+    frame = pd.DataFrame({"v": pd.Series([Decimal("1.5"), 2, None], dtype=object)})
+    encoded = Dataset.from_pandas(frame, quasi_identifiers=["v"]).encode("v")
+    assert sorted(encoded.labels.tolist()) == ["1.5", "2", "<missing>"]

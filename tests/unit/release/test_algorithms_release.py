@@ -170,3 +170,19 @@ def test_cli_html_report_and_config_key(tmp_path):
     assert (tmp_path / "out" / "r.html").exists() and written["html"].endswith("r.html")
     refused = runner.invoke(app, _adult_flags(tmp_path, "-k", "5", "--html", adult_path()))
     assert refused.exit_code == 2
+
+
+def test_drop_suppressed_with_input_suppressed_rows():
+    """Regression: rows that arrive with '*' in every QI are dropped too, and the row-count
+    reconciliation counted only the newly suppressed ones (a false VerificationError)."""
+    import pandas as pd
+
+    from veil.dataset import Dataset
+    from veil.hierarchy import Hierarchy
+
+    frame = pd.DataFrame({"q": ["a", "a", "b", "b", "*"], "s": ["x", "y", "x", "y", "x"]})
+    dataset = Dataset.from_pandas(frame, quasi_identifiers=["q"], sensitive=["s"]).with_hierarchies(
+        {"q": Hierarchy.flat(["a", "b"], name="q")})
+    result = anonymize(dataset, [KAnonymity(k=2)], drop_suppressed=True, seed=0)
+    report = result.report
+    assert report["records_out"] == 4 and report["suppressed_dropped"] == 1 == report["input_suppressed"]

@@ -1,0 +1,345 @@
+"""The DuckDB engine: the two operations as SQL over files larger than memory.
+
+DuckDB streams CSV and Parquet files: the group-count is a hash aggregate
+whose memory is proportional to the number of distinct combinations, not of
+rows; the apply joins each row with small mapping tables and sorts the rows
+by a seeded hash for the shuffle, an external (out-of-core) sort that spills
+to ``temp_directory`` when the data exceeds ``memory_limit``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from veil.classes import SUPPRESSED
+from veil.dataset import MISSING
+from veil.engines._output import check_output, write_atomically
+from veil.engines._protocol import (
+    MARK_SEPARATOR,
+    UNCOVERED_MARK,
+    ApplyResult,
+    Suppressed,
+    Transformation,
+    normalize_apply_arguments,
+    parse_uncovered,
+    resolve_seed,
+)
+from veil.engines._source import COUNT_COLUMN, Source, as_source
+from veil.errors import DataFormatError, ParameterError
+
+__all__ = ["DuckDBEngine"]
+
+#: Joins a class's released labels into one key (labels never contain it in practice).
+_KEY_SEPARATOR = "\x1f"
+
+
+
+def _ident(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+class DuckDBEngine:
+    """Group-count and apply as DuckDB SQL over CSV or Parquet files.
+
+    Parameters
+    ----------
+    memory_limit : str, optional
+        DuckDB's memory limit (e.g. ``"2GB"``); default DuckDB's (80% of RAM).
+        Past it, aggregates and the shuffle's sort spill to disk.
+    threads : int, optional
+        Worker threads; default DuckDB's (one per core).
+    temp_directory : str or path-like, optional
+        Where spilled data goes; default a fresh folder in the system's
+        temporary folder, removed after each operation.  The shuffle of a
+        table larger than ``memory_limit`` needs about its size free there.
+
+    Notes
+    -----
+    CSV files are read as UTF-8 text with every column a string (a ZIP code
+    ``07401`` stays ``07401``); a ragged row is an error naming its line.
+    Columns that are neither QI nor sensitive are copied to the output
+    verbatim.  The shuffle orders rows by ``hash(row, seed)``, so it does not
+    depend on the number of threads: the same input and seed give the same
+    file.
+
+    Examples
+    --------
+    >>> DuckDBEngine(memory_limit="1GB").name
+    'duckdb'
+    """
+
+    name = "duckdb"
+
+    def __init__(
+        self,
+        *,
+        memory_limit: str | None = None,
+        threads: int | None = None,
+        temp_directory: str | os.PathLike[str] | None = None,
+    ) -> None:
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise ParameterError(f"The 'threads' parameter of DuckDBEngine must be an int in [1, inf). Got {threads!r} instead.")
+        if memory_limit is not None and not isinstance(memory_limit, str):
+            raise ParameterError(
+                f"The 'memory_limit' parameter of DuckDBEngine must be a str such as '2GB'. Got {memory_limit!r} instead."
+            )
+        self.memory_limit = memory_limit
+        self.threads = threads
+        self.temp_directory = None if temp_directory is None else Path(temp_directory)
+
+    def __repr__(self) -> str:
+        return f"DuckDBEngine(memory_limit={self.memory_limit!r}, threads={self.threads!r})"
+
+    # -------------------------------------------------------------- plumbing
+    def _connect(self, spill: Path):
+        import duckdb
+
+        con = duckdb.connect(":memory:")
+        try:
+            con.execute(f"SET temp_directory = {_literal(str(spill))}")
+            if self.memory_limit is not None:
+                con.execute(f"SET memory_limit = {_literal(self.memory_limit)}")
+            if self.threads is not None:
+                con.execute(f"SET threads = {int(self.threads)}")
+            con.execute("SET preserve_insertion_order = true")
+        except duckdb.Error as exc:
+            con.close()
+            raise ParameterError(f"DuckDB refused a setting of DuckDBEngine: {exc}") from None
+        return con
+
+    def _spill_dir(self) -> tempfile.TemporaryDirectory:
+        base = self.temp_directory
+        if base is not None:
+            base.mkdir(parents=True, exist_ok=True)
+        return tempfile.TemporaryDirectory(prefix="veil-duckdb-", dir=None if base is None else str(base))
+
+    @staticmethod
+    def _scan(source: Source) -> str:
+        if source.format == "parquet":
+            return f"read_parquet({_literal(str(source.path))})"
+        columns = ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in source.columns)
+        return (
+            f"read_csv({_literal(str(source.path))}, delim={_literal(source.sep)}, header=true, "
+            f"quote='\"', escape='\"', columns={{{columns}}}, auto_detect=false, encoding='utf-8')"
+        )
+
+    @staticmethod
+    def _types(con, source: Source) -> dict[str, str]:
+        if source.format == "csv":
+            return {c: "VARCHAR" for c in source.columns}
+        rows = con.execute(f"DESCRIBE SELECT * FROM {DuckDBEngine._scan(source)}").fetchall()
+        return {str(r[0]): str(r[1]).upper() for r in rows}
+
+    @staticmethod
+    def _label(name: str, type_: str, source: Source, table: str = "") -> str:
+        """SQL for column ``name`` (of ``table``) as a text label (NULL when
+        missing), as :class:`~veil.dataset.Dataset` reads it (CSV text;
+        Parquet values formatted like :func:`veil.dataset.format_labels`)."""
+        c = (f"{table}." if table else "") + _ident(name)
+        if source.format == "csv":
+            if not source.na_values:
+                return c
+            na = ", ".join(_literal(v) for v in source.na_values)
+            return f"CASE WHEN {c} IN ({na}) THEN NULL ELSE {c} END"
+        t = type_.upper()
+        if t == "BOOLEAN":
+            return f"CASE WHEN {c} THEN 'True' WHEN NOT {c} THEN 'False' END"
+        if t in ("FLOAT", "DOUBLE", "REAL"):
+            return (
+                f"CASE WHEN {c} IS NULL OR isnan({c}) THEN NULL "
+                f"WHEN {c} = trunc({c}) AND abs({c}) < 9007199254740992 "
+                f"THEN CAST(CAST({c} AS BIGINT) AS VARCHAR) ELSE CAST({c} AS VARCHAR) END"
+            )
+        if t == "DATE" or t.startswith("TIMESTAMP"):
+            return f"strftime({c}, '%Y-%m-%d')"
+        if t == "VARCHAR":
+            return c
+        return f"CAST({c} AS VARCHAR)"
+
+    @staticmethod
+    def _translate(exc: Exception, source: Source) -> Exception:
+        text = str(exc)
+        error = parse_uncovered(text)
+        if error is not None:
+            return error
+        line = re.search(r"CSV Error on Line: (\d+)", text)
+        first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+        if line:
+            detail = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
+            what = (f": expected {detail.group(1)} fields (separated by {source.sep!r}) but found {detail.group(2)}"
+                    if detail else f": {first}")
+            return DataFormatError(
+                f"{str(source.path)!r}, line {line.group(1)}{what}. Fix the file or pass the right separator."
+            )
+        if "Conversion Error" in text or "Invalid unicode" in text or "CSV Error" in text:
+            return DataFormatError(f"Cannot read {str(source.path)!r}: {first}")
+        return exc
+
+    # ------------------------------------------------------------ operations
+    def group_count(
+        self,
+        source: Source | str | os.PathLike[str],
+        quasi_identifiers: Sequence[str],
+        sensitive: Sequence[str] = (),
+    ) -> pd.DataFrame:
+        """The distinct (QI..., sensitive...) combinations and their ``count``,
+        as one streaming ``GROUP BY`` (see :meth:`veil.engines.Engine.group_count`)."""
+        import duckdb
+
+        source = as_source(source)
+        columns = list(quasi_identifiers) + list(sensitive)
+        source.require(columns)
+        with self._spill_dir() as spill:
+            con = self._connect(Path(spill))
+            try:
+                types = self._types(con, source)
+                select = ", ".join(f"{self._label(c, types[c], source)} AS {_ident(c)}" for c in columns)
+                group = ", ".join(str(i + 1) for i in range(len(columns)))
+                sql = (
+                    f"SELECT {select}{', ' if columns else ''}count(*) AS {_ident(COUNT_COLUMN)} "
+                    f"FROM {self._scan(source)}" + (f" GROUP BY {group}" if columns else "")
+                )
+                try:
+                    relation = con.sql(sql)
+                    fetch = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
+                    table = fetch()
+                except duckdb.Error as exc:
+                    raise self._translate(exc, source) from None
+            finally:
+                con.close()
+        out = pd.DataFrame({
+            c: pd.Series(table.column(c).to_pylist(), dtype=object) for c in columns
+        })
+        out[COUNT_COLUMN] = pd.Series(table.column(COUNT_COLUMN).to_numpy(), dtype="int64")
+        return out
+
+    def apply(
+        self,
+        source: Source | str | os.PathLike[str],
+        transformation: Transformation,
+        suppressed: Suppressed,
+        output: str | os.PathLike[str],
+        *,
+        shuffle_seed: int | None = None,
+        drop_suppressed: bool = False,
+    ) -> ApplyResult:
+        """Write the released table: the rows recoded through joins with the
+        mapping tables and the suppressed classes into a staging Parquet file,
+        then sorted by ``hash(row, seed)`` into the output (see
+        :meth:`veil.engines.Engine.apply`)."""
+        import duckdb
+
+        source = as_source(source)
+        qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
+        out_path = check_output(output, source.path)
+        seed = resolve_seed(shuffle_seed) % (1 << 62)
+        written = [0]
+
+        def write(tmp: Path) -> None:
+            with self._spill_dir() as spill:
+                con = self._connect(Path(spill))
+                try:
+                    self._load_tables(con, qis, mappings, suppressed_rows)
+                    stage = Path(spill) / "released.parquet"
+                    recode, shuffle = self._apply_sql(con, source, qis, seed, drop_suppressed, stage, tmp)
+                    try:
+                        con.execute(recode)
+                        written[0] = int(con.execute(shuffle).fetchone()[0])
+                    except duckdb.Error as exc:
+                        raise self._translate(exc, source) from None
+                finally:
+                    con.close()
+
+        write_atomically(out_path, write)
+        return ApplyResult(out_path, written[0])
+
+    @staticmethod
+    def _load_tables(
+        con: Any, qis: Sequence[str], mappings: dict[str, dict[str, str]], suppressed_rows: list[tuple[str, ...]]
+    ) -> None:
+        """The mapping tables ``__veil_map_i(leaf, released)`` and the suppressed
+        classes ``__veil_suppressed(k)``, a class as its labels joined by U+001F."""
+        import pyarrow as pa
+
+        for i, name in enumerate(qis):
+            table = pa.table({
+                "leaf": pa.array(list(mappings[name]), type=pa.string()),
+                "released": pa.array(list(mappings[name].values()), type=pa.string()),
+            })
+            con.register("__veil_arrow", table)
+            con.execute(f"CREATE TEMP TABLE __veil_map_{i} AS SELECT * FROM __veil_arrow")
+            con.unregister("__veil_arrow")
+        keys = pa.array([_KEY_SEPARATOR.join(row) for row in suppressed_rows], type=pa.string())
+        con.register("__veil_arrow", pa.table({"k": keys}))
+        con.execute("CREATE TEMP TABLE __veil_suppressed AS SELECT * FROM __veil_arrow")
+        con.unregister("__veil_arrow")
+
+    def _apply_sql(
+        self, con: Any, source: Source, qis: Sequence[str], seed: int, drop: bool, stage: Path, tmp: Path
+    ) -> tuple[str, str]:
+        """Two statements: recode the rows into a staging Parquet file (streaming,
+        with each row's shuffle key), then sort that file by the key into the output.
+
+        Two passes rather than one ``ORDER BY`` over the joins: the sort of a
+        plain file spills to disk within ``memory_limit``, while DuckDB was seen
+        to run out of memory sorting the output of the joins directly.
+        """
+        types = self._types(con, source)
+        labels = {q: self._label(q, types[q], source, "src") for q in qis}
+        star = " AND ".join(f"coalesce({labels[q]} = {_literal(SUPPRESSED)}, false)" for q in qis)
+        joins, released, checks = [], [], []
+        for i, q in enumerate(qis):
+            joins.append(
+                f"LEFT JOIN __veil_map_{i} AS m{i} ON m{i}.leaf = coalesce({labels[q]}, {_literal(MISSING)})"
+            )
+            released.append(f"m{i}.released AS __veil_r{i}")
+            # the value a mapping misses, raised as an error naming it (only rows that reach it)
+            message = (
+                f"{_literal(UNCOVERED_MARK + q + MARK_SEPARATOR)} || "
+                f"coalesce({self._label(q, types[q], source, 'g')}, {_literal(MISSING)}) || {_literal(MARK_SEPARATOR)}"
+            )
+            checks.append(
+                f"CASE WHEN g.__veil_sup THEN {_literal(SUPPRESSED)} "
+                f"WHEN g.__veil_r{i} IS NULL THEN error({message}) "
+                f"ELSE g.__veil_r{i} END AS {_ident(q)}"
+            )
+        # NULL when a label is (an uncovered value): never a suppressed class, so the error fires
+        class_key = " || chr(31) || ".join(f"g0.__veil_r{i}" for i in range(len(qis)))
+        helpers = ", ".join([f"__veil_r{i}" for i in range(len(qis))] + ["__veil_sup"])
+        hashed = ", ".join(f"g0.{_ident(c)}" for c in source.columns)
+        # nested subqueries, not CTEs: DuckDB may materialize a CTE in memory
+        inner = (
+            f"SELECT src.*, ({star}) AS __veil_star, {', '.join(released)} "
+            f"FROM {self._scan(source)} AS src {' '.join(joins)}"
+        )
+        middle = (
+            f"SELECT g0.* EXCLUDE (__veil_star), "
+            f"(g0.__veil_star OR coalesce({class_key} IN (SELECT k FROM __veil_suppressed), false)) AS __veil_sup, "
+            f"hash({hashed}, {seed}::UBIGINT) AS __veil_key "
+            f"FROM ({inner}) AS g0"
+        )
+        body = (
+            f"SELECT g.* EXCLUDE ({helpers}) REPLACE ({', '.join(checks)}) FROM ({middle}) AS g"
+            + (" WHERE NOT g.__veil_sup" if drop else "")
+        )
+        if tmp.suffix.lower() in (".parquet", ".pq"):
+            options = "FORMAT PARQUET"
+        else:
+            options = "FORMAT CSV, HEADER true, DELIMITER ',', QUOTE '\"', ESCAPE '\"'"
+        recode = f"COPY ({body}) TO {_literal(str(stage))} (FORMAT PARQUET)"
+        shuffle = (
+            f"COPY (SELECT * EXCLUDE (__veil_key) FROM read_parquet({_literal(str(stage))}) "
+            f"ORDER BY __veil_key) TO {_literal(str(tmp))} ({options})"
+        )
+        return recode, shuffle

@@ -1,0 +1,153 @@
+"""The local engine: pandas and numpy, the whole table in memory (veil's default)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from veil.classes import SUPPRESSED
+from veil.dataset import MISSING, format_labels, read_csv
+from veil.engines._output import check_output, write_atomically
+from veil.engines._protocol import (
+    ApplyResult,
+    Suppressed,
+    Transformation,
+    normalize_apply_arguments,
+    resolve_seed,
+    uncovered,
+)
+from veil.engines._source import COUNT_COLUMN, Source, as_source
+
+__all__ = ["LocalEngine"]
+
+
+class LocalEngine:
+    """Group-count and apply in memory with pandas and numpy.
+
+    The table is read whole (CSV as text through :func:`veil.dataset.read_csv`,
+    Parquet through pandas), so it must fit in memory, several times over for
+    the apply (the table, the released copy, the shuffled copy).  The shuffle
+    is numpy's ``default_rng(seed).permutation``, exactly as
+    :func:`veil.anonymize` shuffles, so for the same seed both give the same
+    released rows in the same order.
+
+    Examples
+    --------
+    >>> engine = LocalEngine()
+    >>> engine.name
+    'local'
+    """
+
+    name = "local"
+
+    def __repr__(self) -> str:
+        return "LocalEngine()"
+
+    # ----------------------------------------------------------------- reading
+    @staticmethod
+    def _read(source: Source) -> pd.DataFrame:
+        if source.format == "parquet":
+            return pd.read_parquet(source.path)
+        # every cell as text, nothing read as missing: the na_values apply to the
+        # grouped columns only, and the other columns are passed through verbatim
+        return read_csv(source.path, sep=source.sep, na_values=())
+
+    @staticmethod
+    def _labels(frame: pd.DataFrame, source: Source, name: str) -> pd.Series:
+        """Column ``name`` as text labels, ``None`` where missing."""
+        if source.format == "parquet":
+            values = format_labels(frame[name]).astype(object)
+            missing = values.isna().to_numpy()
+        else:
+            values = frame[name].astype(object)
+            missing = (values.isna() | values.isin(source.na_values)).to_numpy()
+        out = values.to_numpy(dtype=object, copy=True)
+        out[missing] = None
+        if source.format == "parquet":  # dates and decimals stay objects in pandas: labels are text
+            out[~missing] = [str(v) for v in out[~missing]]
+        return pd.Series(out, index=frame.index, dtype=object, name=name)
+
+    # ------------------------------------------------------------- operations
+    def group_count(
+        self,
+        source: Source | str | os.PathLike[str],
+        quasi_identifiers: Sequence[str],
+        sensitive: Sequence[str] = (),
+    ) -> pd.DataFrame:
+        """The distinct (QI..., sensitive...) combinations and their ``count``
+        (see :meth:`veil.engines.Engine.group_count`)."""
+        source = as_source(source)
+        columns = list(quasi_identifiers) + list(sensitive)
+        source.require(columns)
+        frame = self._read(source)
+        labels = pd.DataFrame({name: self._labels(frame, source, name) for name in columns})
+        if not columns:
+            return pd.DataFrame({COUNT_COLUMN: np.array([len(frame)], dtype=np.int64)})
+        keys = labels.fillna(MISSING)  # groupby on a sentinel: None is not a key
+        grouped = keys.groupby(columns, sort=False, dropna=False).size().reset_index(name=COUNT_COLUMN)
+        for name in columns:
+            values = grouped[name].to_numpy(dtype=object, copy=True)
+            # a literal MISSING label and a missing value are one label for veil anyway
+            values[values == MISSING] = None
+            grouped[name] = pd.Series(values, dtype=object)
+        grouped[COUNT_COLUMN] = grouped[COUNT_COLUMN].astype(np.int64)
+        return grouped
+
+    def apply(
+        self,
+        source: Source | str | os.PathLike[str],
+        transformation: Transformation,
+        suppressed: Suppressed,
+        output: str | os.PathLike[str],
+        *,
+        shuffle_seed: int | None = None,
+        drop_suppressed: bool = False,
+    ) -> ApplyResult:
+        """Write the released table (see :meth:`veil.engines.Engine.apply`)."""
+        source = as_source(source)
+        qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
+        out_path = check_output(output, source.path)
+        seed = resolve_seed(shuffle_seed)
+        frame = self._read(source)
+        n = len(frame)
+        labels = {name: self._labels(frame, source, name) for name in qis}
+        star = np.ones(n, dtype=np.bool_)  # arrived suppressed: '*' in every QI
+        for name in qis:
+            star &= (labels[name] == SUPPRESSED).to_numpy()
+        released: dict[str, np.ndarray] = {}
+        for name in qis:
+            values = labels[name].fillna(MISSING).map(mappings[name])
+            gap = values.isna().to_numpy() & ~star
+            if gap.any():
+                raise uncovered(name, labels[name].iloc[int(np.flatnonzero(gap)[0])])
+            released[name] = values.to_numpy(dtype=object)
+        suppress = star.copy()
+        if suppressed_rows and n:
+            if len(qis) > 1:
+                index = pd.MultiIndex.from_arrays([released[q] for q in qis])
+                suppress |= np.asarray(index.isin(suppressed_rows), dtype=np.bool_)
+            else:
+                suppress |= pd.Index(released[qis[0]]).isin([row[0] for row in suppressed_rows])
+        out = frame.copy()
+        for name in qis:
+            column = released[name]
+            column[suppress] = SUPPRESSED
+            out[name] = pd.array(column, dtype=object)
+        if drop_suppressed:
+            out = out.loc[~suppress].reset_index(drop=True)
+        # the shuffle of veil.anonymize: for the same seed, the same order
+        rng = np.random.default_rng(seed)
+        out = out.iloc[rng.permutation(len(out))].reset_index(drop=True)
+        write_atomically(out_path, lambda tmp: _write(out, tmp))
+        return ApplyResult(out_path, len(out))
+
+
+def _write(frame: pd.DataFrame, tmp: Path) -> None:
+    if tmp.suffix.lower() in (".parquet", ".pq"):
+        frame.to_parquet(tmp, index=False)
+    else:
+        frame.to_csv(tmp, index=False)

@@ -1,0 +1,102 @@
+"""Output paths: refuse the input as output, and write atomically.
+
+An engine writes the released table to a hidden temporary file in the
+destination folder and renames it into place (``os.replace``, atomic on one
+filesystem) only when the write has finished, so a reader never sees a
+partial file and a failure leaves none behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from veil.errors import OutputError
+
+__all__ = ["check_output", "temporary_path", "write_atomically", "remove_quietly"]
+
+
+def check_output(output: str | os.PathLike[str], *inputs: str | os.PathLike[str]) -> Path:
+    """The absolute output path, after refusing an input path or an unwritable folder.
+
+    A missing folder is created.
+
+    Raises
+    ------
+    OutputError
+        ``output`` is one of ``inputs`` (the same file, also through links), its
+        folder is a file, or the folder cannot be created or written.
+    """
+    out = Path(output).expanduser().absolute()
+    for source in inputs:
+        src = Path(source)
+        if out.resolve() == src.resolve() or (out.exists() and src.exists() and os.path.samefile(out, src)):
+            raise OutputError(f"The output {str(out)!r} is the input file; veil never overwrites its input.")
+    if out.is_dir():
+        raise OutputError(f"Cannot write {str(out)!r}: it is a folder; give a file name ending in .csv or .parquet.")
+    folder = out.parent
+    for parent in (folder, *folder.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise OutputError(f"Cannot write {str(out)!r}: {str(parent)!r} is not a folder.")
+            break
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"Cannot write {str(out)!r}: cannot create the folder {str(folder)!r} ({exc.strerror}).") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"Cannot write {str(out)!r}: the folder {str(folder)!r} is not writable.")
+    return out
+
+
+def temporary_path(output: Path, *, tag: str = "tmp", hidden: bool = True) -> Path:
+    """A fresh path beside ``output`` that keeps its extension (so its format).
+
+    Hidden (a leading dot) unless ``hidden=False``: a file an engine must read
+    back cannot be hidden, because Spark (Hadoop) skips files named ``.*``.
+    """
+    dot = "." if hidden else ""
+    return output.with_name(f"{dot}{output.name}.veil-{tag}-{secrets.token_hex(6)}{output.suffix}")
+
+
+def remove_quietly(path: Path) -> None:
+    """Remove a file or folder if it exists (cleanup after a failure)."""
+    with contextlib.suppress(FileNotFoundError):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink()
+
+
+def write_atomically(output: Path, write: Callable[[Path], None]) -> None:
+    """Call ``write(tmp)`` on a temporary path beside ``output``, then rename it to ``output``.
+
+    Raises
+    ------
+    OutputError
+        The folder refuses the file (permissions, read-only filesystem, full disk).
+    """
+    tmp = temporary_path(output)
+    try:
+        write(tmp)
+        os.replace(tmp, output)
+    except PermissionError as exc:
+        remove_quietly(tmp)
+        raise OutputError(f"Cannot write {str(output)!r}: {exc.strerror}.") from None
+    except BaseException:
+        remove_quietly(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def cleaned_on_error(path: Path) -> Iterator[Path]:
+    """Remove ``path`` if the block raises."""
+    try:
+        yield path
+    except BaseException:
+        remove_quietly(path)
+        raise

@@ -1,0 +1,217 @@
+"""The engine protocol: the only two data-sized operations of veil.
+
+Everything veil decides (the search, the models, the metrics, the risk
+measures) runs on the class table, on one machine, whatever the size of the
+data.  Only two operations touch the rows, and an *engine* implements exactly
+these two:
+
+``group_count(source, quasi_identifiers, sensitive)``
+    "group by these columns, count": one row per distinct combination of the
+    quasi-identifier and sensitive values, with its number of records.  Its
+    size is the number of distinct combinations, not of records; the class
+    table is built from it (:func:`~veil.engines.class_table_from_counts`).
+
+``apply(source, transformation, suppressed, output, *, shuffle_seed, drop_suppressed)``
+    "replace values through small mapping tables, blank out suppressed
+    classes, write the result": each QI value is replaced through its mapping
+    (original label -> released label), every record of a suppressed class
+    gets ``*`` in every QI (or is dropped), the rows are shuffled, and the
+    file is written atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import pandas as pd
+
+from veil.engines._source import Source
+from veil.errors import HierarchyError, ParameterError, SchemaError, VeilError
+
+__all__ = [
+    "Engine", "EngineError", "ApplyResult", "Transformation", "Suppressed", "normalize_apply_arguments", "resolve_seed", "uncovered",
+    "parse_uncovered", "UNCOVERED_MARK", "MARK_SEPARATOR",
+]
+
+from veil.errors import EngineError  # noqa: E402  (re-exported: part of the engine API)
+
+
+#: Per quasi-identifier, a mapping from each original label to its released label.
+Transformation = Mapping[str, Mapping[str, str]]
+#: The suppressed classes: released QI tuples (in the transformation's QI order),
+#: or a DataFrame with one column per QI.
+Suppressed = Collection[Sequence[str]] | pd.DataFrame
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """What :meth:`Engine.apply` wrote.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The released file.
+    records_out : int
+        Rows written.
+    """
+
+    path: Path
+    records_out: int
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What an engine implements: the two data-sized operations.
+
+    ``name`` is the engine's registry name (``local``, ``duckdb``, ``spark``).
+    Sources are local CSV (UTF-8, with a header line) or Parquet files, given
+    as a path or a :class:`~veil.engines.Source`.
+    """
+
+    name: str
+
+    def group_count(
+        self,
+        source: Source | str | os.PathLike[str],
+        quasi_identifiers: Sequence[str],
+        sensitive: Sequence[str] = (),
+    ) -> pd.DataFrame:
+        """The distinct combinations of the columns, with their ``count``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per QI then per sensitive attribute (object dtype: text
+            labels, ``None`` for a missing value), and ``count`` (int64).  One
+            row per distinct combination, in no particular order.
+            Values are text labels as :class:`~veil.dataset.Dataset` reads
+            them: CSV cells verbatim (the ``na_values`` texts are missing),
+            Parquet values formatted like :func:`veil.dataset.format_labels`.
+        """
+        ...
+
+    def apply(
+        self,
+        source: Source | str | os.PathLike[str],
+        transformation: Transformation,
+        suppressed: Suppressed,
+        output: str | os.PathLike[str],
+        *,
+        shuffle_seed: int | None = None,
+        drop_suppressed: bool = False,
+    ) -> ApplyResult:
+        """Write the released table to ``output`` (CSV, or Parquet by extension).
+
+        Each QI of ``transformation`` is replaced through its mapping (a
+        missing value through the key :data:`veil.dataset.MISSING`); records
+        whose released QI tuple is in ``suppressed``, and records that arrived
+        with ``*`` in every QI, get ``*`` in every QI or, with
+        ``drop_suppressed``, are left out.  Other columns are copied
+        unchanged.  Rows are shuffled by a seeded pseudo-random order
+        (``shuffle_seed=None`` draws a fresh secret seed).  The file is
+        written to a temporary file in the same folder and renamed into
+        place; it is never the input.
+
+        Raises
+        ------
+        ColumnNotFoundError
+            A QI of ``transformation`` is not in the source.
+        HierarchyError
+            A value has no entry in its QI's mapping (names the column and
+            the value); nothing is written.
+        OutputError
+            ``output`` is the input, or its folder is not writable.
+        """
+        ...
+
+
+def resolve_seed(seed: int | None) -> int:
+    """The shuffle seed, checked; ``None`` draws a fresh secret one (62 bits).
+
+    Raises
+    ------
+    ParameterError
+        Not an int in [0, inf) nor None.
+    """
+    if seed is None:
+        return secrets.randbits(62)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError(f"The 'shuffle_seed' parameter must be an int in [0, inf) or None. Got {seed!r} instead.")
+    return int(seed)
+
+
+def normalize_apply_arguments(
+    source: Source,
+    transformation: Transformation,
+    suppressed: Suppressed,
+) -> tuple[tuple[str, ...], dict[str, dict[str, str]], list[tuple[str, ...]]]:
+    """Check ``apply``'s arguments: (QI names, mappings as dicts of str, suppressed tuples).
+
+    Raises
+    ------
+    ParameterError
+        No QI in ``transformation``, or a suppressed tuple of the wrong length.
+    ColumnNotFoundError
+        A QI is not a column of the source.
+    """
+    qis = tuple(str(q) for q in transformation)
+    if not qis:
+        raise ParameterError("The transformation maps no quasi-identifier; give one mapping per QI.")
+    source.require(qis)
+    mappings = {q: {str(k): str(v) for k, v in transformation[q].items()} for q in qis}
+    tuples: list[tuple[str, ...]]
+    if isinstance(suppressed, pd.DataFrame):
+        missing = [q for q in qis if q not in suppressed.columns]
+        if missing:
+            raise SchemaError(f"The suppressed classes lack the quasi-identifier column {missing[0]!r}.")
+        tuples = list(suppressed[list(qis)].astype(str).itertuples(index=False, name=None))
+    else:
+        tuples = [tuple(str(v) for v in row) for row in _rows(suppressed)]
+    for row in tuples:
+        if len(row) != len(qis):
+            raise ParameterError(
+                f"Each suppressed class must give one released label per quasi-identifier ({len(qis)}). "
+                f"Got {len(row)} instead."
+            )
+    return qis, mappings, sorted(set(tuples))
+
+
+def _rows(suppressed: Iterable[Sequence[str]]) -> Iterable[Sequence[str]]:
+    for row in suppressed:
+        if isinstance(row, str):
+            raise ParameterError(
+                "Each suppressed class must be a tuple of released labels, one per quasi-identifier. "
+                "Got a string instead."
+            )
+        yield row
+
+
+def uncovered(column: str, value: object) -> HierarchyError:
+    """The error for a value that a QI's mapping (its hierarchy) does not cover."""
+    return HierarchyError(
+        f"The hierarchy of column {column!r} does not cover the value {value!r}; "
+        "add a row for it to the hierarchy. Nothing was written."
+    )
+
+
+#: The text an engine raises inside its query for a value a mapping misses:
+#: ``MARK + column + SEP + value + SEP`` (parsed back by :func:`parse_uncovered`).
+UNCOVERED_MARK = "veil-uncovered@@veil@@"
+MARK_SEPARATOR = "@@veil@@"
+
+
+def parse_uncovered(text: str) -> HierarchyError | None:
+    """The :class:`HierarchyError` an engine's error text carries, if it carries one."""
+    start = text.find(UNCOVERED_MARK)
+    if start < 0:
+        return None
+    parts = text[start + len(UNCOVERED_MARK):].split(MARK_SEPARATOR)
+    if len(parts) < 3:
+        return None
+    return uncovered(parts[0], parts[1])

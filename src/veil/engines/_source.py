@@ -1,0 +1,148 @@
+"""The input of an engine: a CSV or Parquet file, its format, separator and columns."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from veil.dataset import DEFAULT_NA_VALUES, _sniff_separator
+from veil.errors import ColumnNotFoundError, DataFormatError, SchemaError
+
+__all__ = ["Source", "COUNT_COLUMN", "PARQUET_SUFFIXES", "file_format"]
+
+#: The name of the count column of :meth:`Engine.group_count`'s result.
+COUNT_COLUMN = "count"
+#: Extensions read and written as Parquet; every other extension is CSV.
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def file_format(path: str | os.PathLike[str]) -> Literal["csv", "parquet"]:
+    """``"parquet"`` for ``.parquet``/``.pq``, else ``"csv"`` (the rule of :func:`veil.release.write_table`)."""
+    return "parquet" if str(path).lower().endswith(PARQUET_SUFFIXES) else "csv"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A table on disk that an engine reads: a CSV or Parquet file.
+
+    Build one with :meth:`from_path`, which checks the file, detects the CSV
+    separator and reads the header (never the rows).
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The file (absolute).
+    format : {"csv", "parquet"}
+        By extension: ``.parquet``/``.pq`` is Parquet, anything else CSV.
+    columns : tuple of str
+        The column names, in file order.
+    sep : str
+        The CSV separator (``","`` for Parquet, unused).
+    na_values : tuple of str
+        CSV cell texts that mean *missing* in a quasi-identifier or sensitive
+        column (as :func:`veil.dataset.read_csv` reads them); empty for
+        Parquet, whose missing values are real nulls.  Other columns are
+        passed through to the output exactly as read.
+    """
+
+    path: Path
+    format: Literal["csv", "parquet"]
+    columns: tuple[str, ...]
+    sep: str = ","
+    na_values: tuple[str, ...] = DEFAULT_NA_VALUES
+
+    @classmethod
+    def from_path(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        sep: str | None = None,
+        na_values: Sequence[str] = DEFAULT_NA_VALUES,
+    ) -> "Source":
+        """Describe the file at ``path`` (UTF-8 CSV with a header line, or Parquet).
+
+        Parameters
+        ----------
+        path : str or path-like
+            A local file.
+        sep : str, optional
+            The CSV separator; default: detected among ``, ; TAB |``.
+        na_values : sequence of str
+            CSV cell texts read as missing in QI and sensitive columns.
+
+        Raises
+        ------
+        DataFormatError
+            The file does not exist, is empty, is not UTF-8, or is not Parquet.
+        SchemaError
+            The header names a column twice.
+        """
+        file = Path(path).expanduser()
+        if not file.is_file():
+            raise DataFormatError(f"No such file: {str(file)!r}.")
+        file = file.resolve()
+        if file_format(file) == "parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                names = tuple(pq.read_schema(file).names)
+            except Exception as exc:  # pyarrow raises several types for corrupt files
+                raise DataFormatError(f"Cannot read {str(file)!r} as Parquet: {exc}") from None
+            cls._check_unique(names, file)
+            return cls(file, "parquet", names, ",", ())
+        try:
+            if sep is None:
+                sep = _sniff_separator(file, "utf-8")
+            with open(file, encoding="utf-8", newline="") as handle:
+                header_line = handle.readline()
+        except UnicodeDecodeError as exc:
+            raise DataFormatError(
+                f"{str(file)!r} is not valid UTF-8: {exc.reason} at byte {exc.start}; "
+                "the duckdb and spark engines read UTF-8 only (convert the file first)."
+            ) from None
+        if not header_line.strip():
+            raise DataFormatError(f"{str(file)!r} is empty: a CSV needs at least a header line.")
+        header_line = header_line.lstrip("\ufeff")
+        names = tuple(next(csv.reader(io.StringIO(header_line), delimiter=sep)))
+        cls._check_unique(names, file)
+        return cls(file, "csv", names, sep, tuple(na_values))
+
+    @staticmethod
+    def _check_unique(names: Sequence[str], file: Path) -> None:
+        duplicated = sorted({c for c in names if names.count(c) > 1})
+        if duplicated:
+            raise SchemaError(
+                f"{str(file)!r} has duplicate column names: {', '.join(map(repr, duplicated))}; "
+                "rename them so that each column has one name."
+            )
+
+    def require(self, columns: Iterable[str]) -> None:
+        """Check that every one of ``columns`` is in the file.
+
+        Raises
+        ------
+        ColumnNotFoundError
+            Names the first missing column, the file and its columns.
+        SchemaError
+            A column is named ``count`` (the name of the count column).
+        """
+        for name in columns:
+            if name not in self.columns:
+                raise ColumnNotFoundError(
+                    f"Column {name!r} is not in {str(self.path)!r}; its columns are: {', '.join(self.columns)}."
+                )
+            if name == COUNT_COLUMN:
+                raise SchemaError(
+                    f"Column {name!r} of {str(self.path)!r} has the name of the count column of a "
+                    "group-count; rename it to use it as a quasi-identifier or sensitive attribute."
+                )
+
+
+def as_source(source: "Source | str | os.PathLike[str]", *, sep: str | None = None) -> Source:
+    """``source`` itself, or the :class:`Source` of a path."""
+    return source if isinstance(source, Source) else Source.from_path(source, sep=sep)
