@@ -104,6 +104,7 @@ class ReleaseConfig(_Strict):
     label: str | None = None
     algorithm: Literal["lattice", "datafly", "mondrian", "tds", "mdav"] = "lattice"
     algorithm_options: dict[str, Any] = Field(default_factory=dict)
+    engine: Literal["local", "duckdb", "spark"] = "local"
     output: OutputSpec = OutputSpec()
     deidentify: dict[str, Any] | None = None
     base_dir: str = "."

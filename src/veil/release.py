@@ -12,6 +12,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,9 @@ import pandas as pd
 from veil.anonymization import AnonymizationResult, anonymize
 from veil.config import ReleaseConfig, build_hierarchy, build_model
 from veil.dataset import MISSING, Dataset
-from veil.errors import OutputError
+from veil.errors import ConfigError, OutputError
 
-__all__ = ["dataset_from_config", "run_config", "write_table", "write_json", "check_output_path"]
+__all__ = ["dataset_from_config", "run_config", "write_table", "write_json", "check_output_path", "FileRelease"]
 
 
 def check_output_path(output: str | Path, *inputs: str | Path) -> Path:
@@ -118,8 +119,12 @@ def run_config(
     report: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     html: str | None = None,
-) -> tuple[AnonymizationResult, dict[str, str]]:
+) -> tuple["AnonymizationResult | FileRelease", dict[str, str]]:
     """Run the release a configuration describes; write the outputs it names.
+
+    With ``engine: duckdb`` or ``spark`` the table is anonymized from file to
+    file through :func:`veil.engines.anonymize_file` (the result then holds the
+    report only).
 
     Returns the result and the paths written (``{"data": ..., "report": ..., "html": ...}``).
     Nothing is written unless the anonymization succeeded and was verified.
@@ -135,9 +140,11 @@ def run_config(
     html_path = html or config.output.html
     if html_path:
         targets["html"] = check_output_path(html_path if html else config.resolve(html_path), input_path)
-    dataset = dataset_from_config(config)
     models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
     weights = {n: a.weight for n, a in config.attributes.items() if a.weight is not None} or None
+    if config.engine != "local":
+        return _run_with_engine(config, models, weights, targets, progress)
+    dataset = dataset_from_config(config)
     result = anonymize(
         dataset,
         models,
@@ -167,3 +174,85 @@ def run_config(
         write_html(result, targets["html"])
         written["html"] = str(targets["html"])
     return result, written
+
+
+@dataclass
+class FileRelease:
+    """What a release through an out-of-core engine returns: its report (the
+    released rows stay in the output file)."""
+
+    report: dict[str, Any]
+
+
+def _run_with_engine(
+    config: ReleaseConfig,
+    models: list[Any],
+    weights: dict[str, float] | None,
+    targets: dict[str, Path],
+    progress: Callable[[int, int], None] | None,
+) -> tuple[FileRelease, dict[str, str]]:
+    """Run the release through the DuckDB or Spark engine (file to file)."""
+    from veil.engines import anonymize_file, get_engine
+
+    refused = {
+        "deidentify": config.deidentify is not None,
+        "input.missing: error": config.input.missing == "error",
+        "input.encoding other than utf-8": config.input.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"),
+        "output.shuffle: false": not config.output.shuffle,
+        f"algorithm: {config.algorithm}": config.algorithm != "lattice",
+    }
+    bad = [name for name, hit in refused.items() if hit]
+    if bad:
+        raise ConfigError(
+            f"engine: the {config.engine} engine runs the lattice search from file to file; it does not "
+            f"support {', '.join(bad)}. Use engine: local for these."
+        )
+    if "data" not in targets:
+        raise ConfigError(f"output.path: the {config.engine} engine writes the released table to a file; name one.")
+    input_path = config.resolve(config.input.path)
+    engine = get_engine(config.engine)
+    qis, sensitive = config.names("quasi-identifier"), config.names("sensitive")
+    kinds = {n: a.kind for n, a in config.attributes.items()}
+    hierarchies = {}
+    for name, attribute in config.attributes.items():
+        if attribute.hierarchy is None:
+            continue
+        values: list[str] = []
+        if attribute.hierarchy.file is None and attribute.hierarchy.taxonomy is None:
+            # builders take the column's values: one small group-count through the engine
+            counts = engine.group_count(input_path, [name], [])
+            column = Dataset.from_pandas(counts[[name]].dropna(), quasi_identifiers=[name],
+                                         kinds={name: kinds[name]})
+            values = [v for v in column.encode(name).labels.tolist() if v != MISSING]
+        hierarchies[name] = build_hierarchy(name, attribute.hierarchy, values, config)
+    report = anonymize_file(
+        input_path,
+        engine=engine,
+        quasi_identifiers=qis,
+        sensitive=sensitive,
+        hierarchies=hierarchies,
+        models=models,
+        suppression_limit=config.suppression_limit,
+        metric=config.metric,
+        output=targets["data"],
+        seed=config.output.seed,
+        drop_suppressed=config.output.drop_suppressed,
+        sep=config.input.sep,
+        kinds=kinds,
+        domains={n: a.domain for n, a in config.attributes.items() if a.domain},
+        label=config.label,
+        weights=weights,
+        min_levels={n: a.min_level for n, a in config.attributes.items() if a.min_level is not None},
+        max_levels={n: a.max_level for n, a in config.attributes.items() if a.max_level is not None},
+        progress=progress,
+    )
+    written = {"data": str(targets["data"])}
+    if "report" in targets:
+        write_json(report, targets["report"])
+        written["report"] = str(targets["report"])
+    if "html" in targets:
+        from veil.report import write_html
+
+        write_html(report, targets["html"])
+        written["html"] = str(targets["html"])
+    return FileRelease(report), written

@@ -28,7 +28,7 @@ def _config_from_flags(
     file: Path, *, qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
     k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str], suppression: float, metric: str,
     label: str | None, sep: str | None, seed: int | None, shuffle: bool, drop_suppressed: bool,
-    algorithm: str = "lattice", options: dict[str, object] | None = None,
+    algorithm: str = "lattice", options: dict[str, object] | None = None, engine: str = "local",
 ):
     from veil.config import ReleaseConfig, _check_consistency
     from veil.errors import ConfigError, ParameterError
@@ -69,7 +69,7 @@ def _config_from_flags(
         config = ReleaseConfig(
             input={"path": str(file.resolve()), "sep": sep},
             attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label,
-            algorithm=algorithm, algorithm_options=options or {},
+            algorithm=algorithm, algorithm_options=options or {}, engine=engine,
             output={"seed": seed, "shuffle": shuffle, "drop_suppressed": drop_suppressed},
         )
     except ValidationError as exc:
@@ -107,6 +107,7 @@ def anonymize_command(
     drop_suppressed: bool = typer.Option(False, "--drop-suppressed", help="Drop suppressed records instead of writing '*'."),
     algorithm: str = typer.Option("lattice", "--algorithm", help="lattice (optimal, default), datafly, mondrian, tds or mdav."),
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
+    engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
 ) -> None:
     """Anonymize a table: optimal generalization and suppression, verified, with a report."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -117,12 +118,12 @@ def anonymize_command(
 
     with user_errors():
         if target.suffix.lower() in _CONFIG_SUFFIXES:
-            if algorithm != "lattice" or option:
+            if algorithm != "lattice" or option or engine != "local":
                 from veil.errors import ParameterError
 
                 raise ParameterError(
-                    "--algorithm and --option apply to data-file mode; with a configuration file, "
-                    "set 'algorithm' and 'algorithm_options' in it."
+                    "--algorithm, --option and --engine apply to data-file mode; with a configuration file, "
+                    "set 'algorithm', 'algorithm_options' and 'engine' in it."
                 )
             config = load_config(target)
         else:
@@ -132,7 +133,7 @@ def anonymize_command(
                 k=k, l_diversity=_pairs(l_diversity, "-l"), t_closeness=_pairs(t_closeness, "-t"),
                 suppression=suppression, metric=metric, label=label, sep=sep, seed=seed,
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
-                algorithm=algorithm, options=_options(option),
+                algorithm=algorithm, options=_options(option), engine=engine,
             )
         with Progress(
             TextColumn(f"anonymizing ({config.algorithm})"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

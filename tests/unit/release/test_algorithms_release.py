@@ -86,7 +86,7 @@ def test_cli_algorithm_flag(tmp_path):
 def test_cli_algorithm_flag_refused_with_a_config(tmp_path):
     path = _write_config(tmp_path, BASE)
     result = runner.invoke(app, ["anonymize", str(path), "--algorithm", "datafly"])
-    assert result.exit_code == 2 and "set 'algorithm' and 'algorithm_options'" in result.output
+    assert result.exit_code == 2 and "set 'algorithm', 'algorithm_options' and 'engine'" in result.output
 
 
 def test_missing_sensitive_values_are_verified():
@@ -186,3 +186,39 @@ def test_drop_suppressed_with_input_suppressed_rows():
     result = anonymize(dataset, [KAnonymity(k=2)], drop_suppressed=True, seed=0)
     report = result.report
     assert report["records_out"] == 4 and report["suppressed_dropped"] == 1 == report["input_suppressed"]
+
+
+def test_cli_engine_duckdb_matches_in_memory(tmp_path):
+    out, report = tmp_path / "out.csv", tmp_path / "r.json"
+    args = ["-k", "5", "-l", "salary-class:2", "--suppression", "0.05", "--seed", "1", "--json", str(report)]
+    result = runner.invoke(app, _adult_flags(tmp_path, *args, "--engine", "duckdb", "-o", str(out)))
+    assert result.exit_code == 0, result.output
+    payload = json.loads(report.read_text())
+    memory = anonymize(load_adult(), MODELS, suppression_limit=0.05, seed=1).report
+    assert payload["engine"] == "duckdb" and payload["verified"] is True
+    assert payload["transformation"] == memory["transformation"] and payload["suppressed"] == memory["suppressed"]
+    check = runner.invoke(app, ["check", str(out), "--qi", QIS, "--sensitive", "salary-class", "--require", "k>=5, l>=2"])
+    assert check.exit_code == 0, check.output
+
+
+def test_engine_refusals(tmp_path):
+    from veil.release import run_config
+
+    with pytest.raises(ConfigError, match="does not support algorithm: datafly"):
+        run_config(load_config(_write_config(tmp_path, BASE + "engine: duckdb\nalgorithm: datafly\noutput: {path: o.csv}\n")))
+    with pytest.raises(ConfigError, match="output.path: the duckdb engine writes the released table to a file"):
+        run_config(load_config(_write_config(tmp_path, BASE + "engine: duckdb\n")))
+    with pytest.raises(ConfigError, match="engine: Input should be 'local', 'duckdb' or 'spark'"):
+        load_config(_write_config(tmp_path, BASE + "engine: polars\n"))
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_engine_with_builder_hierarchy(tmp_path):
+    """Builders that need the column's values get them from one group-count through the engine."""
+    from veil.release import run_config
+
+    config = load_config(_write_config(tmp_path, BASE + "engine: duckdb\noutput: {path: o.csv, seed: 1}\n"))
+    release, written = run_config(config)
+    memory, _ = run_config(load_config(_write_config(tmp_path, BASE + "output: {seed: 1}\n")))
+    assert release.report["transformation"] == memory.report["transformation"]
+    assert release.report["suppressed"] == memory.report["suppressed"]
