@@ -105,14 +105,46 @@ def mean_sensitivity(*, lower: float | None, upper: float | None, n: int | None 
     return (hi - lo) / size
 
 
-def histogram_sensitivity(*, neighbours: str = "remove_one", max_rows: int = 1) -> int:
+def histogram_sensitivity(
+    *,
+    neighbours: str = "remove_one",
+    max_rows: int | None = 1,
+    max_groups: int | None = None,
+    max_rows_per_group: int | None = None,
+) -> int:
     """L1 Δ of a histogram (counts per disjoint bin): m under remove-one, 2m under replace-one.
 
     One unit's m rows fall in at most m bins (parallel composition over the
-    disjoint bins), so the whole histogram costs one ε.
+    disjoint bins), so the whole histogram costs one ε.  With per-group bounds
+    (a unit contributes to at most ``max_groups`` bins and at most
+    ``max_rows_per_group`` rows to each), Δ = min(m, max_groups ·
+    max_rows_per_group); ``max_rows=None`` leaves only the per-group bounds
+    (see :class:`~veil.dp.ContributionBounds`).
+
+    Examples
+    --------
+    >>> histogram_sensitivity(max_rows=10)
+    10
+    >>> histogram_sensitivity(max_rows=10, max_groups=2, max_rows_per_group=3)
+    6
+    >>> histogram_sensitivity(neighbours="replace_one", max_rows=None, max_groups=2, max_rows_per_group=3)
+    12
     """
     check_choice("neighbours", neighbours, "histogram_sensitivity", _NEIGHBOURS)
-    m = check_int("max_rows", max_rows, "histogram_sensitivity", low=1)
+    bounds = []
+    if max_rows is not None:
+        bounds.append(check_int("max_rows", max_rows, "histogram_sensitivity", low=1))
+    if (max_groups is None) != (max_rows_per_group is None):
+        raise ParameterError(
+            "histogram_sensitivity needs both max_groups and max_rows_per_group, or neither."
+        )
+    if max_groups is not None:
+        groups = check_int("max_groups", max_groups, "histogram_sensitivity", low=1)
+        per_group = check_int("max_rows_per_group", max_rows_per_group, "histogram_sensitivity", low=1)
+        bounds.append(groups * per_group)
+    if not bounds:
+        raise ParameterError("histogram_sensitivity needs max_rows, or max_groups and max_rows_per_group.")
+    m = min(bounds)
     return m if neighbours == "remove_one" else 2 * m
 
 

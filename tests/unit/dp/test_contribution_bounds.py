@@ -203,3 +203,23 @@ def test_bad_mechanism_or_delta(visits):
     with pytest.raises(ParameterError, match="'max_rows_per_group' parameter of Contribution"):
         ContributionBounds(max_groups=2)
     assert t.accountant.spent.epsilon == 0.0
+
+
+def test_histogram_sensitivity_follows_the_bounds():
+    """Δ1 of a histogram: the total bound m, the per-group product L0·L∞, or the smaller of the
+    two; doubled under replace-one neighbours; and the same figure ContributionBounds gives."""
+    from veil.dp import ContributionBounds
+    from veil.dp._sensitivity import histogram_sensitivity
+
+    assert histogram_sensitivity(max_rows=10) == 10
+    assert histogram_sensitivity(max_rows=10, neighbours="replace_one") == 20
+    assert histogram_sensitivity(max_rows=10, max_groups=2, max_rows_per_group=3) == 6
+    assert histogram_sensitivity(max_rows=4, max_groups=2, max_rows_per_group=3) == 4
+    assert histogram_sensitivity(max_rows=None, max_groups=3, max_rows_per_group=2) == 6
+    for m, l0, linf in [(4, 2, 3), (10, 2, 3), (None, 3, 2)]:
+        bounds = ContributionBounds(max_rows_per_unit=m, max_groups=l0, max_rows_per_group=linf)
+        assert histogram_sensitivity(max_rows=m, max_groups=l0, max_rows_per_group=linf) == bounds.l1_sensitivity
+    with pytest.raises(ParameterError, match="both max_groups and max_rows_per_group"):
+        histogram_sensitivity(max_groups=2)
+    with pytest.raises(ParameterError, match="needs max_rows, or max_groups"):
+        histogram_sensitivity(max_rows=None)
