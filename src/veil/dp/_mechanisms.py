@@ -71,6 +71,20 @@ def _as_release(values: Any) -> tuple[np.ndarray, bool]:
     return arr, arr.ndim == 0
 
 
+def _release_floats(mechanism: Any, value: Any, distance: str, constructor: str) -> Any:
+    """Release a float or an array of floats through ``mechanism``'s OpenDP measurement:
+    the scalar one built up front, the vector one (``constructor`` over ``distance``,
+    same scale) built on first use."""
+    arr, scalar = _as_release(value)
+    if scalar:
+        return float(mechanism._scalar(float(arr)))
+    if mechanism._vector is None:
+        dp = opendp()
+        space = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), getattr(dp, distance)(T=float))
+        object.__setattr__(mechanism, "_vector", getattr(dp.m, constructor)(*space, scale=mechanism.scale))
+    return np.asarray(mechanism._vector(arr.ravel().tolist()), dtype=float).reshape(arr.shape)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LaplaceMechanism:
     """The Laplace mechanism: add Laplace(Δf/ε) noise to a real-valued answer.
@@ -137,15 +151,7 @@ class LaplaceMechanism:
 
     def release(self, value: Any) -> Any:
         """Return ``value`` plus fresh Laplace noise (a float, or an array for an array)."""
-        arr, scalar = _as_release(value)
-        if scalar:
-            return float(self._scalar(float(arr)))
-        if self._vector is None:
-            dp = opendp()
-            space = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float))
-            object.__setattr__(self, "_vector", dp.m.make_laplace(*space, scale=self.scale))
-        flat = arr.ravel()
-        return np.asarray(self._vector(flat.tolist()), dtype=float).reshape(arr.shape)
+        return _release_floats(self, value, "l1_distance", "make_laplace")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -344,15 +350,7 @@ class GaussianMechanism:
 
     def release(self, value: Any) -> Any:
         """Return ``value`` plus fresh N(0, σ²) noise (float or array)."""
-        arr, scalar = _as_release(value)
-        if scalar:
-            return float(self._scalar(float(arr)))
-        if self._vector is None:
-            dp = opendp()
-            space = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float))
-            object.__setattr__(self, "_vector", dp.m.make_gaussian(*space, scale=self.scale))
-        flat = arr.ravel()
-        return np.asarray(self._vector(flat.tolist()), dtype=float).reshape(arr.shape)
+        return _release_floats(self, value, "l2_distance", "make_gaussian")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
