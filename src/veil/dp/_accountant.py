@@ -252,6 +252,11 @@ class PrivacyAccountant:
     :math:`\\rho_{\\max} = (\\sqrt{\\ln(1/\\delta') + \\varepsilon} - \\sqrt{\\ln(1/\\delta')})^2`.
     An (ε, δ) cost with δ > 0 has no zCDP equivalent in general and is refused
     under ``"zcdp"``: give it as a :class:`ZCDPBudget` (δ-approximate ρ-zCDP).
+    The advanced bound (heterogeneous form) assumes the sequence of costs
+    is fixed in advance; used as a stopping rule with costs an analyst picks
+    after seeing earlier answers it needs the (larger) constants of a privacy
+    filter (Rogers, Roth, Ullman & Vadhan 2016).  For adaptively chosen
+    costs prefer ``"basic"`` or ``"zcdp"``.
     Refusing a query whose ρ would exceed :math:`\\rho_{\\max}` is a zCDP
     privacy filter, valid even when the analyst picks each cost after seeing
     earlier answers (Feldman & Zrnic 2021; with approximate-zCDP costs,
