@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import math
+import operator
+import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -19,6 +23,31 @@ from veil.cli._app import (
     write_json_atomic,
 )
 
+#: ``--require`` keys that need ``--population`` (clauses ``KEY OP NUMBER``, like the others).
+POPULATION_REQUIREMENT_KEYS: dict[str, str] = {
+    "k_map": "k-map: the smallest population class matching a released class",
+    "delta_min": "delta-presence: the smallest |T_E|/|P_E| over released classes",
+    "delta_max": "delta-presence: the largest |T_E|/|P_E| over released classes",
+}
+
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq,
+}
+_KEY = re.compile(r"^\s*([A-Za-z_]+)")
+
+_POPULATION_FACTS = {
+    "k_map": (
+        "El Emam & Dankar: min over released classes E of |P_E|, the population records carrying "
+        "E's quasi-identifier labels (matched by label, as given: the population must be "
+        "generalized like the released table)"
+    ),
+    "delta_presence": (
+        "Nergiz, Atzori & Clifton: |T_E|/|P_E| per released class, an exact integer ratio rounded "
+        "once; delta_min and delta_max are its smallest and largest values; suppressed records "
+        "are not a class"
+    ),
+}
+
 
 def _fmt(value: object) -> str:
     if value is None:
@@ -26,6 +55,98 @@ def _fmt(value: object) -> str:
     if isinstance(value, float):
         return "inf" if math.isinf(value) else f"{value:.6g}"
     return str(value)
+
+
+def _parse_cli_requirements(text: str, *, population: bool) -> list[Any]:
+    """The ``--require`` clauses in order: a :class:`~veil.models.Requirement`, or a
+    ``(key, op, value, clause)`` tuple for a key of :data:`POPULATION_REQUIREMENT_KEYS`.
+
+    Population clauses use the grammar of :func:`~veil.models.parse_requirements`
+    (their ``OP NUMBER`` is parsed by it); every other clause goes to it unchanged.
+    """
+    from veil.errors import ParameterError
+    from veil.models import REQUIREMENT_KEYS, parse_requirements
+
+    if not text.strip():
+        return list(parse_requirements(text))  # raises the usual "Expected requirements" error
+    out: list[Any] = []
+    for raw in text.split(","):
+        clause = raw.strip()
+        if not clause:
+            raise ParameterError(f"Empty requirement clause in {text!r}; separate clauses with single commas.")
+        match = _KEY.match(clause)
+        key = match.group(1).lower() if match else None
+        if key in POPULATION_REQUIREMENT_KEYS:
+            try:
+                (parsed,) = parse_requirements("k" + clause[match.end():])  # type: ignore[union-attr]
+            except ParameterError:
+                raise ParameterError(
+                    f"Malformed requirement clause {clause!r}; expected KEY OP NUMBER such as "
+                    "'k_map>=5' or 'delta_max<=0.5'."
+                ) from None
+            if not population:
+                raise ParameterError(
+                    f"The requirement {clause!r} needs a population table; give one (--population FILE)."
+                )
+            out.append((key, parsed.op, parsed.value, clause))
+        else:
+            if key is not None and key not in REQUIREMENT_KEYS:
+                try:
+                    parse_requirements("k" + clause[match.end():])  # type: ignore[union-attr]
+                except ParameterError:
+                    pass  # malformed: parse_requirements(clause) below says so
+                else:
+                    raise ParameterError(
+                        f"Unknown requirement {key!r} in clause {clause!r}; known keys: "
+                        f"{', '.join([*REQUIREMENT_KEYS, *POPULATION_REQUIREMENT_KEYS])}."
+                    )
+            out.extend(parse_requirements(clause))
+    return out
+
+
+def _population_levels(classes: Any, path: Path, *, sep: str | None, encoding: str) -> dict[str, Any]:
+    """k-map and δ-presence of ``classes`` against the population file ``path``.
+
+    The population is matched by the released table's labels, as they are: it
+    must carry the released table's generalization (a released ``4767*`` matches
+    a population ``4767*``, not ``47677``).
+    """
+    import numpy as np
+
+    from veil.dataset import Dataset
+    from veil.errors import ColumnNotFoundError, VeilError
+    from veil.models._population import population_counts
+
+    try:
+        frame = Dataset.read(path, sep=sep, encoding=encoding).frame
+    except VeilError as exc:  # name the option: the released table is read the same way
+        raise type(exc)(f"--population: {exc}") from None
+    absent = [q for q in classes.quasi_identifiers if q not in frame.columns]
+    if absent:
+        raise ColumnNotFoundError(
+            f"The population file {str(path)!r} has no quasi-identifier column "
+            f"{', '.join(map(repr, absent))}; its columns are: {', '.join(map(str, frame.columns))}."
+        )
+    # raises naming only the number of released classes the population lacks (no record values)
+    sizes = population_counts(classes, frame, "--population")
+    if classes.n_classes:
+        ratios = classes.counts.astype(np.float64) / sizes.astype(np.float64)  # |T_E| <= |P_E|, never 0/0
+        k_map, delta_min, delta_max = int(sizes.min()), float(ratios.min()), float(ratios.max())
+    else:  # every record suppressed: no class (as KMap / DeltaPresence report it)
+        k_map, delta_min, delta_max = 0, 0.0, 0.0
+    return {
+        "population_records": int(len(frame)),
+        "k_map": k_map,
+        "delta_presence": {"delta_min": delta_min, "delta_max": delta_max},
+    }
+
+
+def _judge_population(requirement: tuple[str, str, float, str], levels: dict[str, Any]) -> Any:
+    from veil.models import RequirementResult
+
+    key, op, value, clause = requirement
+    actual = float(levels["k_map"] if key == "k_map" else levels["delta_presence"][key])
+    return RequirementResult(clause, bool(_OPS[op](actual, value)), actual)
 
 
 @app.command("check")
@@ -41,7 +162,14 @@ def check_command(
         None, "--kind", help="NAME=categorical|ordinal|numeric|date; repeatable (numeric: ordered t-closeness).",
     ),
     require: str = typer.Option(
-        None, "--require", help='Requirements, e.g. "k>=5, l>=2, t<=0.2"; exit 1 when one fails.',
+        None, "--require", help='Requirements, e.g. "k>=5, l>=2, t<=0.2"; exit 1 when one fails. '
+        "With --population also k_map, delta_min, delta_max (e.g. \"k_map>=3, delta_max<=0.5\").",
+    ),
+    population: Path = typer.Option(
+        None, "--population", help="The population table (CSV or Parquet, read like FILE) the released "
+        "table was drawn from; adds k-map and delta-presence. It needs the QI columns, generalized "
+        "exactly like FILE (labels are matched as they are: a released 4767* matches a population 4767*, "
+        "not 47677).",
     ),
     json_out: Path = typer.Option(None, "--json", help="Write the report as JSON to this file."),
     sep: str = typer.Option(None, "--sep", help="CSV separator (default: detected)."),
@@ -52,15 +180,16 @@ def check_command(
         False, "--non-strict", help="Recursive (c,l) with r1 <= c*tail (the seed) instead of r1 < c*tail.",
     ),
 ) -> None:
-    """Report which privacy models a table satisfies and at what level (k, l, c, t, delta, alpha, beta)."""
+    """Report which privacy models a table satisfies and at what level (k, l, c, t, delta, alpha, beta;
+    k-map and delta-presence with --population)."""
     from veil.classes import ClassTable
     from veil.errors import ParameterError
-    from veil.models import evaluate, parse_requirements
+    from veil.models import evaluate
 
     with user_errors():
         if missing not in ("value", "error"):
             raise ParameterError(f"--missing must be 'value' or 'error'. Got {missing!r} instead.")
-        requirements = parse_requirements(require) if require is not None else []
+        clauses = [] if require is None else _parse_cli_requirements(require, population=population is not None)
         qis = split_list(qi)
         if not qis:
             raise ParameterError("--qi needs at least one quasi-identifier.")
@@ -71,8 +200,14 @@ def check_command(
         )
         classes = ClassTable.from_dataset(dataset)
         report = evaluate(classes, recursive_l=recursive_l, strict=not non_strict)
-        results = [r.judge(report) for r in requirements]
+        levels = None if population is None else _population_levels(classes, population, sep=sep, encoding=encoding)
+        results = [_judge_population(c, levels) if isinstance(c, tuple) else c.judge(report) for c in clauses]
         payload = report.to_dict()
+        if levels is not None:  # new keys after "quasi_identifiers", before "sensitive"
+            at = list(payload).index("sensitive")
+            items = list(payload.items())
+            payload = dict(items[:at] + list(levels.items()) + items[at:])
+            payload["facts"].update(_POPULATION_FACTS)
         payload["requirements"] = [r.to_dict() for r in results]
         if json_out is not None:
             write_json_atomic(json_out, payload)
@@ -88,6 +223,17 @@ def check_command(
     table.add_row("k-anonymity", _fmt(report.k), "smallest class")
     table.add_row("max prosecutor risk", _fmt(report.max_prosecutor_risk), "1/k")
     table.add_row("average risk", _fmt(report.average_risk), "classes / retained records")
+    if levels is not None:
+        table.add_section()
+        table.add_row(
+            "k-map", _fmt(levels["k_map"]),
+            f"smallest population match ({levels['population_records']:,} population records)",
+        )
+        presence = levels["delta_presence"]
+        table.add_row(
+            "δ-presence", f"δmin={_fmt(presence['delta_min'])}, δmax={_fmt(presence['delta_max'])}",
+            "|T_E|/|P_E| over released classes",
+        )
     op = "<" if report.strict else "<="
     for name, s in report.sensitive.items():
         table.add_section()
