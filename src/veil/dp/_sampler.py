@@ -35,10 +35,36 @@ from typing import Any
 __all__ = ["opendp"]
 
 
+class _OpenDP:
+    """The parts of OpenDP veil uses, under ``opendp.prelude``'s names (``dp.m``,
+    ``dp.atom_domain``, ``dp.l1_distance``, ...).
+
+    ``opendp.prelude`` itself also imports OpenDP's scikit-learn extras, which
+    import scikit-learn (about a second); veil needs only the core modules.
+    """
+
+    def __init__(self) -> None:
+        import opendp.domains
+        import opendp.measurements
+        import opendp.measures
+        import opendp.metrics
+        import opendp.mod
+        import opendp.transformations
+
+        self.m = opendp.measurements
+        self.t = opendp.transformations
+        self._modules = (opendp.domains, opendp.metrics, opendp.measures, opendp.mod)
+
+    def __getattr__(self, name: str) -> Any:
+        for module in self._modules:
+            if hasattr(module, name):
+                return getattr(module, name)
+        raise AttributeError(f"veil's OpenDP namespace has no {name!r}")
+
+
 @functools.lru_cache(maxsize=1)
 def opendp() -> Any:
-    """Return ``opendp.prelude`` with the ``"contrib"`` feature enabled."""
-    import opendp.prelude as dp
-
+    """Return OpenDP's core (``prelude``-style names) with the ``"contrib"`` feature enabled."""
+    dp = _OpenDP()
     dp.enable_features("contrib")
     return dp
