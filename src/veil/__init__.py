@@ -25,7 +25,7 @@ _LAZY = {
     "check": ("veil.models", "check"),
     "assess_risk": ("veil.risk", "assess"),
 }
-_SUBMODULES = {"datasets", "hierarchy", "models", "risk", "utility", "dp", "sanitize", "algorithms", "config", "errors", "report", "testing", "engines"}
+_SUBMODULES = {"datasets", "hierarchy", "models", "risk", "utility", "dp", "sanitize", "algorithms", "config", "errors", "report", "testing", "engines", "marginals"}
 
 __all__ = ["__version__", *_LAZY, *sorted(_SUBMODULES)]
 
