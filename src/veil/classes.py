@@ -178,7 +178,7 @@ class ClassTable:
     >>> frame = pd.DataFrame({"age": ["20", "30", "40", "20", "40"],
     ...                       "sex": ["F", "F", "F", "M", "M"]})
     >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["age", "sex"])
-    >>> classes.n_classes, classes.counts.min()
+    >>> classes.n_classes, int(classes.counts.min())
     (5, 1)
     """
 
