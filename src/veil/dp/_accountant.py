@@ -31,6 +31,20 @@ COMMON_EPSILONS: dict[str, tuple[float, str]] = {
 _TOL = 1e-12  # relative slack so that 0.1 + 0.2 spends a 0.3 budget exactly
 
 
+def _check_cost(budget: Any, name: str) -> None:
+    """Validate a budget's loss parameter (``epsilon`` or ``rho``: finite, >= 0) and its
+    ``delta`` (in [0, 1)), storing them as floats."""
+    owner = type(budget).__name__
+    value = check_real(name, getattr(budget, name), owner, low=0.0)
+    if math.isinf(value):
+        raise ParameterError(
+            f"The {name!r} parameter of {owner} must be a float in [0, inf). Got {getattr(budget, name)!r} instead."
+        )
+    delta = check_real("delta", budget.delta, owner, low=0.0, high=1.0, closed="left")
+    object.__setattr__(budget, name, value)
+    object.__setattr__(budget, "delta", delta)
+
+
 @dataclass(frozen=True, slots=True)
 class PrivacyBudget:
     """An (ε, δ) privacy budget or cost, as an immutable value.
@@ -58,15 +72,7 @@ class PrivacyBudget:
     delta: float = 0.0
 
     def __post_init__(self) -> None:
-        eps = check_real("epsilon", self.epsilon, "PrivacyBudget", low=0.0)
-        if math.isinf(eps):
-            raise ParameterError(
-                f"The 'epsilon' parameter of PrivacyBudget must be a float in [0, inf). "
-                f"Got {self.epsilon!r} instead."
-            )
-        dlt = check_real("delta", self.delta, "PrivacyBudget", low=0.0, high=1.0, closed="left")
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "delta", dlt)
+        _check_cost(self, "epsilon")
 
     def __add__(self, other: PrivacyBudget) -> PrivacyBudget:
         if not isinstance(other, PrivacyBudget):
@@ -138,15 +144,7 @@ class ZCDPBudget:
     delta: float = 0.0
 
     def __post_init__(self) -> None:
-        rho = check_real("rho", self.rho, "ZCDPBudget", low=0.0)
-        if math.isinf(rho):
-            raise ParameterError(
-                f"The 'rho' parameter of ZCDPBudget must be a float in [0, inf). "
-                f"Got {self.rho!r} instead."
-            )
-        dlt = check_real("delta", self.delta, "ZCDPBudget", low=0.0, high=1.0, closed="left")
-        object.__setattr__(self, "rho", rho)
-        object.__setattr__(self, "delta", dlt)
+        _check_cost(self, "rho")
 
     def __add__(self, other: ZCDPBudget) -> ZCDPBudget:
         if not isinstance(other, ZCDPBudget):
