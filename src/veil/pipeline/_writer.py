@@ -1,0 +1,240 @@
+"""The one output writer: every file veil writes goes through :class:`Outputs`.
+
+A command names all its inputs and all its outputs up front.  Before any work
+starts, :class:`Outputs` refuses a destination that is an input (same resolved
+path, or the same file through a link) or another destination, a folder, or an
+unwritable place.  Each output is then written to a hidden temporary file beside
+its destination (same filesystem, so the final rename is atomic), the caller
+verifies what it wrote, and :meth:`Outputs.commit` fsyncs every file and renames
+them all into place while holding a lock on each destination folder, so two
+concurrent runs leave one complete set of outputs, never a mix.
+
+On any failure (an exception, Ctrl-C) every temporary file is removed and no
+destination is touched.  A process killed with SIGKILL cannot clean up; its
+temporary files carry its process id, and the next :class:`Outputs` that writes
+into the same folder removes those of processes that no longer run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from veil.errors import OutputError
+
+__all__ = ["Outputs", "publishing", "remove_stale_temporaries"]
+
+PathLike = str | os.PathLike[str]
+
+_TEMP = re.compile(r"^\..+\.veil-(\d+)-[0-9a-f]{12}(\.[^.]*)?$")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_temporaries(folder: Path) -> None:
+    """Remove veil temporary files in ``folder`` whose writing process no longer runs."""
+    with contextlib.suppress(OSError):
+        for entry in folder.iterdir():
+            match = _TEMP.match(entry.name)
+            if match and int(match.group(1)) != os.getpid() and not _alive(int(match.group(1))):
+                _remove(entry)
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink()
+
+
+def _check_folder(out: Path) -> None:
+    if out.is_dir():
+        raise OutputError(f"Cannot write {str(out)!r}: it is a folder; give a file name.")
+    folder = out.parent
+    for parent in (folder, *folder.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise OutputError(f"Cannot write {str(out)!r}: {str(parent)!r} is not a folder.")
+            break
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"Cannot write {str(out)!r}: cannot create the folder {str(folder)!r} ({exc.strerror}).") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"Cannot write {str(out)!r}: the folder {str(folder)!r} is not writable.")
+
+
+class Outputs:
+    """The outputs of one command, checked before work and published together.
+
+    Parameters
+    ----------
+    destinations : mapping of str to path or None
+        Each output's role (``"data"``, ``"json"``, ``"html"``, ...) and its
+        destination; ``None`` means the output is not requested.
+    inputs : iterable of path or None
+        Every file the command reads (data, hierarchies, population, config,
+        ledger, ...); ``None`` entries are ignored.
+
+    Raises
+    ------
+    OutputError
+        A destination is an input, two destinations are the same file, or a
+        destination cannot be written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> with Outputs({"json": folder / "report.json"}, inputs=[folder / "data.csv"]) as out:
+    ...     out.write_json("json", {"k": 5})
+    ...     out.commit()
+    >>> (folder / "report.json").read_text().strip().splitlines()[1].strip()
+    '"k": 5'
+    """
+
+    def __init__(self, destinations: Mapping[str, PathLike | None], *, inputs: Iterable[PathLike | None] = ()) -> None:
+        self._dest: dict[str, Path] = {
+            role: Path(path).expanduser().absolute() for role, path in destinations.items() if path is not None
+        }
+        sources = [Path(p).expanduser().absolute() for p in inputs if p is not None]
+        roles = list(self._dest)
+        for i, role in enumerate(roles):
+            out = self._dest[role]
+            for source in sources:
+                if _same_file(out, source):
+                    raise OutputError(
+                        f"The {role} output {str(out)!r} is an input of this command; veil never overwrites an input."
+                    )
+            for other in roles[:i]:
+                if _same_file(out, self._dest[other]):
+                    raise OutputError(f"The {role} and {other} outputs are the same file {str(out)!r}; give each its own path.")
+            _check_folder(out)
+        for folder in {p.parent for p in self._dest.values()}:
+            remove_stale_temporaries(folder)
+        self._temp: dict[str, Path] = {}
+        self._committed = False
+
+    def __enter__(self) -> Outputs:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if not self._committed:
+            self.discard()
+
+    def __contains__(self, role: str) -> bool:
+        return role in self._dest
+
+    def destination(self, role: str) -> Path | None:
+        """The final path of ``role``, or ``None`` when that output was not requested."""
+        return self._dest.get(role)
+
+    def temporary(self, role: str) -> Path:
+        """A fresh temporary path beside ``role``'s destination, removed unless committed.
+
+        It keeps the destination's extension (so writers pick the same format).
+        """
+        out = self._dest[role]
+        if role in self._temp:
+            _remove(self._temp.pop(role))
+        tmp = out.with_name(f".{out.name}.veil-{os.getpid()}-{secrets.token_hex(6)}{out.suffix}")
+        self._temp[role] = tmp
+        return tmp
+
+    def write(self, role: str, write: Callable[[Path], None]) -> Path:
+        """Call ``write(tmp)`` on a temporary path for ``role`` and return that path."""
+        tmp = self.temporary(role)
+        try:
+            write(tmp)
+        except PermissionError as exc:
+            raise OutputError(f"Cannot write {str(self._dest[role])!r}: {exc.strerror}.") from None
+        return tmp
+
+    def write_text(self, role: str, text: str) -> Path:
+        """Write ``text`` (UTF-8) as ``role``'s temporary file."""
+        return self.write(role, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+    def write_json(self, role: str, payload: Any) -> Path:
+        """Write ``payload`` as indented JSON (no NaN) as ``role``'s temporary file."""
+        return self.write_text(role, json.dumps(payload, indent=2, allow_nan=False) + "\n")
+
+    def commit(self) -> None:
+        """Fsync every written file and rename them all into place, under folder locks.
+
+        Raises
+        ------
+        OutputError
+            An output was requested but never written, or the rename failed.
+        """
+        missing = [role for role in self._dest if role not in self._temp]
+        if missing:
+            raise OutputError(f"Internal error: the outputs {missing} were never written; nothing was published.")
+        with contextlib.ExitStack() as stack:
+            for folder in sorted({str(p.parent) for p in self._dest.values()}):
+                fd = os.open(folder, os.O_RDONLY)
+                stack.callback(os.close, fd)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            for tmp in self._temp.values():
+                _fsync(tmp)
+            try:
+                for role, tmp in self._temp.items():
+                    os.replace(tmp, self._dest[role])
+            except OSError as exc:
+                raise OutputError(f"Cannot publish the outputs: {exc.strerror}.") from None
+            for folder in {p.parent for p in self._dest.values()}:
+                _fsync(folder)
+        self._committed = True
+        self._temp.clear()
+
+    def discard(self) -> None:
+        """Remove every temporary file written so far (nothing is published)."""
+        for tmp in self._temp.values():
+            _remove(tmp)
+        self._temp.clear()
+
+
+def _fsync(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        if path.is_dir() and not path.is_symlink():
+            for child in path.rglob("*"):
+                if child.is_file():
+                    _fsync(child)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def publishing(destinations: Mapping[str, PathLike | None], *, inputs: Iterable[PathLike | None] = ()) -> Iterator[Outputs]:
+    """``with publishing(...) as out:`` : an :class:`Outputs` that commits when the block ends without error."""
+    with Outputs(destinations, inputs=inputs) as out:
+        yield out
+        out.commit()
