@@ -113,7 +113,7 @@ class Outputs:
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> with Outputs({"json": folder / "report.json"}, inputs=[folder / "data.csv"]) as out:
-    ...     out.write_json("json", {"k": 5})
+    ...     _ = out.write_json("json", {"k": 5})
     ...     out.commit()
     >>> (folder / "report.json").read_text().strip().splitlines()[1].strip()
     '"k": 5'
