@@ -39,20 +39,21 @@ def parse_values(text: str, *, kind: type = int, option: str = "value") -> tuple
     """
     text = str(text).strip()
     try:
-        if ":" in text:
-            parts = [kind(p) for p in text.split(":")]
-            if len(parts) not in (2, 3):
-                raise ValueError
-            start, stop = parts[0], parts[1]
-            step = parts[2] if len(parts) == 3 else kind(1)
-            if step <= 0 or stop < start:
-                raise ParameterError(f"{option} expects START:STOP[:STEP] with START <= STOP and STEP > 0. Got {text!r} instead.")
-            count = int(math.floor((stop - start) / step + 1e-9)) + 1
-            values = tuple(kind(start + i * step) for i in range(count))
-            return tuple(round(v, 12) for v in values) if kind is float else values
-        values = tuple(kind(p) for p in text.split(",") if p.strip())
+        parts = [kind(p) for p in (text.split(":") if ":" in text else text.split(",")) if p.strip()]
     except ValueError:
         raise ParameterError(f"{option} expects numbers as START:STOP[:STEP] or A,B,C. Got {text!r} instead.") from None
+    values: tuple[Any, ...] = tuple(parts)
+    if ":" in text:
+        if len(parts) not in (2, 3):
+            raise ParameterError(f"{option} expects START:STOP[:STEP]. Got {text!r} instead.")
+        start, stop = parts[0], parts[1]
+        step = parts[2] if len(parts) == 3 else kind(1)
+        if step <= 0 or stop < start:
+            raise ParameterError(f"{option} expects START:STOP[:STEP] with START <= STOP and STEP > 0. Got {text!r} instead.")
+        count = int(math.floor((stop - start) / step + 1e-9)) + 1
+        values = tuple(kind(start + i * step) for i in range(count))
+        if kind is float:
+            values = tuple(round(v, 12) for v in values)
     if not values:
         raise ParameterError(f"{option} expects at least one value. Got {text!r} instead.")
     return values
@@ -228,6 +229,8 @@ def explore(
         point: dict[str, Any] = {"parameters": dict(parameters), "privacy": None, "utility": None,
                                  "frontier": False, "feasible": True, "transformation": None}
         try:
+            if int(parameters.get("k", 0)) > dataset.n_records:  # no class can be that large
+                raise InfeasibleError(f"k={parameters['k']} exceeds the {dataset.n_records} records.")
             result = anonymize(
                 dataset, spec.models(parameters), suppression_limit=float(parameters["suppression"]),
                 metric=spec.metric, label=label, algorithm=str(parameters["algorithm"]), shuffle=False,
