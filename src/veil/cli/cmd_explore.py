@@ -63,6 +63,18 @@ def _lattice(data: Any, spec: Any, exploration: Any, chosen: int | None) -> Any:
         return None
 
 
+def _payload(exploration: Any, chosen: int | None, lattice: Any) -> dict[str, Any]:
+    """The ``--json`` document: the points, the chosen point and the lattice view's counts."""
+    payload = exploration.to_dict()
+    payload["chosen"] = chosen
+    if lattice is not None:
+        payload["lattice"] = {
+            "parameters": exploration.points[chosen]["parameters"], "quasi_identifiers": list(lattice.quasi_identifiers),
+            "nodes": len(lattice.nodes), "counts": lattice.counts(), "optimum": list(lattice.optimum or ()),
+        }
+    return payload
+
+
 def _print(exploration: Any) -> None:
     from rich.table import Table
 
@@ -82,7 +94,7 @@ def _print(exploration: Any) -> None:
 
 
 @app.command("explore")
-def explore_command(
+def explore_command(  # long by its 19 typer options; the work is in the helpers above
     target: Path = typer.Argument(..., help="A data file (CSV/Parquet) or a release configuration (.yaml/.json)."),
     qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (data-file mode)."),
     sensitive: str = typer.Option(None, "--sensitive", help="The sensitive attribute of the l and t models."),
@@ -132,13 +144,7 @@ def explore_command(
                                       progress=lambda done, total: bar.update(task, completed=done, total=total))
             chosen = chosen_point(exploration)
             lattice = None if no_lattice else _lattice(data, spec, exploration, chosen)
-            payload = exploration.to_dict()
-            payload["chosen"] = chosen
-            if lattice is not None:
-                payload["lattice"] = {
-                    "parameters": exploration.points[chosen]["parameters"], "quasi_identifiers": list(lattice.quasi_identifiers),
-                    "nodes": len(lattice.nodes), "counts": lattice.counts(), "optimum": list(lattice.optimum or ()),
-                }
+            payload = _payload(exploration, chosen, lattice)
             if plot is not None:
                 drawing = exploration_figure(exploration, lattice=lattice, chosen=chosen)
                 out.write("plot", lambda tmp: save_figure(drawing, tmp, format=_PLOT_FORMATS[plot.suffix.lower()]))

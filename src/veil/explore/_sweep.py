@@ -173,6 +173,35 @@ def _privacy(report: dict[str, Any], sensitive: str | None) -> dict[str, Any]:
     return out
 
 
+def _run_point(
+    anonymize: Callable[..., Any], dataset: Dataset, spec: SweepSpec, parameters: dict[str, Any], *,
+    label: str | None, prepared: Any, classifier: str,
+) -> dict[str, Any]:
+    """One point of the sweep: anonymize (unshuffled, never written), then read its privacy and utility."""
+    began = time.perf_counter()
+    point: dict[str, Any] = {"parameters": dict(parameters), "privacy": None, "utility": None,
+                             "frontier": False, "feasible": True, "transformation": None}
+    try:
+        if int(parameters.get("k", 0)) > dataset.n_records:  # no class can be that large
+            raise InfeasibleError(f"k={parameters['k']} exceeds the {dataset.n_records} records.")
+        result = anonymize(
+            dataset, spec.models(parameters), suppression_limit=float(parameters["suppression"]),
+            metric=spec.metric, label=label, algorithm=str(parameters["algorithm"]), shuffle=False,
+        )
+    except InfeasibleError:
+        point["feasible"] = False
+    else:
+        point["privacy"] = _privacy(result.report, spec.sensitive)
+        point["utility"] = {spec.metric: result.report["utility"].get(spec.metric)}
+        point["transformation"] = dict(result.transformation) or None
+        if prepared is not None:  # the release rows are in input order: no matching needed
+            scored = prepared.score(result.data, aligned=True)
+            point["utility"][f"workload:{classifier}"] = scored.classifiers[classifier].u_san
+            point["utility"]["a_acc"] = scored.a_acc
+    point["seconds"] = round(time.perf_counter() - began, 6)
+    return point
+
+
 def explore(
     dataset: Dataset,
     spec: SweepSpec,
@@ -225,28 +254,7 @@ def explore(
         raise ParameterError(f"The {spec.metric!r} metric needs a class label: give a target.")
     points = []
     for done, parameters in enumerate(grid):
-        began = time.perf_counter()
-        point: dict[str, Any] = {"parameters": dict(parameters), "privacy": None, "utility": None,
-                                 "frontier": False, "feasible": True, "transformation": None}
-        try:
-            if int(parameters.get("k", 0)) > dataset.n_records:  # no class can be that large
-                raise InfeasibleError(f"k={parameters['k']} exceeds the {dataset.n_records} records.")
-            result = anonymize(
-                dataset, spec.models(parameters), suppression_limit=float(parameters["suppression"]),
-                metric=spec.metric, label=label, algorithm=str(parameters["algorithm"]), shuffle=False,
-            )
-        except InfeasibleError:
-            point["feasible"] = False
-        else:
-            point["privacy"] = _privacy(result.report, spec.sensitive)
-            point["utility"] = {spec.metric: result.report["utility"].get(spec.metric)}
-            point["transformation"] = dict(result.transformation) or None
-            if prepared is not None:
-                scored = prepared.score(result.data, aligned=True)
-                point["utility"][f"workload:{classifier}"] = scored.classifiers[classifier].u_san
-                point["utility"]["a_acc"] = scored.a_acc
-        point["seconds"] = round(time.perf_counter() - began, 6)
-        points.append(point)
+        points.append(_run_point(anonymize, dataset, spec, parameters, label=label, prepared=prepared, classifier=classifier))
         if progress is not None:
             progress(done + 1, len(grid))
     if prepared is not None:

@@ -93,6 +93,29 @@ def infer_levels(original: Dataset, release: pd.DataFrame, *, quasi_identifiers:
     return levels
 
 
+def _check_same_rows(
+    rebuilt: pd.DataFrame, release: pd.DataFrame, star: np.ndarray, *,
+    quasi_identifiers: Sequence[str], columns: Sequence[str], levels: Mapping[str, int],
+) -> None:
+    """Raise unless ``rebuilt`` and ``release`` hold the same rows (suppressed ones possibly dropped)."""
+    rebuilt_star = _suppressed_rows(rebuilt, quasi_identifiers)
+    dropped = int(rebuilt_star.sum()) - int(star.sum())
+    if dropped not in (0, int(rebuilt_star.sum())) or len(rebuilt) - len(release) != dropped:
+        raise VerificationError(
+            f"The release has {len(release)} rows ({int(star.sum())} suppressed); rebuilding it from the "
+            f"original at levels {dict(levels)} gives {len(rebuilt)} ({int(rebuilt_star.sum())} suppressed). "
+            "It is not this original's full-domain release (a local recoding needs a release in row order)."
+        )
+    compare = rebuilt if dropped == 0 else rebuilt.loc[~rebuilt_star]
+    mine = np.sort(pd.util.hash_pandas_object(_text(compare, columns), index=False).to_numpy())
+    theirs = np.sort(pd.util.hash_pandas_object(_text(release, columns), index=False).to_numpy())
+    if not np.array_equal(mine, theirs):
+        raise VerificationError(
+            f"The release's rows are not those of the original generalized at levels {dict(levels)}: "
+            "it is not this original's full-domain release (a local recoding needs a release in row order)."
+        )
+
+
 def align_release(
     original: Dataset,
     release: pd.DataFrame,
@@ -149,20 +172,5 @@ def align_release(
             f"The release has column(s) the original lacks: {', '.join(map(repr, extra))}; "
             "it was not produced from this original."
         )
-    rebuilt_star = _suppressed_rows(rebuilt, quasi_identifiers)
-    dropped = int(rebuilt_star.sum()) - int(star.sum())
-    if dropped not in (0, int(rebuilt_star.sum())) or len(rebuilt) - len(release) != dropped:
-        raise VerificationError(
-            f"The release has {len(release)} rows ({int(star.sum())} suppressed); rebuilding it from the "
-            f"original at levels {dict(levels)} gives {len(rebuilt)} ({int(rebuilt_star.sum())} suppressed). "
-            "It is not this original's full-domain release (a local recoding needs a release in row order)."
-        )
-    compare = rebuilt if dropped == 0 else rebuilt.loc[~rebuilt_star]
-    mine = np.sort(pd.util.hash_pandas_object(_text(compare, columns), index=False).to_numpy())
-    theirs = np.sort(pd.util.hash_pandas_object(_text(release, columns), index=False).to_numpy())
-    if not np.array_equal(mine, theirs):
-        raise VerificationError(
-            f"The release's rows are not those of the original generalized at levels {dict(levels)}: "
-            "it is not this original's full-domain release (a local recoding needs a release in row order)."
-        )
+    _check_same_rows(rebuilt, release, star, quasi_identifiers=quasi_identifiers, columns=columns, levels=levels)
     return rebuilt[columns].reset_index(drop=True)

@@ -301,7 +301,7 @@ class Workload:
         )
 
 
-def workload(
+def workload(  # long only by its numpydoc docstring: the body prepares and scores
     original: Dataset,
     release: pd.DataFrame,
     *,
