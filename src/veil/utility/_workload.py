@@ -69,13 +69,19 @@ def _make(name: str, random_state: int) -> Any:
 
 
 def _codes(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
-    """Integer codes per column (numeric order where every label is a number, else text order)."""
+    """Integer codes per column (numeric order where every label is a number, else text order).
+
+    Labels are factorized first and only the distinct labels are parsed and sorted.
+    """
     out = np.zeros((len(frame), len(columns)), dtype=np.int64)
     for j, name in enumerate(columns):
         text = frame[name].astype(object).where(frame[name].notna(), "").astype(str)
-        numbers = pd.to_numeric(text, errors="coerce")
-        values = numbers if not numbers.isna().any() else text
-        out[:, j] = pd.factorize(values, sort=True)[0]
+        codes, uniques = pd.factorize(text)
+        numbers = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
+        keys = numbers.to_numpy() if not numbers.isna().any() else np.asarray(uniques, dtype=str)
+        rank = np.empty(len(uniques), dtype=np.int64)
+        rank[np.argsort(keys, kind="stable")] = np.arange(len(uniques))
+        out[:, j] = rank[codes]
     return out
 
 
