@@ -251,6 +251,16 @@ class Workload:
             n: _accuracy(n, full[:, base_columns], self.y, self.train, self.test, self.random_state) for n in names
         }
 
+    def _check_row_order(self, rows: pd.DataFrame) -> None:
+        """The columns a recoding leaves alone (the target, non-QI features) must match the original row by row."""
+        for name in [c for c in self.features if c not in self.quasi_identifiers] + [self.target]:
+            same = rows[name].astype(str).to_numpy() == self.original.frame[name].astype(str).to_numpy()
+            if not same.all():
+                raise ParameterError(
+                    f"The release's column {name!r} differs from the original's row by row: its rows are not "
+                    "in the original's order (drop aligned=True / --aligned to match them through the recoding)."
+                )
+
     def score(self, release: pd.DataFrame, *, levels: Mapping[str, int] | None = None, aligned: bool = False) -> WorkloadResult:
         """:math:`U_{san}` and :math:`A_{acc}` of one release, with the prepared :math:`U_{max}`, :math:`U_{base}`.
 
@@ -286,6 +296,7 @@ class Workload:
                     f"An aligned release has one row per original record ({self.original.n_records}). Got {len(release)}."
                 )
             rows = release.reset_index(drop=True)
+            self._check_row_order(rows)
         else:
             rows = align_release(self.original, release, quasi_identifiers=self.quasi_identifiers, levels=levels)
         san = _codes(rows, self.features)

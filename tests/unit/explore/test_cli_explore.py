@@ -95,3 +95,15 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, extra, message):
     assert result.exit_code == 2, result.output
     assert message in result.output.replace("\n", " ")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_configuration_file_mode(tmp_path):
+    from pathlib import Path
+
+    config = Path(__file__).resolve().parents[3] / "examples" / "adult-k5-l2.yaml"
+    out = tmp_path / "c.json"
+    result = runner.invoke(app, ["explore", str(config), "--k", "5", "--no-lattice", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    (point,) = json.loads(out.read_text())["points"]
+    assert point["parameters"]["suppression"] == 0.05  # the configuration's suppression_limit
+    assert point["privacy"]["k"] >= 5

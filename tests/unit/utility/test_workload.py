@@ -134,3 +134,10 @@ def test_adult_shuffled_and_aligned_agree(adult_k5):
     aligned = workload(adult, result.classes.apply(adult), target="salary-class", classifiers=["naive-bayes"], aligned=True)
     assert shuffled.classifiers == aligned.classifiers
     assert shuffled.a_acc == aligned.a_acc
+
+
+def test_aligned_release_in_another_order_is_refused():
+    data = small()
+    shuffled = data.frame.sample(frac=1.0, random_state=2).reset_index(drop=True)
+    with pytest.raises(ParameterError, match="not in the original's order"):
+        workload(data, shuffled, target="y", aligned=True)
