@@ -43,6 +43,15 @@ from veil.utility._metrics import (
     precision_loss,
 )
 from veil.utility._registry import METRICS, Metric, get_metric, utility_report
+from veil.utility._alignment import align_release, infer_levels
+from veil.utility._workload import (
+    CLASSIFIERS,
+    ClassifierScores,
+    Workload,
+    WorkloadResult,
+    workload,
+    workload_summary,
+)
 
 __all__ = [
     "height",
@@ -62,4 +71,12 @@ __all__ = [
     "METRICS",
     "get_metric",
     "utility_report",
+    "workload",
+    "workload_summary",
+    "Workload",
+    "WorkloadResult",
+    "ClassifierScores",
+    "CLASSIFIERS",
+    "align_release",
+    "infer_levels",
 ]
