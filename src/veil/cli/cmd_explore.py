@@ -75,6 +75,18 @@ def _payload(exploration: Any, chosen: int | None, lattice: Any) -> dict[str, An
     return payload
 
 
+def _page(payload: dict[str, Any], drawing: Any) -> str:
+    """The ``--html`` page: the same payload as ``--json``, with the figure embedded."""
+    import io
+
+    from veil.explore import save_figure
+    from veil.report import render_exploration
+
+    buffer = io.BytesIO()
+    save_figure(drawing, buffer, format="png")
+    return render_exploration(payload, figure_png=buffer.getvalue())
+
+
 def _print(exploration: Any) -> None:
     from rich.table import Table
 
@@ -113,6 +125,7 @@ def explore_command(  # long by its 19 typer options; the work is in the helpers
     json_out: Path = typer.Option(None, "--json", help="Write the points as JSON here."),
     plot: Path = typer.Option(None, "--plot", help="Draw the frontier and the lattice view (.png or .svg)."),
     no_lattice: bool = typer.Option(False, "--no-lattice", help="Do not judge and draw the chosen point's lattice."),
+    html: Path = typer.Option(None, "--html", help="Write the frontier, the lattice view and the points as an HTML page."),
 ) -> None:
     """Sweep k, l, t, suppression limits and algorithms; mark and draw the privacy-utility frontier."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -125,7 +138,9 @@ def explore_command(  # long by its 19 typer options; the work is in the helpers
         if plot is not None and plot.suffix.lower() not in _PLOT_FORMATS:
             raise ParameterError(f"--plot must end in .png or .svg. Got {plot.name!r} instead.")
         inputs, config = _inputs(target, hierarchy)
-        with Outputs({"json": json_out, "plot": plot}, inputs=inputs) as out:
+        if html is not None and html.suffix.lower() not in (".html", ".htm"):
+            raise ParameterError(f"--html must end in .html. Got {html.name!r} instead.")
+        with Outputs({"json": json_out, "plot": plot, "html": html}, inputs=inputs) as out:
             data, defaults = _dataset(target, config, qi=qi, sensitive=sensitive, hierarchy=hierarchy, kind=kind, sep=sep)
             spec = SweepSpec(
                 k=parse_values(k, option="--k") if k else (),
@@ -145,13 +160,15 @@ def explore_command(  # long by its 19 typer options; the work is in the helpers
             chosen = chosen_point(exploration)
             lattice = None if no_lattice else _lattice(data, spec, exploration, chosen)
             payload = _payload(exploration, chosen, lattice)
+            drawing = exploration_figure(exploration, lattice=lattice, chosen=chosen) if plot or html else None
             if plot is not None:
-                drawing = exploration_figure(exploration, lattice=lattice, chosen=chosen)
                 out.write("plot", lambda tmp: save_figure(drawing, tmp, format=_PLOT_FORMATS[plot.suffix.lower()]))
+            if html is not None:
+                out.write_text("html", _page(payload, drawing))
             if json_out is not None:
                 out.write_json("json", payload)
             out.commit()
     _print(exploration)
-    for role, path in (("JSON", json_out), ("plot", plot)):
+    for role, path in (("JSON", json_out), ("plot", plot), ("HTML", html)):
         if path is not None:
             console.print(f"{role}: {path}")

@@ -22,6 +22,7 @@ Examples
 
 from veil.report._format import format_value
 from veil.report._html import render_html, report_kind, write_html
+from veil.report._exploration import render_exploration
 from veil.report._truth import provenance
 
-__all__ = ["render_html", "write_html", "report_kind", "format_value", "provenance"]
+__all__ = ["render_html", "write_html", "report_kind", "format_value", "provenance", "render_exploration"]

@@ -194,7 +194,7 @@ def _unpack_result(result: Any, classes: Any, original: Any) -> tuple[Mapping[st
 
 
 @functools.lru_cache(maxsize=1)
-def _environment() -> Any:
+def environment() -> Any:
     """The Jinja2 environment (built once: it caches the compiled template)."""
     import jinja2
 
@@ -283,7 +283,7 @@ def render_html(
     classes = _check_table(classes, "classes")
     original = _check_table(original, "original")
     view = _view(report, title=title, classes=classes, original=original, plots=bool(plots))
-    return _environment().get_template("report.html.j2").render(view=view)
+    return environment().get_template("report.html.j2").render(view=view)
 
 
 def write_html(report: Any, path: str | os.PathLike[str], **options: Any) -> Path:

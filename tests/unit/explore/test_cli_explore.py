@@ -26,9 +26,9 @@ def adult_args() -> list[str]:
 @pytest.fixture(scope="module")
 def adult_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("explore")
-    out, plot = folder / "points.json", folder / "frontier.png"
+    out, plot, html = folder / "points.json", folder / "frontier.png", folder / "frontier.html"
     result = runner.invoke(app, ["explore", *adult_args(), "--k", "2,5,10,25", "--suppression", "0,0.05",
-                                 "--json", str(out), "--plot", str(plot)])
+                                 "--json", str(out), "--plot", str(plot), "--html", str(html)])
     assert result.exit_code == 0, result.output
     return json.loads(out.read_text()), plot
 
@@ -107,3 +107,21 @@ def test_configuration_file_mode(tmp_path):
     (point,) = json.loads(out.read_text())["points"]
     assert point["parameters"]["suppression"] == 0.05  # the configuration's suppression_limit
     assert point["privacy"]["k"] >= 5
+
+
+def test_html_page_lists_the_json_points_and_embeds_the_figure(adult_run):
+    import re
+
+    payload, plot = adult_run
+    page = plot.with_suffix(".html").read_text(encoding="utf-8")
+    assert page.count('src="data:image/png;base64,') == 1
+    rows = re.findall(r'<tr class="[^"]*">(.*?)</tr>', page, flags=re.S)
+    assert len(rows) == len(payload["points"])
+    for row, point in zip(rows, payload["points"]):
+        cells = re.findall(r"<td>(.*?)</td>", row)
+        from veil.report import format_value
+
+        assert cells[0] == ", ".join(f"{k}={format_value(v)}" for k, v in point["parameters"].items())
+        assert cells[-1].startswith("yes" if point["frontier"] else "no")
+    chosen = [i for i, row in enumerate(rows) if "(chosen)" in row]
+    assert chosen == [payload["chosen"]]
