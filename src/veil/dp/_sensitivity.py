@@ -32,7 +32,7 @@ __all__ = [
 _NEIGHBOURS = ("remove_one", "replace_one")
 
 
-def _bounds(lower: Any, upper: Any, owner: str) -> tuple[float, float]:
+def clamping_bounds(lower: Any, upper: Any, owner: str) -> tuple[float, float]:
     if lower is None or upper is None:
         raise ParameterError(
             f"{owner} needs clamping bounds 'lower' and 'upper' chosen without looking at the "
@@ -75,7 +75,7 @@ def sum_sensitivity(*, lower: float | None, upper: float | None,
     7.0
     """
     owner = "sum_sensitivity"
-    lo, hi = _bounds(lower, upper, owner)
+    lo, hi = clamping_bounds(lower, upper, owner)
     check_choice("neighbours", neighbours, owner, _NEIGHBOURS)
     m = check_int("max_rows", max_rows, owner, low=1)
     if neighbours == "remove_one":
@@ -94,7 +94,7 @@ def mean_sensitivity(*, lower: float | None, upper: float | None, n: int | None 
     :meth:`PrivateTable.mean` does.
     """
     owner = "mean_sensitivity"
-    lo, hi = _bounds(lower, upper, owner)
+    lo, hi = clamping_bounds(lower, upper, owner)
     check_choice("neighbours", neighbours, owner, _NEIGHBOURS)
     if neighbours == "remove_one":
         raise ParameterError(
@@ -168,3 +168,6 @@ def local_sensitivity(query: Callable[[pd.DataFrame], float], frame: pd.DataFram
         return 0.0
     drops = np.array([float(query(frame.drop(index=frame.index[i]))) for i in range(len(frame))])
     return float(np.max(np.abs(full - drops)))
+
+
+_bounds = clamping_bounds  # the old private name, kept for existing imports

@@ -32,7 +32,7 @@ import numpy as np
 
 from veil._validation import check_int, check_real
 from veil.dp._accountant import PrivacyBudget
-from veil.dp._mechanisms import LaplaceMechanism, _check_epsilon
+from veil.dp._mechanisms import LaplaceMechanism, check_epsilon
 from veil.errors import ParameterError
 
 __all__ = ["BinaryTreeMechanism", "distributed_laplace_shares", "paillier_noisy_total"]
@@ -75,7 +75,7 @@ class BinaryTreeMechanism:
     node_scale: float = field(init=False)
 
     def __post_init__(self) -> None:
-        eps = _check_epsilon(self.epsilon, "BinaryTreeMechanism")
+        eps = check_epsilon(self.epsilon, "BinaryTreeMechanism")
         sens = check_real("sensitivity", self.sensitivity, "BinaryTreeMechanism", low=0.0,
                           closed="neither")
         T = check_int("horizon", self.horizon, "BinaryTreeMechanism", low=1)
@@ -157,7 +157,7 @@ def paillier_noisy_total(readings: Sequence[float], *, epsilon: float, sensitivi
     """
     from phe import paillier
 
-    eps = _check_epsilon(epsilon, "paillier_noisy_total")
+    eps = check_epsilon(epsilon, "paillier_noisy_total")
     sens = check_real("sensitivity", sensitivity, "paillier_noisy_total", low=0.0, closed="neither")
     x = np.clip(np.asarray(readings, dtype=float), 0.0, sens)
     if x.ndim != 1 or x.size == 0:
