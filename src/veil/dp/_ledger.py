@@ -172,12 +172,12 @@ class BudgetLedger:
         try:
             index = json.loads(self.path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError):
-            raise LedgerError(f"The budget ledger {str(self.path)!r} is not valid JSON; restore it "
+            raise LedgerError(f"The budget ledger {str(self.path)!r} is corrupted (not valid JSON); restore it "
                               "from a backup. veil will not guess what was spent.") from None
         if not isinstance(index, dict) or index.get("format") != _FORMAT:
             raise LedgerError(
-                f"The budget ledger {str(self.path)!r} is not a {_FORMAT} version {_VERSION} file "
-                "(an older veil's budget file has no journal); keep it for the record and give a "
+                f"The budget ledger {str(self.path)!r} is corrupted or not a {_FORMAT} version "
+                f"{_VERSION} file (an older veil's budget file has no journal); keep it for the record and give a "
                 "new --budget-file path. veil will not guess what was spent.")
         if not isinstance(index.get("entries"), int) or not isinstance(index.get("head"), str):
             raise LedgerError(f"The budget ledger {str(self.path)!r} has no valid 'entries'/'head'.")

@@ -254,6 +254,11 @@ class PrivateTable(GroupedQueries):
         """The column names (public)."""
         return list(self._frame.columns)
 
+    def is_numeric(self, column: str) -> bool:
+        """Whether ``column`` has a numeric type (its type is public, like its name)."""
+        col = column_of(self._frame, column)
+        return bool(pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col))
+
     # -- contribution bounding ----------------------------------------------
     def _keys(self) -> np.ndarray:
         """Salted 64-bit hash of each row's content and its occurrence among identical rows."""
