@@ -26,7 +26,9 @@ from veil.dp._mechanisms import (
     GaussianMechanism,
     GeometricMechanism,
     LaplaceMechanism,
+    PermuteAndFlip,
     analytic_gaussian_sigma,
+    certified_gaussian_sigma,
 )
 from veil.dp._postprocessing import clamp_nonnegative, consistent_counts, round_counts
 from veil.dp._predicate import QuerySpec, parse_predicate, parse_query
@@ -46,7 +48,7 @@ __all__ = [
     "COMMON_EPSILONS", "PrivacyBudget", "ZCDPBudget", "PrivacyAccountant", "LedgerEntry",
     "zcdp_epsilon", "bun_steinke_epsilon", "BudgetLedger", "LedgerError", "dataset_fingerprint",
     "LaplaceMechanism", "GaussianMechanism", "GeometricMechanism", "ExponentialMechanism",
-    "analytic_gaussian_sigma",
+    "PermuteAndFlip", "analytic_gaussian_sigma", "certified_gaussian_sigma",
     "count_sensitivity", "sum_sensitivity", "mean_sensitivity", "histogram_sensitivity",
     "local_sensitivity",
     "PrivateTable", "DPAnswer", "ContributionBounds",
