@@ -19,11 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from veil._validation import check_int
-from veil.errors import ParameterError
+import pandas as pd
+
+from veil._validation import check_choice, check_int
+from veil.errors import ParameterError, SchemaError
 
 __all__ = ["ContributionBounds", "check_bound", "rank_within", "dense_rank_within",
-           "selection_salt"]
+           "selection_salt", "unit_codes", "frame_of"]
 
 
 def check_bound(name: str, value: Any, owner: str) -> int | None:
@@ -191,3 +193,30 @@ def dense_rank_within(unit: np.ndarray, key: np.ndarray) -> np.ndarray:
     rank = np.empty(n, dtype=np.int64)
     rank[order] = distinct - base
     return rank
+
+
+def unit_codes(units: pd.Series, column: str, missing_units: str) -> np.ndarray:
+    """An integer code per row for its privacy unit; missing IDs refused or made their own units."""
+    check_choice("missing_units", missing_units, "PrivateTable", ("error", "own_unit"))
+    codes, _ = pd.factorize(units, use_na_sentinel=True)
+    codes = codes.astype(np.int64)
+    missing = codes < 0
+    if missing.any():
+        if missing_units == "error":
+            raise SchemaError(
+                f"The privacy-unit column {column!r} has {int(missing.sum())} rows without an ID; "
+                "give every row its unit, drop those rows, or pass missing_units='own_unit' "
+                "(--missing-units own-unit) to make each such row a unit of its own."
+            )
+        codes[missing] = codes.max(initial=-1) + 1 + np.arange(int(missing.sum()))
+    return codes
+
+
+def frame_of(data: Any) -> pd.DataFrame:
+    frame = data.frame if hasattr(data, "frame") else data
+    if not isinstance(frame, pd.DataFrame):
+        raise ParameterError(
+            f"PrivateTable needs a pandas DataFrame (or an object with a .frame). "
+            f"Got {type(data).__name__} instead."
+        )
+    return frame

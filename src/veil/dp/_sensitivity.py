@@ -13,6 +13,7 @@ replaced.  veil's :class:`PrivateTable` uses ``"remove_one"``.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -27,6 +28,8 @@ __all__ = [
     "mean_sensitivity",
     "histogram_sensitivity",
     "local_sensitivity",
+    "fixed_point_exponent",
+    "clamped_fixed_point_sum",
 ]
 
 _NEIGHBOURS = ("remove_one", "replace_one")
@@ -171,3 +174,41 @@ def local_sensitivity(query: Callable[[pd.DataFrame], float], frame: pd.DataFram
 
 
 _bounds = clamping_bounds  # the old private name, kept for existing imports
+
+
+def fixed_point_exponent(lower: float, upper: float) -> int:
+    """k of the public grid :math:`2^{-k}` for sums clamped to [lower, upper].
+
+    The largest k with :math:`\\max(|L|, |U|)\\,2^k \\le 2^{30}` (at most
+    1023, so that :math:`2^k` is a finite double): a function of the public bounds alone.
+
+    Examples
+    --------
+    >>> fixed_point_exponent(0.0, 1.0), fixed_point_exponent(-5.0, 3.0)
+    (30, 27)
+    """
+    bound = max(abs(lower), abs(upper))
+    return min(1023, 30 - math.frexp(bound)[1] + (1 if math.frexp(bound)[0] == 0.5 else 0))
+
+
+def clamped_fixed_point_sum(values: np.ndarray, lower: float, upper: float,
+                            max_rows: int) -> tuple[float, float]:
+    """Clamp to [lower, upper], then sum exactly on the public grid; return (sum, sensitivity).
+
+    The grid :math:`2^{-k}` (:func:`fixed_point_exponent`) depends only on the
+    public bounds, never on the number of rows, so the sensitivity
+    ``max_rows * max|grid value|`` and the noise scale are the same on
+    neighbouring tables.  Each clamped value is at most :math:`2^{30}` grid
+    steps, so the int64 sum is exact for up to :math:`2^{32}` rows.  Missing
+    values count as the clamped 0.
+    """
+    clipped = np.clip(np.nan_to_num(values, nan=min(max(0.0, lower), upper)), lower, upper)
+    if max(abs(lower), abs(upper)) == 0.0:
+        return 0.0, 0.0
+    if clipped.size > 2**32:
+        raise ParameterError("A clamped sum handles at most 2**32 rows.")
+    k = fixed_point_exponent(lower, upper)
+    factor = math.ldexp(1.0, k)
+    total = int(np.rint(clipped * factor).astype(np.int64).sum(dtype=np.int64))
+    q_bound = max(abs(round(lower * factor)), abs(round(upper * factor)))
+    return math.ldexp(float(total), -k), max_rows * math.ldexp(float(q_bound), -k)

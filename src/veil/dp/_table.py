@@ -31,11 +31,13 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from veil._validation import check_choice, check_real
+from veil._validation import check_real
 from veil.dp._accountant import PrivacyAccountant
 from veil.dp._answer import DPAnswer
 from veil.dp._bounds import (
     ContributionBounds,
+    frame_of,
+    unit_codes,
     check_bound,
     dense_rank_within,
     rank_within,
@@ -46,52 +48,10 @@ from veil.dp._grouped import GroupedQueries, column_of
 from veil.dp._mechanisms import GeometricMechanism, LaplaceMechanism, check_epsilon
 from veil.dp._predicate import Predicate, parse_predicate
 from veil.dp._selection import PermuteAndFlip
-from veil.dp._sensitivity import clamping_bounds
+from veil.dp._sensitivity import clamped_fixed_point_sum, clamping_bounds
 from veil.errors import ParameterError, SchemaError
 
 __all__ = ["ContributionBounds", "DPAnswer", "PrivateTable"]
-
-
-def unit_codes(units: pd.Series, column: str, missing_units: str) -> np.ndarray:
-    """An integer code per row for its privacy unit; missing IDs refused or made their own units."""
-    check_choice("missing_units", missing_units, "PrivateTable", ("error", "own_unit"))
-    codes, _ = pd.factorize(units, use_na_sentinel=True)
-    codes = codes.astype(np.int64)
-    missing = codes < 0
-    if missing.any():
-        if missing_units == "error":
-            raise SchemaError(
-                f"The privacy-unit column {column!r} has {int(missing.sum())} rows without an ID; "
-                "give every row its unit, drop those rows, or pass missing_units='own_unit' "
-                "(--missing-units own-unit) to make each such row a unit of its own."
-            )
-        codes[missing] = codes.max(initial=-1) + 1 + np.arange(int(missing.sum()))
-    return codes
-
-
-def frame_of(data: Any) -> pd.DataFrame:
-    frame = data.frame if hasattr(data, "frame") else data
-    if not isinstance(frame, pd.DataFrame):
-        raise ParameterError(
-            f"PrivateTable needs a pandas DataFrame (or an object with a .frame). "
-            f"Got {type(data).__name__} instead."
-        )
-    return frame
-
-
-def fixed_point_exponent(lower: float, upper: float) -> int:
-    """k of the public grid :math:`2^{-k}` for sums clamped to [lower, upper].
-
-    The largest k with :math:`\\max(|L|, |U|)\\,2^k \\le 2^{30}` (at most
-    1023, so that :math:`2^k` is a finite double): a function of the public bounds alone.
-
-    Examples
-    --------
-    >>> fixed_point_exponent(0.0, 1.0), fixed_point_exponent(-5.0, 3.0)
-    (30, 27)
-    """
-    bound = max(abs(lower), abs(upper))
-    return min(1023, 30 - math.frexp(bound)[1] + (1 if math.frexp(bound)[0] == 0.5 else 0))
 
 
 class PrivateTable(GroupedQueries):
@@ -372,27 +332,8 @@ class PrivateTable(GroupedQueries):
                             budget_remaining=remaining, query=label, sensitivity=m, rho=rho)
 
     def _exact_clamped_sum(self, values: np.ndarray, lo: float, hi: float) -> tuple[float, float]:
-        """Clamp, then sum exactly on a public fixed-point grid; return (sum, sensitivity).
-
-        The grid :math:`2^{-k}` depends only on the public bounds
-        (:func:`fixed_point_exponent`), never on the number of rows, so the
-        reported sensitivity and noise scale are the same on neighbouring
-        tables.  Each clamped value is at most :math:`2^{30}` grid steps, so
-        the int64 sum is exact for up to :math:`2^{32}` rows.
-        """
-        m = self._total_bound("PrivateTable.sum")
-        clipped = np.clip(np.nan_to_num(values, nan=min(max(0.0, lo), hi)), lo, hi)
-        bound = max(abs(lo), abs(hi))
-        if bound == 0.0:
-            return 0.0, 0.0
-        if clipped.size > 2**32:
-            raise ParameterError("PrivateTable.sum handles at most 2**32 rows.")
-        k = fixed_point_exponent(lo, hi)
-        factor = math.ldexp(1.0, k)
-        q = np.rint(clipped * factor).astype(np.int64)
-        total = int(q.sum(dtype=np.int64))
-        q_bound = max(abs(round(lo * factor)), abs(round(hi * factor)))
-        return math.ldexp(float(total), -k), m * math.ldexp(float(q_bound), -k)
+        """Clamp, then sum exactly on the public grid (:func:`clamped_fixed_point_sum`)."""
+        return clamped_fixed_point_sum(values, lo, hi, self._total_bound("PrivateTable.sum"))
 
     def sum(self, column: str, *, lower: float | None = None, upper: float | None = None,
             epsilon: float, where: str | Predicate | None = None) -> DPAnswer:
