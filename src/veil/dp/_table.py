@@ -25,7 +25,6 @@ stable transformation and the guarantee holds even if the seed is public.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 import numpy as np
