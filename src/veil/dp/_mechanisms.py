@@ -53,6 +53,17 @@ def check_epsilon(value: Any, owner: str) -> float:
     return _check_epsilon(value, owner)
 
 
+def check_sensitivity(value: Any, owner: str) -> float:
+    """Validate a sensitivity: a finite float > 0; return it as float."""
+    return _check_sensitivity(value, owner)
+
+
+def calibrated(build: Any, sensitivity: Any, target: Any, scale: float) -> tuple[Any, float]:
+    """The measurement ``build(scale')`` with the smallest ``scale' >= scale`` (by ulps) whose
+    OpenDP map certifies ``target`` at ``sensitivity``, and that scale."""
+    return _calibrated(build, sensitivity, target, scale)
+
+
 def _check_sensitivity(value: Any, owner: str) -> float:
     s = check_real("sensitivity", value, owner, low=0.0, closed="neither")
     if math.isinf(s):

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from veil.dp._budget import PrivacyBudget, ZCDPBudget
-from veil.dp._mechanisms import _calibrated, _check_sensitivity, check_epsilon
+from veil.dp._mechanisms import calibrated, check_epsilon, check_sensitivity
 from veil.dp._sampler import opendp
 from veil.errors import ParameterError
 
@@ -110,7 +110,7 @@ class ExponentialMechanism:
     def __post_init__(self) -> None:
         owner = type(self).__name__
         eps = check_epsilon(self.epsilon, owner)
-        sens = _check_sensitivity(self.sensitivity, owner)
+        sens = check_sensitivity(self.sensitivity, owner)
         dp = opendp()
         scale = 2.0 * sens / eps
         meas = dp.m.make_noisy_max(*_space(), dp.zero_concentrated_divergence(), scale=scale)
@@ -180,13 +180,13 @@ class PermuteAndFlip:
     def __post_init__(self) -> None:
         owner = type(self).__name__
         eps = check_epsilon(self.epsilon, owner)
-        sens = _check_sensitivity(self.sensitivity, owner)
+        sens = check_sensitivity(self.sensitivity, owner)
         dp = opendp()
 
         def build(b: float) -> Any:
             return dp.m.make_noisy_max(*_space(), dp.max_divergence(), scale=b)
 
-        meas, scale = _calibrated(build, sens, eps, 2.0 * sens / eps)
+        meas, scale = calibrated(build, sens, eps, 2.0 * sens / eps)
         object.__setattr__(self, "epsilon", eps)
         object.__setattr__(self, "sensitivity", sens)
         object.__setattr__(self, "scale", scale)

@@ -117,7 +117,10 @@ class PrivateTable(GroupedQueries):
     which partition each unit's bounded rows; separate queries always compose
     sequentially through the accountant.
 
-    Every mechanism draws its noise from OpenDP.  Sums clamp each value to
+    Every answer is charged to ``accountant`` before its noise is drawn; with
+    an accountant from :meth:`PrivacyAccountant.from_ledger` the spend is
+    file-locked, journaled and fsynced first, so no answer exists unless its
+    spend was saved.  Every mechanism draws its noise from OpenDP.  Sums clamp each value to
     user-given bounds (never bounds guessed from the data) and accumulate in
     64-bit integers on a fixed-point grid, so the float sum cannot exceed its
     nominal sensitivity (Casacuberta et al. 2022).  Histogram/contingency keys
@@ -144,6 +147,7 @@ class PrivateTable(GroupedQueries):
     ('patient', 2, 4.0)
     """
 
+    # over 60 lines: one validation line per parameter, then the one-time row bounding
     def __init__(self, data: Any, *, accountant: PrivacyAccountant,
                  privacy_unit: str | None = None, max_rows_per_unit: int | None = None,
                  max_groups: int | None = None, max_rows_per_group: int | None = None,
