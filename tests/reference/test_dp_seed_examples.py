@@ -47,6 +47,9 @@ def test_post_processing_exam_example():
     assert round_counts(consistent_counts(noisy, 251.1)).tolist() == [168, 83]
     # with the exact total 252 the least-squares projection adds (252 - 251.1)/2 = 0.45 to each
     assert consistent_counts(noisy, 252, total_variance_ratio=0).tolist() == pytest.approx([168.15, 83.85])
+    # consistent-then-round: 168.15 -> 168, 83.85 -> 84, which add up to 252 (rounding the raw
+    # noisy counts, the seed's 168 / 83, adds up to 251)
+    assert round_counts(consistent_counts(noisy, 252, total_variance_ratio=0)).tolist() == [168, 84]
 
 
 def test_randomized_response_formula():

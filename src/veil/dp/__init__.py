@@ -1,8 +1,10 @@
 """Differential privacy: answer queries with calibrated noise instead of publishing a table.
 
-Mechanisms draw their noise from OpenDP's vetted samplers (never numpy.random);
-an accountant (sequential, advanced or zCDP composition) refuses queries that
-would overspend the budget; a :class:`PrivateTable` bounds each privacy unit's
+Mechanisms draw their noise from OpenDP's samplers (OpenDP's ``contrib``
+feature: proofs written, not yet vetted; never numpy.random); an accountant
+(basic, advanced, zCDP, privacy-filter or PLD composition), optionally backed by
+a file-locked, journaled :class:`BudgetLedger`, refuses queries that would
+overspend the budget; a :class:`PrivateTable` bounds each privacy unit's
 contributions (in total and per group, :class:`ContributionBounds`) and answers
 counts, sums, means, quantiles, histograms, contingency tables and group-by
 counts; plus query restriction (not a guarantee), randomized response,
@@ -10,19 +12,23 @@ post-processing and stream aggregation.
 See ``docs/dp.md``.
 """
 
-from veil.dp._accountant import (
+from veil.dp._accountant import LedgerEntry, PrivacyAccountant
+from veil.dp._budget import (
     COMMON_EPSILONS,
-    LedgerEntry,
-    PrivacyAccountant,
     PrivacyBudget,
     ZCDPBudget,
+    bun_steinke_epsilon,
+    zcdp_epsilon,
 )
+from veil.dp._ledger import BudgetLedger, LedgerError, dataset_fingerprint
 from veil.dp._mechanisms import (
     ExponentialMechanism,
     GaussianMechanism,
     GeometricMechanism,
     LaplaceMechanism,
+    PermuteAndFlip,
     analytic_gaussian_sigma,
+    certified_gaussian_sigma,
 )
 from veil.dp._postprocessing import clamp_nonnegative, consistent_counts, round_counts
 from veil.dp._predicate import QuerySpec, parse_predicate, parse_query
@@ -40,8 +46,9 @@ from veil.dp._table import ContributionBounds, DPAnswer, PrivateTable
 
 __all__ = [
     "COMMON_EPSILONS", "PrivacyBudget", "ZCDPBudget", "PrivacyAccountant", "LedgerEntry",
+    "zcdp_epsilon", "bun_steinke_epsilon", "BudgetLedger", "LedgerError", "dataset_fingerprint",
     "LaplaceMechanism", "GaussianMechanism", "GeometricMechanism", "ExponentialMechanism",
-    "analytic_gaussian_sigma",
+    "PermuteAndFlip", "analytic_gaussian_sigma", "certified_gaussian_sigma",
     "count_sensitivity", "sum_sensitivity", "mean_sensitivity", "histogram_sensitivity",
     "local_sensitivity",
     "PrivateTable", "DPAnswer", "ContributionBounds",

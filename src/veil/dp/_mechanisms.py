@@ -1,4 +1,4 @@
-"""Additive-noise and selection mechanisms on OpenDP's vetted samplers.
+"""Additive-noise mechanisms on OpenDP's samplers (its ``contrib`` feature).
 
 Each mechanism is a small frozen dataclass holding its parameters (validated
 in ``__post_init__``), the noise ``scale`` it derived from them, its privacy
@@ -8,6 +8,7 @@ always drawn by OpenDP (see :mod:`veil.dp._sampler`); numpy only shapes arrays.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -25,17 +26,42 @@ __all__ = [
     "GaussianMechanism",
     "GeometricMechanism",
     "ExponentialMechanism",
+    "PermuteAndFlip",
     "analytic_gaussian_sigma",
+    "EPSILON_RANGE",
 ]
+
+#: The ε veil accepts: below it the noise scale Δ/ε leaves the range of
+#: doubles OpenDP can sample at; above it the noise is below the float grid
+#: and the guarantee is void in practice.
+EPSILON_RANGE = (1e-9, 1e4)
 
 
 def _check_epsilon(value: Any, owner: str) -> float:
     eps = check_real("epsilon", value, owner, low=0.0, closed="neither")
-    if math.isinf(eps):
+    lo, hi = EPSILON_RANGE
+    if not lo <= eps <= hi:
         raise ParameterError(
-            f"The 'epsilon' parameter of {owner} must be a float in (0, inf). Got {value!r} instead."
+            f"The 'epsilon' parameter of {owner} must be a float in [{lo:g}, {hi:g}] (outside it "
+            f"the noise cannot be calibrated on OpenDP's samplers). Got {value!r} instead."
         )
     return eps
+
+
+def check_epsilon(value: Any, owner: str) -> float:
+    """Validate an ε for a mechanism: a float in :data:`EPSILON_RANGE`; return it as float."""
+    return _check_epsilon(value, owner)
+
+
+def check_sensitivity(value: Any, owner: str) -> float:
+    """Validate a sensitivity: a finite float > 0; return it as float."""
+    return _check_sensitivity(value, owner)
+
+
+def calibrated(build: Any, sensitivity: Any, target: Any, scale: float) -> tuple[Any, float]:
+    """The measurement ``build(scale')`` with the smallest ``scale' >= scale`` (by ulps) whose
+    OpenDP map certifies ``target`` at ``sensitivity``, and that scale."""
+    return _calibrated(build, sensitivity, target, scale)
 
 
 def _check_sensitivity(value: Any, owner: str) -> float:
@@ -54,10 +80,19 @@ def _calibrated(build, sensitivity: Any, target: Any, scale: float) -> tuple[Any
     OpenDP rounds its privacy maps conservatively, so Δ/ε may map to ε plus an
     ulp; the few extra ulps of noise make the stated ε exactly true.
     """
+    from opendp.mod import OpenDPException
+
     for _ in range(64):
-        meas = build(scale)
-        if meas.check(sensitivity, target):
-            return meas, scale
+        try:
+            meas = build(scale)
+            if meas.check(sensitivity, target):
+                return meas, scale
+        except OpenDPException:
+            raise ParameterError(
+                f"OpenDP cannot calibrate noise of scale {scale!r} for sensitivity "
+                f"{sensitivity!r}; choose epsilon and the bounds so that sensitivity/epsilon is "
+                "a moderate number."
+            ) from None
         scale = math.nextafter(scale, math.inf) * (1 + 1e-15)
     raise ParameterError(  # pragma: no cover - OpenDP's rounding is a few ulps
         f"OpenDP could not certify the requested privacy level {target!r} at scale {scale!r}."
@@ -289,13 +324,50 @@ def analytic_gaussian_sigma(*, epsilon: float, delta: float, sensitivity: float)
     return hi
 
 
+@functools.lru_cache(maxsize=256)
+def certified_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
+    """The smallest σ (to 1e-9 relative) at which OpenDP certifies (ε, δ) for its Gaussian.
+
+    The measurement is OpenDP's ``make_gaussian`` (a discrete Gaussian on a
+    fine grid, Canonne, Kamath & Steinke 2020), whose privacy map is ρ-zCDP
+    with :math:`\\rho = \\Delta^2/(2\\sigma^2)`; the (ε, δ) is OpenDP's
+    ``make_fix_delta(make_zCDP_to_approxDP(...), δ)`` map of it.  Bisection
+    from the analytic σ of the continuous Gaussian (a lower bound).
+    """
+    lo = analytic_gaussian_sigma(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+    if _gaussian_certified_epsilon(lo, delta, sensitivity) <= epsilon:
+        return lo
+    hi = lo * 2.0
+    while _gaussian_certified_epsilon(hi, delta, sensitivity) > epsilon:
+        lo, hi = hi, hi * 2.0
+    while hi - lo > 1e-9 * hi:
+        mid = 0.5 * (lo + hi)
+        if _gaussian_certified_epsilon(mid, delta, sensitivity) > epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def _gaussian_measurements(sigma: float) -> tuple[Any, Any]:
+    dp = opendp()
+    meas = dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float),
+                              scale=sigma)
+    return meas, dp.c.make_zCDP_to_approxDP(meas)
+
+
+def _gaussian_certified_epsilon(sigma: float, delta: float, sensitivity: float) -> float:
+    """ε OpenDP certifies at δ for its Gaussian of scale σ at sensitivity Δ."""
+    return float(_gaussian_measurements(sigma)[1].map(sensitivity).epsilon(delta))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GaussianMechanism:
-    """The Gaussian mechanism for (ε, δ)-DP with analytic calibration.
+    """The Gaussian mechanism for (ε, δ)-DP, certified at the sampler actually run.
 
     Parameters
     ----------
-    epsilon : float in (0, inf)
+    epsilon : float in [1e-9, 1e4]
     delta : float in (0, 1)
     sensitivity : float in (0, inf)
         The L2 sensitivity Δ₂ of the query.
@@ -303,28 +375,38 @@ class GaussianMechanism:
     Attributes
     ----------
     scale : float
-        The standard deviation σ from :func:`analytic_gaussian_sigma`.
+        The standard deviation σ from :func:`certified_gaussian_sigma`.
+    rho : float
+        The zCDP cost from OpenDP's privacy map of the measurement,
+        :math:`\\Delta^2/(2\\sigma^2)`.
+    certified_epsilon : float
+        The ε OpenDP's conversion certifies at δ (at most ``epsilon``).
 
     Notes
     -----
-    :math:`M(D) = f(D) + \\mathcal{N}(0, \\sigma^2)`.  σ is calibrated with the
-    exact (ε, δ) curve of Balle & Wang (2018); the noise is drawn by OpenDP's
-    ``make_gaussian`` (a discrete Gaussian on a fine grid, Canonne, Kamath &
-    Steinke 2020), which OpenDP itself accounts in zCDP with
-    :math:`\\rho = \\Delta^2 / (2\\sigma^2)`.
+    :math:`M(D) = f(D) + Z` with Z drawn by OpenDP's ``make_gaussian``, a
+    discrete Gaussian on a fine grid (Canonne, Kamath & Steinke 2020).  Its
+    privacy map is ρ-zCDP; (ε, δ) comes from OpenDP's ``make_zCDP_to_approxDP``
+    and ``make_fix_delta`` of that same measurement.  The analytic curve of the
+    continuous Gaussian (Balle & Wang 2018, :func:`analytic_gaussian_sigma`)
+    gives a smaller σ, which OpenDP does not certify for its discrete sampler
+    (σ = 3.7306 at ε = 1, δ = 1e-5 maps to ε = 1.092); veil uses it only as
+    the start of the search.
 
     References
     ----------
-    Balle, B., Wang, Y.-X. (2018). Improving the Gaussian mechanism for
-    differential privacy: analytical calibration and optimal denoising. ICML.
     Canonne, C., Kamath, G., Steinke, T. (2020). The discrete Gaussian for
     differential privacy. NeurIPS.
+    Balle, B., Wang, Y.-X. (2018). Improving the Gaussian mechanism for
+    differential privacy: analytical calibration and optimal denoising. ICML.
     """
 
     epsilon: float
     delta: float
     sensitivity: float = 1.0
     scale: float = field(init=False)
+    rho: float = field(init=False)
+    certified_epsilon: float = field(init=False)
     _scalar: Any = field(init=False, repr=False, compare=False)
     _vector: Any = field(init=False, repr=False, compare=False)
 
@@ -333,14 +415,15 @@ class GaussianMechanism:
         eps = _check_epsilon(self.epsilon, owner)
         dlt = check_real("delta", self.delta, owner, low=0.0, high=1.0, closed="neither")
         sens = _check_sensitivity(self.sensitivity, owner)
-        sigma = analytic_gaussian_sigma(epsilon=eps, delta=dlt, sensitivity=sens)
-        dp = opendp()
-        space = (dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float))
+        sigma = certified_gaussian_sigma(eps, dlt, sens)
+        meas, approx = _gaussian_measurements(sigma)
         object.__setattr__(self, "epsilon", eps)
         object.__setattr__(self, "delta", dlt)
         object.__setattr__(self, "sensitivity", sens)
         object.__setattr__(self, "scale", sigma)
-        object.__setattr__(self, "_scalar", dp.m.make_gaussian(*space, scale=sigma))
+        object.__setattr__(self, "rho", float(meas.map(sens)))
+        object.__setattr__(self, "certified_epsilon", float(approx.map(sens).epsilon(dlt)))
+        object.__setattr__(self, "_scalar", meas)
         object.__setattr__(self, "_vector", None)
 
     @property
@@ -349,62 +432,8 @@ class GaussianMechanism:
         return PrivacyBudget(epsilon=self.epsilon, delta=self.delta)
 
     def release(self, value: Any) -> Any:
-        """Return ``value`` plus fresh N(0, σ²) noise (float or array)."""
+        """Return ``value`` plus fresh Gaussian noise of scale σ (float or array)."""
         return _release_floats(self, value, "l2_distance", "make_gaussian")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ExponentialMechanism:
-    """The exponential mechanism: pick a candidate with probability ∝ exp(ε u / (2Δu)).
-
-    Parameters
-    ----------
-    epsilon : float in (0, inf)
-    sensitivity : float in (0, inf)
-        Δu, the most one person can change any candidate's utility score.
-
-    Notes
-    -----
-    :math:`\\Pr[M(D) = r] \\propto \\exp\\big(\\varepsilon\\, u(D, r) / (2\\Delta u)\\big)`
-    (McSherry & Talwar 2007).  Implemented as report-noisy-max with Gumbel
-    noise of scale :math:`2\\Delta u/\\varepsilon`, which has exactly this
-    distribution; the sampler is OpenDP's ``make_noisy_max``.
-
-    References
-    ----------
-    McSherry, F., Talwar, K. (2007). Mechanism design via differential privacy.
-    FOCS.
-    """
-
-    epsilon: float
-    sensitivity: float = 1.0
-    scale: float = field(init=False)
-    _meas: Any = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        owner = type(self).__name__
-        eps = _check_epsilon(self.epsilon, owner)
-        sens = _check_sensitivity(self.sensitivity, owner)
-        dp = opendp()
-        space = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float))
-
-        def build(b: float) -> Any:
-            return dp.m.make_noisy_max(*space, dp.max_divergence(), scale=b)
-
-        meas, scale = _calibrated(build, sens, eps, 2.0 * sens / eps)
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "scale", scale)
-        object.__setattr__(self, "_meas", meas)
-
-    @property
-    def budget(self) -> PrivacyBudget:
-        """The cost of one selection."""
-        return PrivacyBudget(epsilon=self.epsilon)
-
-    def select(self, scores: Sequence[float]) -> int:
-        """Return the index of the privately selected candidate (higher score = better)."""
-        arr, _ = _as_release(scores)
-        if arr.ndim != 1 or arr.size == 0:
-            raise ParameterError("ExponentialMechanism.select needs a non-empty 1-d list of scores.")
-        return int(self._meas(arr.tolist()))
+from veil.dp._selection import ExponentialMechanism, PermuteAndFlip  # noqa: E402  (re-export)

@@ -17,6 +17,9 @@ Grammar (case-insensitive keywords; never ``eval``)::
 
 Predicates evaluate vectorised on a DataFrame to a boolean mask.  Missing
 values never match a comparison (but do match ``!=``'s negation via ``not``).
+Predicates are typed: a number is compared only with a numeric column and a
+string only with a text column; anything else is a
+:class:`~veil.errors.SchemaError` naming the column.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from veil.errors import ColumnNotFoundError, ParameterError
+from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 
 __all__ = ["Comparison", "Membership", "Not", "BoolOp", "Predicate", "parse_predicate",
            "QuerySpec", "parse_query"]
@@ -178,9 +181,26 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
 
 
 def _coerce(col: pd.Series, value: Any) -> Any:
-    """Compare numbers with numbers; a numeric literal against a text column compares as text."""
-    if isinstance(value, (int, float)) and not pd.api.types.is_numeric_dtype(col):
-        return str(value) if not isinstance(value, float) or not value.is_integer() else str(int(value))
+    """Type-check a literal against its column: numbers with numeric columns, text with text.
+
+    Raises
+    ------
+    SchemaError
+        A number compared with a text column, or text with a numeric column
+        (the message names the column and its type, never a value of it).
+    """
+    numeric_col = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+    numeric_lit = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if numeric_lit and not numeric_col and not pd.api.types.is_bool_dtype(col):
+        raise SchemaError(
+            f"The column {col.name!r} holds text, but the predicate compares it with the number "
+            f"{value!r}; quote the literal ('{value}') to compare text."
+        )
+    if isinstance(value, str) and numeric_col:
+        raise SchemaError(
+            f"The column {col.name!r} is numeric, but the predicate compares it with the text "
+            f"{value!r}; write a number."
+        )
     return value
 
 

@@ -15,6 +15,12 @@ from veil.errors import ParameterError
 __all__ = ["RandomizedResponse", "KaryRandomizedResponse"]
 
 
+def _certified_epsilon(p: float) -> float:
+    """ε of one respondent's yes/no randomized response, from OpenDP's privacy map."""
+    dp = opendp()
+    return float(dp.m.make_randomized_response_bool(p).map(1))
+
+
 @dataclass(frozen=True, kw_only=True)
 class RandomizedResponse:
     """Warner's randomized response: keep each yes/no answer with probability p, else flip it.
@@ -29,7 +35,9 @@ class RandomizedResponse:
     Attributes
     ----------
     epsilon : float
-        The local ε each respondent gets: :math:`\\ln(p / (1-p))`.
+        The local ε each respondent gets, :math:`\\ln(p / (1-p))`, from
+        OpenDP's privacy map of ``make_randomized_response_bool(p)`` at
+        distance 1 (one respondent's answer changes).
 
     Notes
     -----
@@ -39,7 +47,9 @@ class RandomizedResponse:
     :math:`\\pi(1-\\pi)/n + p(1-p)/(n(2p-1)^2)` (Warner 1965, eq. 7).
     The flips are drawn by OpenDP's ``make_randomized_response_bitvec``
     (RAPPOR's per-bit randomizer with f = 2(1 − p)), one independent flip per
-    respondent.
+    respondent: each bit is kept with probability p, the same per-bit law as
+    ``make_randomized_response_bool(p)``, whose map certifies ε (the bitvec
+    map itself is for a whole vector per person, 2ε at max_weight 1).
 
     References
     ----------
@@ -53,7 +63,7 @@ class RandomizedResponse:
     def __post_init__(self) -> None:
         p = check_real("p", self.p, "RandomizedResponse", low=0.5, high=1.0, closed="neither")
         object.__setattr__(self, "p", p)
-        object.__setattr__(self, "epsilon", math.log(p / (1 - p)))
+        object.__setattr__(self, "epsilon", _certified_epsilon(p))
 
     def randomize(self, answers: Any) -> np.ndarray:
         """Return the randomized boolean answers (each kept with probability p)."""
@@ -71,10 +81,19 @@ class RandomizedResponse:
         out = np.frombuffer(meas(np.packbits(x.ravel()).tobytes()), dtype=np.uint8)
         return np.unpackbits(out)[:n].astype(bool).reshape(x.shape)
 
-    def estimate(self, randomized: Any) -> float:
-        """The unbiased estimate :math:`(Y + p - 1)/(2p - 1)` of the true "yes" proportion."""
+    def estimate(self, randomized: Any, *, project: bool = False) -> float:
+        """The unbiased estimate :math:`(Y + p - 1)/(2p - 1)` of the true "yes" proportion.
+
+        Parameters
+        ----------
+        project : bool
+            Clip the estimate to [0, 1] (post-processing: free, biased, never
+            farther from the truth).  Unprojected, about half the estimates of
+            a proportion near 0 or 1 fall outside [0, 1] at small n.
+        """
         y = float(np.mean(np.asarray(randomized, dtype=float)))
-        return (y + self.p - 1) / (2 * self.p - 1)
+        est = (y + self.p - 1) / (2 * self.p - 1)
+        return min(max(est, 0.0), 1.0) if project else est
 
     def variance(self, pi: float, n: int) -> float:
         """Var of the estimator for true proportion ``pi`` and ``n`` respondents."""
@@ -125,7 +144,9 @@ class KaryRandomizedResponse:
         p = check_real("p", self.p, "KaryRandomizedResponse", low=1.0 / k, high=1.0, closed="neither")
         object.__setattr__(self, "categories", tuple(cats))
         object.__setattr__(self, "p", p)
-        object.__setattr__(self, "epsilon", math.log(p * (k - 1) / (1 - p)))
+        # ε = ln(p(k - 1)/(1 - p)), from OpenDP's map of the measurement randomize() runs
+        meas = opendp().m.make_randomized_response(list(range(k)), p, T="i64")
+        object.__setattr__(self, "epsilon", float(meas.map(1)))
 
     def randomize(self, answers: Sequence[Any]) -> np.ndarray:
         """Randomize each answer (each must be one of the categories)."""
@@ -140,12 +161,17 @@ class KaryRandomizedResponse:
         out = [meas(c) for c in codes]
         return np.array([self.categories[i] for i in out], dtype=object)
 
-    def estimate(self, randomized: Sequence[Any]) -> dict[Any, float]:
-        """Unbiased estimates of the true proportion of each category."""
+    def estimate(self, randomized: Sequence[Any], *, project: bool = False) -> dict[Any, float]:
+        """Unbiased estimates of the true proportion of each category.
+
+        ``project=True`` clips each estimate to [0, 1] (post-processing).
+        """
         k = len(self.categories)
         index = {c: i for i, c in enumerate(self.categories)}
         codes = np.array([index[a] for a in randomized], dtype=np.int64)
         lam = np.bincount(codes, minlength=k) / max(codes.size, 1)
         q = (1 - self.p) / (k - 1)
         est = (lam - q) / (self.p - q)
+        if project:
+            est = np.clip(est, 0.0, 1.0)
         return dict(zip(self.categories, est.tolist()))

@@ -10,9 +10,11 @@ power-of-two grid with exact arithmetic and a cryptographically secure source.
 OpenDP features
 ---------------
 Only the ``"contrib"`` feature is enabled.  It unlocks OpenDP's mechanisms whose
-proofs are written but not yet formally vetted by the OpenDP committee (that is
-every constructor veil uses: ``make_laplace``, ``make_geometric``,
-``make_gaussian``, ``make_noisy_max``, ``make_randomized_response*``).  veil does
+proofs are written but not yet vetted by the OpenDP committee (that is every
+constructor veil uses: ``make_laplace``, ``make_geometric``, ``make_gaussian``,
+``make_noisy_max``, ``make_randomized_response*``, ``make_laplace_threshold``,
+and the combinators ``make_zCDP_to_approxDP``, ``make_fix_delta``).  veil calls
+them OpenDP's *contrib* samplers, never "vetted" ones.  veil does
 **not** enable ``"floating-point"`` (no OpenDP measurement it builds needs it:
 float inputs are handled by OpenDP's discretizing samplers) nor
 ``"honest-but-curious"`` (veil never passes user-defined functions into OpenDP).
@@ -44,6 +46,7 @@ class _OpenDP:
     """
 
     def __init__(self) -> None:
+        import opendp.combinators
         import opendp.domains
         import opendp.measurements
         import opendp.measures
@@ -53,6 +56,7 @@ class _OpenDP:
 
         self.m = opendp.measurements
         self.t = opendp.transformations
+        self.c = opendp.combinators
         self._modules = (opendp.domains, opendp.metrics, opendp.measures, opendp.mod)
 
     def __getattr__(self, name: str) -> Any:

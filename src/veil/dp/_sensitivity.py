@@ -13,6 +13,7 @@ replaced.  veil's :class:`PrivateTable` uses ``"remove_one"``.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -27,12 +28,14 @@ __all__ = [
     "mean_sensitivity",
     "histogram_sensitivity",
     "local_sensitivity",
+    "fixed_point_exponent",
+    "clamped_fixed_point_sum",
 ]
 
 _NEIGHBOURS = ("remove_one", "replace_one")
 
 
-def _bounds(lower: Any, upper: Any, owner: str) -> tuple[float, float]:
+def clamping_bounds(lower: Any, upper: Any, owner: str) -> tuple[float, float]:
     if lower is None or upper is None:
         raise ParameterError(
             f"{owner} needs clamping bounds 'lower' and 'upper' chosen without looking at the "
@@ -75,7 +78,7 @@ def sum_sensitivity(*, lower: float | None, upper: float | None,
     7.0
     """
     owner = "sum_sensitivity"
-    lo, hi = _bounds(lower, upper, owner)
+    lo, hi = clamping_bounds(lower, upper, owner)
     check_choice("neighbours", neighbours, owner, _NEIGHBOURS)
     m = check_int("max_rows", max_rows, owner, low=1)
     if neighbours == "remove_one":
@@ -94,7 +97,7 @@ def mean_sensitivity(*, lower: float | None, upper: float | None, n: int | None 
     :meth:`PrivateTable.mean` does.
     """
     owner = "mean_sensitivity"
-    lo, hi = _bounds(lower, upper, owner)
+    lo, hi = clamping_bounds(lower, upper, owner)
     check_choice("neighbours", neighbours, owner, _NEIGHBOURS)
     if neighbours == "remove_one":
         raise ParameterError(
@@ -168,3 +171,44 @@ def local_sensitivity(query: Callable[[pd.DataFrame], float], frame: pd.DataFram
         return 0.0
     drops = np.array([float(query(frame.drop(index=frame.index[i]))) for i in range(len(frame))])
     return float(np.max(np.abs(full - drops)))
+
+
+_bounds = clamping_bounds  # the old private name, kept for existing imports
+
+
+def fixed_point_exponent(lower: float, upper: float) -> int:
+    """k of the public grid :math:`2^{-k}` for sums clamped to [lower, upper].
+
+    The largest k with :math:`\\max(|L|, |U|)\\,2^k \\le 2^{30}` (at most
+    1023, so that :math:`2^k` is a finite double): a function of the public bounds alone.
+
+    Examples
+    --------
+    >>> fixed_point_exponent(0.0, 1.0), fixed_point_exponent(-5.0, 3.0)
+    (30, 27)
+    """
+    bound = max(abs(lower), abs(upper))
+    return min(1023, 30 - math.frexp(bound)[1] + (1 if math.frexp(bound)[0] == 0.5 else 0))
+
+
+def clamped_fixed_point_sum(values: np.ndarray, lower: float, upper: float,
+                            max_rows: int) -> tuple[float, float]:
+    """Clamp to [lower, upper], then sum exactly on the public grid; return (sum, sensitivity).
+
+    The grid :math:`2^{-k}` (:func:`fixed_point_exponent`) depends only on the
+    public bounds, never on the number of rows, so the sensitivity
+    ``max_rows * max|grid value|`` and the noise scale are the same on
+    neighbouring tables.  Each clamped value is at most :math:`2^{30}` grid
+    steps, so the int64 sum is exact for up to :math:`2^{32}` rows.  Missing
+    values count as the clamped 0.
+    """
+    clipped = np.clip(np.nan_to_num(values, nan=min(max(0.0, lower), upper)), lower, upper)
+    if max(abs(lower), abs(upper)) == 0.0:
+        return 0.0, 0.0
+    if clipped.size > 2**32:
+        raise ParameterError("A clamped sum handles at most 2**32 rows.")
+    k = fixed_point_exponent(lower, upper)
+    factor = math.ldexp(1.0, k)
+    total = int(np.rint(clipped * factor).astype(np.int64).sum(dtype=np.int64))
+    q_bound = max(abs(round(lower * factor)), abs(round(upper * factor)))
+    return math.ldexp(float(total), -k), max_rows * math.ldexp(float(q_bound), -k)

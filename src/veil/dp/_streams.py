@@ -32,10 +32,16 @@ import numpy as np
 
 from veil._validation import check_int, check_real
 from veil.dp._accountant import PrivacyBudget
-from veil.dp._mechanisms import LaplaceMechanism, _check_epsilon
+from veil.dp._mechanisms import LaplaceMechanism, check_epsilon
+from veil.dp._sampler import opendp
 from veil.errors import ParameterError
 
-__all__ = ["BinaryTreeMechanism", "distributed_laplace_shares", "paillier_noisy_total"]
+__all__ = ["BinaryTreeMechanism", "distributed_laplace_shares", "paillier_noisy_total",
+           "PAILLIER_SCALE"]
+
+#: The public fixed-point scale of :func:`paillier_noisy_total`: readings are sent
+#: as integers in units of 2^-32.
+PAILLIER_SCALE = 2**32
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,9 +79,10 @@ class BinaryTreeMechanism:
     horizon: int = 1
     levels: int = field(init=False)
     node_scale: float = field(init=False)
+    certified_epsilon: float = field(init=False)
 
     def __post_init__(self) -> None:
-        eps = _check_epsilon(self.epsilon, "BinaryTreeMechanism")
+        eps = check_epsilon(self.epsilon, "BinaryTreeMechanism")
         sens = check_real("sensitivity", self.sensitivity, "BinaryTreeMechanism", low=0.0,
                           closed="neither")
         T = check_int("horizon", self.horizon, "BinaryTreeMechanism", low=1)
@@ -85,6 +92,13 @@ class BinaryTreeMechanism:
         object.__setattr__(self, "horizon", T)
         object.__setattr__(self, "levels", levels)
         object.__setattr__(self, "node_scale", levels * sens / eps)
+        lap = LaplaceMechanism(epsilon=eps, sensitivity=levels * sens)
+        dp = opendp()
+        vector = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
+                                   dp.l1_distance(T=float), scale=lap.scale)
+        # the vector of node sums changes by at most levels * sensitivity in L1 (one step is in
+        # one node per level); OpenDP's map of the measurement run certifies epsilon
+        object.__setattr__(self, "certified_epsilon", float(vector.map(levels * sens)))
 
     @property
     def budget(self) -> PrivacyBudget:
@@ -147,7 +161,24 @@ def paillier_noisy_total(readings: Sequence[float], *, epsilon: float, sensitivi
     3. The key holder decrypts only the aggregate: reading total + Laplace(Δ/ε).
 
     Returns a dict with ``value`` (the decrypted noisy total), ``noise_scale``,
-    ``epsilon`` and ``ciphertext`` (the aggregate the aggregator held).
+    ``epsilon``, ``ciphertext`` (the aggregate the aggregator held) and
+    ``ciphertexts`` (what each household sent).
+
+    Every household encodes its noised reading as the integer
+    :math:`\\mathrm{round}((x_i + s_i) \\cdot 2^{32})` (:data:`PAILLIER_SCALE`,
+    public), so every ciphertext carries the same exponent (0).  python-paillier
+    otherwise keeps a float's exponent in the clear, and it tracks the
+    plaintext's magnitude: from it alone an aggregator could tell a reading of
+    0.02 from one of 9.0.
+
+    What each party learns: the aggregator sees n ciphertexts under semantic
+    security (their exponents are all 0 and their sizes are those of random
+    elements of :math:`\\mathbb{Z}_{N^2}^*`), hence nothing about any reading;
+    the key holder decrypts only the aggregate, the total plus Laplace(Δ/ε)
+    noise (ε-DP for each household's clamped reading); a household learns
+    nothing but its own share.  Collusion of the key holder with the
+    aggregator reveals every noised reading :math:`x_i + s_i`, each of which
+    carries only its own small share of the noise.
 
     References
     ----------
@@ -157,7 +188,7 @@ def paillier_noisy_total(readings: Sequence[float], *, epsilon: float, sensitivi
     """
     from phe import paillier
 
-    eps = _check_epsilon(epsilon, "paillier_noisy_total")
+    eps = check_epsilon(epsilon, "paillier_noisy_total")
     sens = check_real("sensitivity", sensitivity, "paillier_noisy_total", low=0.0, closed="neither")
     x = np.clip(np.asarray(readings, dtype=float), 0.0, sens)
     if x.ndim != 1 or x.size == 0:
@@ -165,9 +196,13 @@ def paillier_noisy_total(readings: Sequence[float], *, epsilon: float, sensitivi
     if public_key is None or private_key is None:
         public_key, private_key = paillier.generate_paillier_keypair(n_length=key_length)
     shares = distributed_laplace_shares(x.size, scale=sens / eps, rng=rng)
-    ciphertexts = [public_key.encrypt(float(v)) for v in x + shares]  # one per household
+    # fixed public precision: every household sends the integer round((x + share) * 2^32), so
+    # every ciphertext has exponent 0 and its size does not depend on the reading
+    fixed = np.rint((x + shares) * PAILLIER_SCALE).astype(np.int64)
+    ciphertexts = [public_key.encrypt(int(v)) for v in fixed]  # one per household
     aggregate = ciphertexts[0]
     for c in ciphertexts[1:]:
         aggregate = aggregate + c
-    return {"value": float(private_key.decrypt(aggregate)), "noise_scale": sens / eps,
-            "epsilon": eps, "ciphertext": aggregate}
+    return {"value": int(private_key.decrypt(aggregate)) / PAILLIER_SCALE,
+            "noise_scale": sens / eps, "epsilon": eps, "ciphertext": aggregate,
+            "ciphertexts": ciphertexts}

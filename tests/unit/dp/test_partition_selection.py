@@ -63,7 +63,7 @@ def test_keys_emptied_by_the_bounds_or_filter_are_not_candidates(monkeypatch):
     # A key whose only rows were dropped (by max_groups or by the filter) is not in the bounded
     # data: passing it to the threshold with count 0 would let one unit reveal more than
     # max_groups keys.  Record what the selection is asked to threshold.
-    import veil.dp._table as table_module
+    import veil.dp._grouped as table_module
 
     seen = []
 
@@ -73,7 +73,7 @@ def test_keys_emptied_by_the_bounds_or_filter_are_not_candidates(monkeypatch):
             return counts
         return meas, 2, d_in[1] / epsilon
 
-    monkeypatch.setattr(table_module, "_partition_selection", spy)
+    monkeypatch.setattr(table_module, "partition_selection", spy)
     # unit 99 alone holds "rare" and "solo"; with max_groups=1 it keeps exactly one of them
     frame = pd.DataFrame({"uid": [99, 99] + list(range(20)), "g": ["rare", "solo"] + ["big"] * 20})
     kept = set()

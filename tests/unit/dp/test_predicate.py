@@ -2,7 +2,7 @@ import pandas as pd
 import pytest
 
 from veil.dp import parse_predicate, parse_query
-from veil.errors import ColumnNotFoundError, ParameterError
+from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 
 DF = pd.DataFrame({"age": [30, 50, None, 45], "sex": ["F", "M", "F", None], "# sold": [1, 2, 3, 4]})
 
@@ -41,3 +41,20 @@ def test_parse_query():
     assert parse_query("quantile 0.5 age").q == 0.5
     with pytest.raises(ParameterError, match="Unknown query"):
         parse_query("delete from t")
+
+
+@pytest.mark.parametrize("where,column", [
+    ("zip = 12345", "zip"),            # a number against a text column
+    ("zip in (1, 2)", "zip"),
+    ("age = 'forty'", "age"),          # text against a numeric column
+    ("age > old", "age"),              # a bare word is text
+])
+def test_predicates_are_typed_and_name_the_column(where, column):
+    frame = pd.DataFrame({"zip": ["12345", "02139"], "age": [40, 50]})
+    with pytest.raises(SchemaError, match=f"The column '{column}'"):
+        parse_predicate(where).mask(frame)
+
+
+def test_well_typed_predicates_still_match():
+    frame = pd.DataFrame({"zip": ["12345", "02139"], "age": [40, 50]})
+    assert parse_predicate("zip = '02139' and age >= 50").mask(frame).tolist() == [False, True]

@@ -50,7 +50,7 @@ def test_mean_and_quantile_are_close_with_large_epsilon(people):
     assert abs(m.value - people.income.mean()) < 10
     q = t.quantile("age", 0.5, lower=0, upper=100, epsilon=20.0)
     assert abs(q.value - people.age.median()) <= 3
-    assert q.mechanism == "exponential"
+    assert q.mechanism == "permute_and_flip"
 
 
 def test_histogram_public_keys_include_absent_ones(people):
