@@ -228,8 +228,9 @@ def markdown(results: dict) -> str:
     """The section written between the markers of ``--out``."""
     lines = [START_MARK, "", "## veil side by side with ARX (`benchmarks/vs_arx/`)", "",
              f"Measured {results['date']} with ARX {results['arx_revision']} built from its public source "
-             f"(`build_arx.sh`), Java {results['java']}, Python {results['python']}, {results['cpus']} cores. "
-             f"{results['note']}", "",
+             f"(`build_arx.sh`), Java {results['java']}, Python {results['python']}, {results['cpus']} cores; "
+             f"load average {_load(results.get('load_average_start'))} at the start, "
+             f"{_load(results.get('load_average_end'))} at the end. {results['note']}", "",
              "In process: median of "
              f"{results['runs']} runs per tool after one warm-up, veil and ARX alternating in one run. veil's time "
              "covers `Dataset.from_pandas` + `veil.anonymize()` (search, apply, verification, report); ARX's covers "
@@ -249,6 +250,8 @@ def markdown(results: dict) -> str:
             lines.append(f"| {row['name']} | {row['veil_s']:.3f} | {row['arx_s']:.3f} | **{row['ratio']:.2f}** | "
                          "— | — | — | — | — |")
     ratios = [r["ratio"] for r in results["in_process"]]
+    searched = [r for r in results["in_process"] if "node" in r["veil_runs"][-1]]
+    differ = sum(levels(r["veil_runs"][-1]["node"]) != levels(r["arx_runs"][-1]["node"]) for r in searched)
     lines += ["", f"Geometric mean of veil / ARX over the {len(ratios)} rows: **{geometric_mean(ratios):.2f}** "
               f"(target of issue #16: at most 0.4, and at most 0.5 on every row). Rows at most 0.5: "
               f"{sum(r <= 0.5 for r in ratios)} of {len(ratios)}.", "",
@@ -256,7 +259,7 @@ def markdown(results: dict) -> str:
               "`getSampleBasedReidentificationRisk()` and `getSampleBasedUniquenessRisk()` on the input handle. "
               "Where the nodes differ, each tool returns the optimum of its own metric: veil's `loss` sums ILoss "
               "over the attributes, ARX's Loss aggregates them with a geometric mean and another normalization "
-              "(issue #16, item 3).", "",
+              f"(issue #16, item 3); here {differ} of the {len(searched)} optima differ.", "",
               "Whole processes (CSV in, CSV and JSON out for veil; CSV out for ARX): the `veil anonymize` / "
               f"`veil risk` CLI against one `java ArxBench once` JVM each, median of {results['process_runs']} "
               "alternating runs after one warm-up.", "",
@@ -272,6 +275,10 @@ def markdown(results: dict) -> str:
               "python benchmarks/vs_arx/run.py --arx-src /scratch/arx --out docs/performance.md", "```", "",
               END_MARK]
     return "\n".join(lines)
+
+
+def _load(values) -> str:
+    return "?" if not values else f"{float(values[0]):.1f}"
 
 
 def write_section(out: Path, section: str) -> None:
@@ -307,7 +314,15 @@ def main() -> None:
     parser.add_argument("--note", default="", help="a sentence on the machine's state, printed in the doc")
     parser.add_argument("--in-process-from", type=Path,
                         help="reuse the in-process rows of this earlier --json output; time only the processes")
+    parser.add_argument("--render", type=Path, help="only write the section of --out from this earlier --json output")
     args = parser.parse_args()
+    if args.render is not None:
+        results = json.loads(args.render.read_text())
+        if args.note:
+            results["note"] = args.note
+        if args.out is not None:
+            write_section(args.out, markdown(results))
+        return
 
     from veil.datasets import adult_path
 
