@@ -4,14 +4,15 @@ The command-line face of :mod:`veil.algorithms.randomization`.  Flags are
 checked here, at the edge: the method and its parameters must agree (PRAM takes
 ``--p`` or ``--transition``; αβ takes ``--alpha/--beta`` and/or ``--d/--gamma``),
 and a pair (α, β) given with (d, γ) must meet Theorem 4.3.  Nothing is written
-unless the release was drawn; the table and the JSON report are written
-atomically and never over an input.  The seed is never written anywhere.
+unless the release was drawn; the table and the JSON report are written as a
+set through :class:`veil.pipeline.Outputs` (destinations checked against every
+input before work, temporaries verified, then committed together), never over
+an input.  The seed is never written anywhere.  The two methods live in
+:mod:`veil.cli._randomize_methods`.
 """
 
 from __future__ import annotations
 
-import math
-import warnings
 from enum import Enum
 from pathlib import Path
 from typing import Any, Optional
@@ -19,13 +20,10 @@ from typing import Any, Optional
 import typer
 
 from veil.cli._app import app, console, err_console, parse_assignments, split_list, user_errors
+from veil.cli._randomize_methods import alpha_beta_pair, alpha_beta_release, check_p, pram_release
 from veil.errors import ColumnNotFoundError, OutputError, ParameterError
 
 _TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
-#: Condition number above which pram_estimate refuses a matrix (kept in step with it).
-_SINGULAR = 1e12
-#: Tolerance of a transition row sum (the library's).
-_ROW_SUM_TOL = 1e-9
 _NOT_DP = ("Not differential privacy: the release protects only as its method says "
            "(docs/algorithms/randomization.md). For differentially private answers use `veil query`.")
 
@@ -56,26 +54,34 @@ def _refuse_foreign(method: Method, **flags: Any) -> None:
         )
 
 
-def _check_p(p: float) -> float:
-    if not math.isfinite(p) or not 0.0 < p <= 1.0:
-        raise ParameterError(
-            f"The '--p' option (keep probability) of veil randomize must be a float in (0, 1]. Got {p!r} instead."
-        )
-    return p
-
-
-def _check_outputs(output: Path, report: Optional[Path], inputs: list[Path]) -> None:
-    from veil.release import check_output_path
-
+def _check_table_suffix(output: Path) -> None:
     if output.suffix.lower() not in _TABLE_SUFFIXES:
         raise OutputError(
             f"The '--output' option must name a .csv or .parquet file. Got {str(output)!r} instead."
         )
-    for path in (output, report):
-        if path is not None:
-            check_output_path(path, *inputs)
-    if report is not None and report.resolve() == output.resolve():
-        raise OutputError("--output and --json must be different files.")
+
+
+def _write_frame(frame, path: Path) -> None:
+    """Write ``frame`` to ``path`` (a temporary of :class:`~veil.pipeline.Outputs`): Parquet or CSV by suffix."""
+    if path.suffix.lower() in (".parquet", ".pq"):
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
+
+
+def _verify_written(path: Path, rows: int, columns: list[str]) -> None:
+    """Read the temporary table back: the rows and columns that were drawn, before anything is published."""
+    import pandas as pd
+
+    if path.suffix.lower() in (".parquet", ".pq"):
+        back = pd.read_parquet(path)
+    else:
+        back = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if len(back) != rows or [str(c) for c in back.columns] != [str(c) for c in columns]:
+        raise OutputError(
+            f"Internal error: the written table has {len(back)} rows and {len(back.columns)} columns, not the "
+            f"{rows} rows and {len(columns)} columns drawn; nothing was published."
+        )
 
 
 def _check_columns(columns: list[str], available: list[str], file: Path) -> None:
@@ -90,205 +96,9 @@ def _check_columns(columns: list[str], available: list[str], file: Path) -> None
             )
 
 
-# ---------------------------------------------------------------------- PRAM
-def _read_transition(column: str, path: Path, categories: list[str]):
-    """Read a transition-matrix CSV: header = categories, one row per original category.
-
-    The rows follow the header's order, or carry their category in a first
-    label column (recognised by an empty corner cell or by text entries).
-    Entries must be finite and nonnegative, each row must sum to 1, and the
-    categories must be exactly the column's.
-    """
-    import numpy as np
-    import pandas as pd
-
-    from veil.dataset import read_csv
-
-    where = f"--transition {column}={path}"
-    frame = read_csv(path, na_values=())
-    header = [str(c) for c in frame.columns]
-    labelled = len(header) > 1 and (
-        header[0].strip() == "" or bool(pd.to_numeric(frame.iloc[:, 0], errors="coerce").isna().any())
-    )
-    if labelled:  # a first column of row labels: empty corner cell, or text
-        rows = [str(v) for v in frame.iloc[:, 0]]
-        header = header[1:]
-        frame = frame.iloc[:, 1:]
-        if len(rows) == len(header) and sorted(rows) != sorted(header):
-            raise ParameterError(
-                f"{where}: the row labels (first column) must be the header's categories, each once."
-            )
-    else:
-        rows = header
-    if len(header) != len(frame):
-        raise ParameterError(
-            f"{where}: a transition matrix is square, one row per category of the header. "
-            f"Got {len(header)} categories and {len(frame)} rows instead."
-        )
-    if len(set(header)) != len(header):
-        raise ParameterError(f"{where}: the header lists a category twice; list each once.")
-    values = frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-    bad = np.argwhere(~np.isfinite(values) | (values < 0))
-    if len(bad):
-        i, j = bad[0]
-        raise ParameterError(
-            f"{where}: every entry must be a finite number in [0, 1]. The entry in row {rows[i]!r}, "
-            f"column {header[j]!r} is {frame.iat[i, j]!r}."
-        )
-    sums = values.sum(axis=1)
-    off = np.flatnonzero(np.abs(sums - 1.0) > _ROW_SUM_TOL)
-    if len(off):
-        raise ParameterError(
-            f"{where}: each row is a probability distribution and must sum to 1 (to {_ROW_SUM_TOL:g}). "
-            f"The row of {rows[off[0]]!r} sums to {float(sums[off[0]])!r}; write the entries with more digits."
-        )
-    unknown = [c for c in header if c not in categories]
-    if unknown:
-        raise ParameterError(
-            f"{where}: {unknown[0]!r} is not a category of column {column!r}"
-            + (f" (nor are {len(unknown) - 1} other header label(s))" if len(unknown) > 1 else "")
-            + f"; the header must list exactly the column's {len(categories)} categories."
-        )
-    absent = [c for c in categories if c not in header]
-    if absent:
-        raise ParameterError(
-            f"{where}: the header lacks the category {absent[0]!r} of column {column!r}"
-            + (f" (and {len(absent) - 1} other(s))" if len(absent) > 1 else "")
-            + f"; the header must list exactly the column's {len(categories)} categories."
-        )
-    return pd.DataFrame(values, index=rows, columns=header)
-
-
-def _pram(dataset, columns: list[str], *, p: Optional[float], transition_files: dict[str, str],
-          invariant: bool, seed: Optional[int]):
-    import numpy as np
-
-    from veil.algorithms.randomization import pram
-    from veil.dataset import MISSING
-
-    if p is None and not transition_files:
-        raise ParameterError("--method pram needs --p (keep probability, e.g. --p 0.8) or "
-                             "--transition COLUMN=FILE.csv (a matrix per column).")
-    if p is not None and transition_files:
-        raise ParameterError("--p and --transition are exclusive: give --p for every column, or a "
-                             "--transition matrix for every column.")
-    if invariant and transition_files:
-        raise ParameterError("--invariant builds the matrices from --p; it cannot be combined with --transition "
-                             "(pass an invariant matrix as the --transition file instead).")
-    transition = None
-    if transition_files:
-        extra = [c for c in transition_files if c not in columns]
-        if extra:
-            raise ParameterError(f"--transition names {extra[0]!r}, which is not in --columns "
-                                 f"({', '.join(columns)}).")
-        lacking = [c for c in columns if c not in transition_files]
-        if lacking:
-            raise ParameterError(f"--transition has no matrix for column {lacking[0]!r}; give one per column "
-                                 "in --columns (or use --p).")
-        transition = {}
-        for column, file in transition_files.items():
-            labels = [str(v) for v in dataset.encode(column).labels if v != MISSING]
-            transition[column] = _read_transition(column, Path(file), labels)
-    release = pram(dataset, columns, p=_check_p(p) if p is not None else None, transition=transition,
-                   invariant=invariant, seed=seed)
-    transitions = release.details["transitions"]
-    singular = [c for c, t in transitions.items()
-                if t["matrix"] and not np.linalg.cond(np.asarray(t["matrix"])) <= _SINGULAR]
-    for column, spec in transitions.items():
-        spec["invertible"] = column not in singular
-    report = {
-        "parameters": {
-            "p": p,
-            "invariant": bool(invariant),
-            "transition_files": {c: str(f) for c, f in transition_files.items()},
-        },
-        "transitions": transitions,
-    }
-    rows = [("parameters", f"p = {p:g}{' (invariant)' if invariant else ''}" if p is not None
-             else "explicit matrices: " + ", ".join(f"{c}={Path(f).name}" for c, f in transition_files.items()))]
-    notes = []
-    if p == 1.0:
-        notes.append("--p 1 keeps every value: the randomized columns are unchanged.")
-    if singular:
-        notes.append(f"the matrix of {', '.join(map(repr, singular))} is singular (e.g. p = 1/K): the original "
-                     "counts cannot be estimated from this release (pram_estimate refuses it).")
-    if invariant:
-        notes.append("invariant matrices are built from the data: their ratios disclose the input frequencies; "
-                     "publish them only if those frequencies may be published.")
-    return release, report, rows, notes
-
-
-# ---------------------------------------------------------------------- αβ
-def _alpha_beta_pair(alpha: Optional[float], beta: Optional[float], d: Optional[float], gamma: Optional[float]):
-    """Resolve the flags into (α, β, recommended-region or None); refuse contradictions."""
-    from veil.algorithms.randomization import alpha_beta_parameters, is_private
-
-    if (alpha is None) != (beta is None):
-        raise ParameterError(f"--alpha and --beta go together. Got {'--alpha' if beta is None else '--beta'} "
-                             "alone; give both, or neither and --d/--gamma for the recommended pair.")
-    if (d is None) != (gamma is None):
-        raise ParameterError(f"--d and --gamma go together. Got {'--d' if gamma is None else '--gamma'} alone; "
-                             "give both.")
-    if alpha is None and d is None:
-        raise ParameterError("--method alpha-beta needs --alpha and --beta, or --d and --gamma (then the "
-                             "recommended pair of Theorem 4.3 is used).")
-    region = alpha_beta_parameters(d, gamma) if d is not None else None
-    if alpha is None:
-        return region.alpha, region.beta, region
-    if region is not None and not is_private(alpha, beta, d=d, gamma=gamma):
-        raise ParameterError(
-            f"--alpha {alpha:g} --beta {beta:g} contradict --d {d:g} --gamma {gamma:g}: Theorem 4.3 needs "
-            f"beta/(alpha+beta) >= {region.min_beta_share:.6g} and alpha+beta <= {region.max_retention:.6g}; "
-            f"got {beta / (alpha + beta):.6g} and {alpha + beta:.6g}. The recommended pair is "
-            f"--alpha {region.alpha:.6g} --beta {region.beta:.6g} (drop --alpha/--beta to use it)."
-        )
-    return alpha, beta, region
-
-
-def _alpha_beta(dataset, columns: list[str], pair, *, alpha: Optional[float], d: Optional[float],
-                gamma: Optional[float], seed: Optional[int]):
-    from veil.algorithms.randomization import alpha_beta
-
-    a, b, region = pair
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        release = alpha_beta(dataset, columns, alpha=a, beta=b, seed=seed)
-    details = release.details
-    inferred = [c for c, s in details["domain_sources"].items() if s == "data"]
-    notes = [str(w.message) for w in caught if not (inferred and "from the values present" in str(w.message))]
-    if inferred:
-        notes.insert(0, f"the domain of {', '.join(map(repr, inferred))} was taken from the values present in the "
-                        "data, which discloses which values occur and breaks the assumption that D is public; "
-                        "pass --hierarchy NAME=FILE.csv (its leaves are the public domain).")
-    private = None if region is None else True  # a pair outside the region was refused above
-    report = {
-        "parameters": {
-            "alpha": a,
-            "beta": b,
-            "d": d,
-            "gamma": gamma,
-            "pair": "given" if alpha is not None else "recommended",
-        },
-        "private": private,
-        "domain_size": details["domain_size"],
-        "view_size": details["tuples_out"],
-        "domain_sizes": details["domain_sizes"],
-        "domain_sources": details["domain_sources"],
-        "domains": details["domains"],
-        "semantics": details["semantics"],
-    }
-    if region is not None:
-        report["theorem_4_3"] = {"min_beta_share": region.min_beta_share, "max_retention": region.max_retention}
-    rows = [("α, β", f"{a:.6g}, {b:.6g}" + (" (recommended pair)" if alpha is None else ""))]
-    if region is not None:
-        rows.append(("(d, γ)-privacy", f"holds for d = {d:g}, γ = {gamma:g} (Theorem 4.3)"))
-    else:
-        notes.append("no --d/--gamma given: (d, γ)-privacy was not assessed.")
-    rows.append(("|D| / |V|", f"{details['domain_size']:,} / {details['tuples_out']:,}"))
-    return release, report, rows, notes
-
-
 # ---------------------------------------------------------------------- the command
+# randomize_command is long because typer declares every flag in its signature (about 50 lines); the
+# body checks the flags, then draws and publishes through Outputs.
 @app.command("randomize")
 def randomize_command(
     file: Path = typer.Argument(..., help="Data file to randomize (CSV or Parquet)."),
@@ -331,11 +141,7 @@ def randomize_command(
                                                        "leaves are the column's public domain; repeatable."),
 ) -> None:
     """Randomize a table by PRAM or the αβ algorithm (not differential privacy; see `veil query`)."""
-    from rich.table import Table
-
-    from veil.dataset import Dataset
-    from veil.hierarchy import from_csv
-    from veil.release import write_json, write_table
+    from veil.pipeline import Outputs
 
     with user_errors():
         transition_files = parse_assignments(transition, "--transition")
@@ -349,42 +155,61 @@ def randomize_command(
             what = "the categorical columns to randomize" if method is Method.PRAM else "the columns to publish"
             raise ParameterError(f"--columns is required with --method {method.value}: name {what}, "
                                  "comma-separated (e.g. --columns sex,race).")
+        _check_table_suffix(output)
         inputs = [file, *map(Path, transition_files.values()), *map(Path, hierarchy_files.values())]
-        _check_outputs(output, json_out, inputs)
-        if method is Method.PRAM and p is not None:
-            _check_p(p)
-        pair = _alpha_beta_pair(alpha, beta, d, gamma) if method is Method.ALPHA_BETA else None
-        table = Dataset.read(file, sep=sep)
-        _check_columns(chosen, table.columns, file)
-        stray = [c for c in hierarchy_files if c not in chosen]
-        if stray:
-            raise ParameterError(f"--hierarchy names {stray[0]!r}, which is not in --columns ({', '.join(chosen)}).")
-        dataset = table.with_roles(
-            quasi_identifiers=chosen,
-            hierarchies={name: from_csv(path, name=name) for name, path in hierarchy_files.items()},
-        )
-        if method is Method.PRAM:
-            release, part, rows, notes = _pram(dataset, chosen, p=p, transition_files=transition_files,
-                                               invariant=invariant, seed=seed)
-        else:
-            release, part, rows, notes = _alpha_beta(dataset, chosen, pair, alpha=alpha, d=d, gamma=gamma,
-                                                     seed=seed)
-        rows_in, rows_out = dataset.n_records, len(release.data)
-        report = {
-            "command": "randomize",
-            "method": method.value,
-            "input": file.name,
-            "output": str(output),
-            "columns": chosen,
-            "rows_in": rows_in,
-            "rows_out": rows_out,
-            "row_aligned": bool(release.details["row_aligned"]),
-            "differential_privacy": False,
-            **part,
-        }
-        write_table(release.data, output)
-        if json_out is not None:
-            write_json(report, json_out)
+        with Outputs({"data": output, "json": json_out}, inputs=inputs) as outputs:
+            if method is Method.PRAM and p is not None:
+                check_p(p)
+            pair = alpha_beta_pair(alpha, beta, d, gamma) if method is Method.ALPHA_BETA else None
+            dataset = _dataset(file, sep, chosen, hierarchy_files)
+            if method is Method.PRAM:
+                release, part, rows, notes = pram_release(dataset, chosen, p=p, transition_files=transition_files,
+                                                          invariant=invariant, seed=seed)
+            else:
+                release, part, rows, notes = alpha_beta_release(dataset, chosen, pair, alpha=alpha, d=d,
+                                                                gamma=gamma, seed=seed)
+            rows_in, rows_out = dataset.n_records, len(release.data)
+            report = {
+                "command": "randomize",
+                "method": method.value,
+                "input": file.name,
+                "output": str(output),
+                "columns": chosen,
+                "rows_in": rows_in,
+                "rows_out": rows_out,
+                "row_aligned": bool(release.details["row_aligned"]),
+                "differential_privacy": False,
+                **part,
+            }
+            written = outputs.write("data", lambda tmp: _write_frame(release.data, tmp))
+            _verify_written(written, rows_out, list(release.data.columns))
+            if json_out is not None:
+                outputs.write_json("json", report)
+            outputs.commit()
+    _print_summary(method, chosen, rows, (rows_in, rows_out), output, json_out,
+                   part["parameters"] if method is Method.ALPHA_BETA and alpha is None else None, d, gamma, notes)
+
+
+def _dataset(file: Path, sep: Optional[str], chosen: list[str], hierarchy_files: dict[str, str]):
+    """The input with the chosen columns as quasi-identifiers and αβ's hierarchies (public domains)."""
+    from veil.dataset import Dataset
+    from veil.hierarchy import from_csv
+
+    table = Dataset.read(file, sep=sep)
+    _check_columns(chosen, table.columns, file)
+    stray = [c for c in hierarchy_files if c not in chosen]
+    if stray:
+        raise ParameterError(f"--hierarchy names {stray[0]!r}, which is not in --columns ({', '.join(chosen)}).")
+    return table.with_roles(
+        quasi_identifiers=chosen,
+        hierarchies={name: from_csv(path, name=name) for name, path in hierarchy_files.items()},
+    )
+
+
+def _print_summary(method: Method, chosen: list[str], rows: list, counts: tuple[int, int], output: Path,
+                   json_out: Optional[Path], recommended: Optional[dict], d: Optional[float], gamma: Optional[float],
+                   notes: list[str]) -> None:
+    from rich.table import Table
 
     summary = Table(title=f"Randomized release ({method.value})", show_header=False)
     summary.add_column("figure")
@@ -392,12 +217,12 @@ def randomize_command(
     summary.add_row("columns", ", ".join(chosen))
     for name, value in rows:
         summary.add_row(name, value)
-    summary.add_row("rows in / out", f"{rows_in:,} / {rows_out:,}")
+    summary.add_row("rows in / out", f"{counts[0]:,} / {counts[1]:,}")
     summary.add_row("written", str(output) + (f", report {json_out}" if json_out is not None else ""))
     console.print(summary)
-    if method is Method.ALPHA_BETA and alpha is None:
-        console.print(f"Recommended pair for (d={d:g}, γ={gamma:g}): --alpha {part['parameters']['alpha']:.6g} "
-                      f"--beta {part['parameters']['beta']:.6g}", highlight=False)
+    if recommended is not None:
+        console.print(f"Recommended pair for (d={d:g}, γ={gamma:g}): --alpha {recommended['alpha']:.6g} "
+                      f"--beta {recommended['beta']:.6g}", highlight=False)
     for note in notes:
         err_console.print(f"[yellow]warning:[/] {note}", highlight=False, soft_wrap=True)
     console.print(f"[bold]{_NOT_DP}[/]", highlight=False, soft_wrap=True)

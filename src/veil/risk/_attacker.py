@@ -10,6 +10,7 @@ the input or by anonymization are counted apart and carry no class.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,6 +171,44 @@ def prosecutor_risk(classes: Any, *, threshold: float = 0.2) -> ProsecutorRisk:
     )
 
 
+def _require_qis(columns: Any, qis: Sequence[str]) -> None:
+    missing = [q for q in qis if q not in columns]
+    if missing:
+        raise SchemaError(
+            f"The population lacks the quasi-identifier {missing[0]!r}; it needs all of: {', '.join(qis)}."
+        )
+
+
+def _population_table(classes: ClassTable, population: Any) -> ClassTable:
+    """The population's class table over the sample's QIs, at the sample's levels."""
+    qis = classes.quasi_identifiers
+    if isinstance(population, ClassTable):
+        pop = population
+        if tuple(pop.quasi_identifiers) != qis:
+            _require_qis(pop.quasi_identifiers, qis)
+            pop = pop.project(qis)
+    else:
+        if isinstance(population, pd.DataFrame):
+            _require_qis(population.columns, qis)
+            population = Dataset.from_pandas(population, quasi_identifiers=qis)
+        if not isinstance(population, Dataset):
+            raise TypeError(
+                "The population must be a ClassTable, a Dataset or a DataFrame. "
+                f"Got {type(population).__name__} instead."
+            )
+        _require_qis(population.columns, qis)
+        if population.n_records == 0:
+            raise ParameterError("The population has no records; it must contain the sample.")
+        if any(classes.levels):
+            pop = ClassTable.from_dataset(
+                population, quasi_identifiers=qis, sensitive=(),
+                hierarchies=dict(zip(qis, classes.hierarchies)),
+            ).generalize(classes.levels)
+        else:
+            pop = ClassTable.from_dataset(population, quasi_identifiers=qis, sensitive=())
+    return pop
+
+
 def population_class_sizes(classes: ClassTable, population: Any) -> tuple[np.ndarray, np.ndarray, int]:
     """The population size :math:`F_j` of each class of ``classes``, from a population table.
 
@@ -196,42 +235,7 @@ def population_class_sizes(classes: ClassTable, population: Any) -> tuple[np.nda
         A quasi-identifier is missing from the population.
     """
     qis = classes.quasi_identifiers
-    if isinstance(population, ClassTable):
-        pop = population
-        if tuple(pop.quasi_identifiers) != qis:
-            missing = [q for q in qis if q not in pop.quasi_identifiers]
-            if missing:
-                raise SchemaError(
-                    f"The population lacks the quasi-identifier {missing[0]!r}; it needs all of: {', '.join(qis)}."
-                )
-            pop = pop.project(qis)
-    else:
-        if isinstance(population, pd.DataFrame):
-            missing = [q for q in qis if q not in population.columns]
-            if missing:
-                raise SchemaError(
-                    f"The population lacks the quasi-identifier {missing[0]!r}; it needs all of: {', '.join(qis)}."
-                )
-            population = Dataset.from_pandas(population, quasi_identifiers=qis)
-        if not isinstance(population, Dataset):
-            raise TypeError(
-                "The population must be a ClassTable, a Dataset or a DataFrame. "
-                f"Got {type(population).__name__} instead."
-            )
-        missing = [q for q in qis if q not in population.columns]
-        if missing:
-            raise SchemaError(
-                f"The population lacks the quasi-identifier {missing[0]!r}; it needs all of: {', '.join(qis)}."
-            )
-        if population.n_records == 0:
-            raise ParameterError("The population has no records; it must contain the sample.")
-        if any(classes.levels):
-            pop = ClassTable.from_dataset(
-                population, quasi_identifiers=qis, sensitive=(),
-                hierarchies=dict(zip(qis, classes.hierarchies)),
-            ).generalize(classes.levels)
-        else:
-            pop = ClassTable.from_dataset(population, quasi_identifiers=qis, sensitive=())
+    pop = _population_table(classes, population)
     big_n = int(pop.counts.sum())
     if pop.n_records < classes.n_records:
         raise ParameterError(

@@ -130,6 +130,29 @@ def _default_scores(table) -> tuple[QuasiIdentifierScore, ...]:
     return tuple(scores)
 
 
+def _journalist_marketer(
+    table: Any, prosecutor: Any, population: Any, population_fraction: float | None,
+) -> tuple[JournalistRisk, MarketerRisk, PopulationUniqueness | None]:
+    """Journalist and marketer risk, and population uniqueness, from the population or the sample."""
+    counts = table.counts
+    n = int(counts.sum())
+    if population is None:
+        uniqueness = None
+        if population_fraction is not None:
+            uniqueness = _uniqueness_from_counts(counts, max(int(round(n / population_fraction)), n))
+        return (JournalistRisk(prosecutor.highest, prosecutor.average, "sample"),
+                MarketerRisk(prosecutor.average, "sample"), uniqueness)
+    sizes, pop_counts, big_n = population_class_sizes(table, population)
+    average = _population_average(counts, sizes)
+    highest = float(1.0 / sizes.min()) if n else 0.0
+    uniqueness = _uniqueness_from_counts(counts, big_n)
+    observed = float(np.count_nonzero(pop_counts == 1)) / big_n if big_n else 0.0
+    uniqueness = PopulationUniqueness(**{**uniqueness.__dict__, "observed": observed})
+    return JournalistRisk(highest, average, "population"), MarketerRisk(average, "population"), uniqueness
+
+
+# assess is over 60 lines by its numpydoc docstring (every parameter, the formulas, references and an
+# example); the body checks the parameters and gathers the figures from the helpers above.
 def assess(
     classes: Any,
     *,
@@ -214,21 +237,7 @@ def assess(
     n = int(counts.sum())
     prosecutor = prosecutor_risk(table, threshold=threshold)
     f1 = int(np.count_nonzero(counts == 1))
-    uniqueness: PopulationUniqueness | None = None
-    if population is not None:
-        sizes, pop_counts, big_n = population_class_sizes(table, population)
-        average = _population_average(counts, sizes)
-        highest = float(1.0 / sizes.min()) if n else 0.0
-        journalist = JournalistRisk(highest, average, "population")
-        marketer = MarketerRisk(average, "population")
-        uniqueness = _uniqueness_from_counts(counts, big_n)
-        observed = float(np.count_nonzero(pop_counts == 1)) / big_n if big_n else 0.0
-        uniqueness = PopulationUniqueness(**{**uniqueness.__dict__, "observed": observed})
-    else:
-        journalist = JournalistRisk(prosecutor.highest, prosecutor.average, "sample")
-        marketer = MarketerRisk(prosecutor.average, "sample")
-        if population_fraction is not None:
-            uniqueness = _uniqueness_from_counts(counts, max(int(round(n / population_fraction)), n))
+    journalist, marketer, uniqueness = _journalist_marketer(table, prosecutor, population, population_fraction)
     if qi_subsets_max_size is None:
         scores = _default_scores(table) if table.quasi_identifiers else ()
     elif qi_subsets_max_size == 0:

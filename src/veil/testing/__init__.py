@@ -35,15 +35,8 @@ Examples
 """
 
 from veil.testing._assertions import assert_k_anonymous, assert_no_rows_lost, assert_satisfies
-from veil.testing._strategies import (
-    MODEL_FAMILIES,
-    SENSITIVE_FAMILIES,
-    anonymization_inputs,
-    datasets,
-    hierarchies,
-    models,
-    tables,
-)
+from veil.testing._models import MODEL_FAMILIES, SENSITIVE_FAMILIES, anonymization_inputs, models
+from veil.testing._tables import datasets, hierarchies, tables
 
 __all__ = [
     "tables",
