@@ -1,6 +1,7 @@
 # veil: two entry points for a fresh machine.
 #   make demo  -> anonymize the bundled Adult data and print the summary
 #   make test  -> run the whole test suite
+# Both install veil with every extra (.[all,test]); a plain `pip install .` is the light core.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -11,7 +12,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[all,test]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -120,6 +120,10 @@ def anonymize_command(
     from veil.release import run_config
 
     with user_errors():
+        if html_out is not None:  # before any work: no data file without its report
+            from veil._lazy import require
+
+            require("matplotlib", feature="--html")
         if target.suffix.lower() in _CONFIG_SUFFIXES:
             if algorithm != "lattice" or option or engine != "local":
                 from veil.errors import ParameterError

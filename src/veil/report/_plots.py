@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from veil._lazy import require
+
 __all__ = ["risk_chart", "class_size_chart"]
 
 #: Colours of the "before" and "after" series (colour-blind safe pair).
@@ -67,6 +69,7 @@ def risk_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]
     str
         A PNG data URI.
     """
+    require("matplotlib", feature="the HTML report's plots")
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -123,6 +126,7 @@ def class_size_chart(released: np.ndarray | None, original: np.ndarray | None, *
     str
         A PNG data URI.
     """
+    require("matplotlib", feature="the HTML report's plots")
     import matplotlib
     from matplotlib.figure import Figure
 
