@@ -134,14 +134,18 @@ def _level_labels(values: NumericValues, level: float | np.ndarray, origin: floa
     x[strict_bottom] = np.nextafter(x[strict_bottom], -np.inf)
     lo, hi = _bins(x, level, origin)
     labels = _labels(lo, hi)
+    below = np.zeros(len(x), dtype=bool)
+    above = np.zeros(len(x), dtype=bool)
     if (values.code == BOTTOM).any():
         cap = hi[values.code == BOTTOM].max()
         below = hi <= cap
-        labels[below] = f"< {_fmt(cap)}" if not math.isinf(cap) else "*"
+        labels[below] = f"< {_fmt(cap)}"
     if (values.code == TOP).any():
         floor = lo[values.code == TOP].min()
         above = lo >= floor
-        labels[above] = f">= {_fmt(floor)}" if not math.isinf(floor) else "*"
+        labels[above] = f">= {_fmt(floor)}"
+    if (below & above).any() or below.all() or above.all():
+        labels[:] = "*"  # the open groups meet: this level (and every coarser one) is one group
     return labels
 
 

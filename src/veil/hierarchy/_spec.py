@@ -161,11 +161,14 @@ def parse_spec(text: str) -> BuilderSpec:
 
 
 def present_values(values: Sequence[Any], counts: Sequence[int] | np.ndarray | None = None) -> tuple[list[str], np.ndarray | None]:
-    """The values (and their counts) without missing ones: None, NaN, blank, ``<missing>``, ``NA``."""
+    """The distinct values (and their summed counts) without missing ones: None, NaN, blank, ``<missing>``, ``NA``."""
     series = pd.Series(list(values), dtype=object)
     keep = series.notna().to_numpy() & ~series.astype(str).str.strip().str.lower().isin(_MISSING_TEXT).to_numpy()
-    kept = series[keep].astype(str).tolist()
-    return kept, None if counts is None else np.asarray(counts)[keep]
+    kept = series[keep].astype(str)
+    if counts is None:
+        return list(dict.fromkeys(kept.tolist())), None
+    summed = pd.Series(np.asarray(counts)[keep], index=kept.to_numpy()).groupby(level=0, sort=False).sum()
+    return [str(v) for v in summed.index], summed.to_numpy()
 
 
 def build(
