@@ -78,6 +78,6 @@ def require(module: str, *, feature: str) -> ModuleType:
             raise  # the package is there but one of its own dependencies is broken: show it as it is
         extra = EXTRAS.get(package, "all")
         raise MissingExtraError(
-            f"The optional package {package!r} is not installed ({feature} needs it); "
+            f"The optional package {package!r} is not installed (needed by {feature}); "
             f"install it with: pip install 'veil[{extra}]'"
         ) from None

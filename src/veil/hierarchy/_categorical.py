@@ -47,6 +47,20 @@ def _read_edges(path: Path) -> list[tuple[str, str, int]]:
     return edges
 
 
+def _paths(leaves: list[str], parent: dict[str, str], spelling: dict[str, str], path: Path) -> dict[str, list[str]]:
+    """Each leaf's chain of ancestors up to the root (walks the tree's nodes, not the data's rows)."""
+    paths: dict[str, list[str]] = {}
+    for leaf in leaves:
+        chain, node = [leaf], leaf
+        while node in parent:
+            node = parent[node]
+            if node in chain:
+                raise HierarchyError(f"The taxonomy {str(path)!r} has a cycle through {spelling[node]!r}.")
+            chain.append(node)
+        paths[leaf] = chain
+    return paths
+
+
 def taxonomy_file(path: str | Path, values: Sequence[Any], *, top: str = "*", name: str = "") -> Hierarchy:
     """A hierarchy from a tree written as ``parent,child`` lines (``;`` or tab also work).
 
@@ -85,15 +99,7 @@ def taxonomy_file(path: str | Path, values: Sequence[Any], *, top: str = "*", na
         for root in roots:
             parent[root] = top_key
     leaves = sorted(n for n in nodes if n not in set(parent.values()))
-    paths: dict[str, list[str]] = {}
-    for leaf in leaves:  # walks the tree's nodes, not the data's rows
-        chain, node = [leaf], leaf
-        while node in parent:
-            node = parent[node]
-            if node in chain:
-                raise HierarchyError(f"The taxonomy {str(path)!r} has a cycle through {spelling[node]!r}.")
-            chain.append(node)
-        paths[leaf] = chain
+    paths = _paths(leaves, parent, spelling, path)
     depth = max(len(chain) for chain in paths.values())
     present = list(dict.fromkeys(str(v) for v in values))
     unknown = [v for v in present if _key(v) not in paths]

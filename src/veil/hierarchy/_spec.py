@@ -204,19 +204,14 @@ def build(
     """
     spec = parse_spec(spec) if isinstance(spec, str) else spec
     leaves, n = present_values(values, counts)
-
-    def where(path: str) -> Path:
-        p = Path(path).expanduser()
-        return p if p.is_absolute() or base_dir is None else Path(base_dir) / p
-
     if spec.builder == "auto":
         from veil.hierarchy._auto import choose
 
         return build(choose(leaves, n, kind=kind), leaves, counts=n, name=name, base_dir=base_dir)
     if spec.builder == "file":
-        return from_csv(where(spec.path), name=name)
+        return from_csv(_where(spec.path, base_dir), name=name)
     if spec.builder == "taxonomy":
-        return taxonomy_file(where(spec.path), leaves, name=name)
+        return taxonomy_file(_where(spec.path, base_dir), leaves, name=name)
     if not leaves:
         raise HierarchyError(f"Column {name or 'the attribute'!r} has no values to build a {spec.builder} hierarchy on.")
     if spec.builder == "suppress":
@@ -230,10 +225,20 @@ def build(
         return masking(leaves, keep=keep, name=name)
     if spec.builder == "date":
         return dates(leaves, levels=spec.words, name=name)
+    return _numeric(spec, leaves, n, name)
+
+
+def _where(path: str, base_dir: str | Path | None) -> Path:
+    p = Path(path).expanduser()
+    return p if p.is_absolute() or base_dir is None else Path(base_dir) / p
+
+
+def _numeric(spec: BuilderSpec, leaves: list[str], counts: np.ndarray | None, name: str) -> Hierarchy:
+    """``interval`` (widths or quantiles of the records) and ``round``."""
     numbers = parse_numbers(leaves, name=name)
     if spec.builder == "round":
         return round_hierarchy(numbers, spec.numbers, name=name)
     if spec.quantiles:
-        weights = None if n is None else pd.Series(n, index=leaves).reindex(numbers.leaves).to_numpy()
+        weights = None if counts is None else pd.Series(counts, index=leaves).reindex(numbers.leaves).to_numpy()
         return interval_hierarchy(numbers, quantile_cuts(numbers, spec.numbers, weights), name=name)
     return interval_hierarchy(numbers, spec.numbers, name=name)
