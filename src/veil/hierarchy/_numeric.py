@@ -23,7 +23,8 @@ import pandas as pd
 from veil.errors import HierarchyError
 from veil.hierarchy._hierarchy import Hierarchy
 
-__all__ = ["NumericValues", "parse_numbers", "interval_hierarchy", "quantile_cuts", "round_hierarchy", "is_numeric"]
+__all__ = ["NumericValues", "parse_numbers", "interval_hierarchy", "quantile_cuts", "round_hierarchy", "is_numeric",
+           "points", "merge_codes", "bin_labels"]
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 #: ``90+``, ``>=90``, ``> 90``, ``≥90``; ``<18``, ``<=17``, ``≤17``.
@@ -109,12 +110,26 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:.10g}"
 
 
+def bin_labels(lo: np.ndarray, hi: np.ndarray, *, label_format: str = "[{low}, {high})", integral: bool = False,
+               fmt: Any = None) -> np.ndarray:
+    """The label of each bin ``[lo, hi)``: ``label_format`` with fields ``low``, ``high`` and
+    ``last`` (``high - 1`` for integer data); an infinite bound gives ``< b`` or ``>= a``.
+    Each distinct bin is formatted once."""
+    fmt = fmt or _fmt
+    pairs, inverse = np.unique(np.column_stack([lo, hi]), axis=0, return_inverse=True)
+    text = np.empty(len(pairs), dtype=object)
+    for i, (a, b) in enumerate(pairs.tolist()):  # distinct bins, not values or rows
+        if math.isinf(b):
+            text[i] = f">= {fmt(a)}"
+        elif math.isinf(a):
+            text[i] = f"< {fmt(b)}"
+        else:
+            text[i] = label_format.format(low=fmt(a), high=fmt(b), last=fmt(b - 1 if integral else b))
+    return text[np.asarray(inverse).reshape(-1)]
+
+
 def _labels(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """``[a, b)`` labels; an infinite bound gives ``< b`` or ``>= a``."""
-    out = np.empty(len(lo), dtype=object)
-    for i, (a, b) in enumerate(zip(lo.tolist(), hi.tolist())):  # distinct bins, not rows
-        out[i] = f">= {_fmt(a)}" if math.isinf(b) else (f"< {_fmt(b)}" if math.isinf(a) else f"[{_fmt(a)}, {_fmt(b)})")
-    return out
+    return bin_labels(lo, hi)
 
 
 def _bins(x: np.ndarray, level: float | np.ndarray, origin: float) -> tuple[np.ndarray, np.ndarray]:
@@ -127,13 +142,25 @@ def _bins(x: np.ndarray, level: float | np.ndarray, origin: float) -> tuple[np.n
     return edges[j], edges[j + 1]
 
 
-def _level_labels(values: NumericValues, level: float | np.ndarray, origin: float) -> np.ndarray:
-    """Each value's label at one interval level, with top and bottom codes merged in."""
+def points(values: NumericValues) -> np.ndarray:
+    """The number that places each value in a bin: a strict bottom code ``<18`` sits just below 18."""
     x = values.number.copy()
     strict_bottom = (values.code == BOTTOM) & values.strict
     x[strict_bottom] = np.nextafter(x[strict_bottom], -np.inf)
-    lo, hi = _bins(x, level, origin)
-    labels = _labels(lo, hi)
+    return x
+
+
+def _level_labels(values: NumericValues, level: float | np.ndarray, origin: float) -> np.ndarray:
+    """Each value's label at one interval level, with top and bottom codes merged in."""
+    lo, hi = _bins(points(values), level, origin)
+    return merge_codes(values, lo, hi, _labels(lo, hi))
+
+
+def merge_codes(values: NumericValues, lo: np.ndarray, hi: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Merge top codes with every bin from theirs up (``>= a``), bottom codes with every bin
+    up to theirs (``< b``); when the two meet, the level is one group ``*``."""
+    labels = labels.copy()
+    x = values.number
     below = np.zeros(len(x), dtype=bool)
     above = np.zeros(len(x), dtype=bool)
     if (values.code == BOTTOM).any():
