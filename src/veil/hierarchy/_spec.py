@@ -40,7 +40,9 @@ __all__ = ["BuilderSpec", "parse_spec", "build", "BUILDERS", "present_values"]
 #: The builders of the grammar (besides a file path).
 BUILDERS = ("interval", "mask", "date", "round", "group", "suppress", "taxonomy", "auto", "file")
 _DATE_LEVELS = ("month", "year", "decade")
-_MISSING_TEXT = frozenset({"", "<missing>", "nan", "none", "null", "na", "n/a"})
+#: Texts that are no value: blank, and the label veil gives missing values (veil.dataset.MISSING).
+#: Texts such as "NA" that survived the reader's missing-value list are values of their own.
+_MISSING_TEXT = frozenset({"", "<missing>"})
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,7 @@ def parse_spec(text: str) -> BuilderSpec:
 
 
 def present_values(values: Sequence[Any], counts: Sequence[int] | np.ndarray | None = None) -> tuple[list[str], np.ndarray | None]:
-    """The distinct values (and their summed counts) without missing ones: None, NaN, blank, ``<missing>``, ``NA``."""
+    """The distinct values (and their summed counts) without missing ones: None, NaN, blank, ``<missing>``."""
     series = pd.Series(list(values), dtype=object)
     keep = series.notna().to_numpy() & ~series.astype(str).str.strip().str.lower().isin(_MISSING_TEXT).to_numpy()
     kept = series[keep].astype(str)
@@ -212,8 +214,10 @@ def build(
         return from_csv(_where(spec.path, base_dir), name=name)
     if spec.builder == "taxonomy":
         return taxonomy_file(_where(spec.path, base_dir), leaves, name=name)
-    if not leaves:
-        raise HierarchyError(f"Column {name or 'the attribute'!r} has no values to build a {spec.builder} hierarchy on.")
+    if not leaves:  # every record is missing: the missing label, then the top
+        from veil.dataset import MISSING
+
+        return flat([MISSING], name=name)
     if spec.builder == "suppress":
         return flat(leaves, name=name)
     if spec.builder == "group":

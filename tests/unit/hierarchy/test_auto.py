@@ -2,6 +2,8 @@
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from veil.dataset import Dataset
 from veil.errors import ColumnNotFoundError, HierarchyError
@@ -71,3 +73,24 @@ def test_level_counts_names_an_uncovered_value(clinic):
     h = resolve(clinic, {"age": "interval:10"}).hierarchies["age"]
     with pytest.raises(HierarchyError, match="'77'"):
         level_counts(h, ["77"], [1], column="age")
+
+
+_CELLS = st.one_of(
+    st.integers(-300, 300).map(str),
+    st.sampled_from(["90+", ">=250", "<-100", "", "NA", "2020-01-05", "2021-12-31", "Nurse", "nurse ", "NURSE",
+                     "Chef", "02139", "10001", "x y", "1.5"]),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_CELLS, _CELLS, _CELLS), min_size=1, max_size=12))
+def test_auto_hierarchies_are_valid_and_cover_any_column(rows):
+    """Whatever a column holds, ``auto`` builds a valid hierarchy that covers every present value
+    (monotonicity and the single top are checked when the hierarchy is constructed)."""
+    frame = pd.DataFrame(rows, columns=["a", "b", "c"]).replace("", None)
+    dataset = Dataset.from_pandas(frame, quasi_identifiers=["a", "b", "c"])
+    out = resolve(dataset, auto=True)
+    from veil.classes import ClassTable
+
+    ClassTable.from_dataset(dataset.with_hierarchies(out.hierarchies))  # binds every value, missing included
+    assert all(s.startswith("auto (") for s in out.sources.values())

@@ -81,8 +81,17 @@ def test_interval_bottom_code_and_other_top_spellings():
 
 
 def test_missing_values_are_left_out():
-    h = build("interval:10", ["15", "", None, float("nan"), "<missing>", "NA", "25"])
+    h = build("interval:10", ["15", "", None, float("nan"), "<missing>", "25"])
     assert list(h.leaves) == ["15", "25"]
+
+
+def test_a_column_with_only_missing_values_is_only_suppressed():
+    h = build("interval:10", ["", None])
+    assert h.to_frame().values.tolist() == [["<missing>", "*"]]
+
+
+def test_text_na_that_survived_the_reader_is_a_value():
+    assert "NA" in build("suppress", ["NA", "b"]).leaves.tolist()
 
 
 def test_interval_widths_must_nest():
