@@ -245,11 +245,22 @@ def build_hierarchies(config: ReleaseConfig, dataset: Any) -> Any:
             spec = HierarchySpec(spec=chosen)
             out.sources[name] = f"auto ({chosen})"
         else:
-            given = spec.model_dump(exclude_none=True)
-            key, value = next(iter(given.items()))
-            out.sources[name] = str(value) if key in ("file", "spec") else key
+            out.sources[name] = _source(spec)
         out.hierarchies[name] = build_hierarchy(name, spec, values, config, counts=counts)
     return out
+
+
+def _source(spec: HierarchySpec) -> str:
+    """What a hierarchy came from, for the report: the spec, the builder key, or a file's name
+    (never its folder, which may name a person or a project)."""
+    from veil.hierarchy import BuilderSpec, parse_spec
+
+    if spec.file is not None:
+        return Path(spec.file).name
+    if spec.spec is None:
+        return next(iter(spec.model_dump(exclude_none=True)))
+    parsed = parse_spec(spec.spec)
+    return str(BuilderSpec(parsed.builder, path=Path(parsed.path).name)) if parsed.files else str(parsed)
 
 
 def hierarchy_inputs(config: ReleaseConfig) -> list[Path]:

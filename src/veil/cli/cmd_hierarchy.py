@@ -40,8 +40,9 @@ def _file_names(columns: list[str]) -> dict[str, str]:
     return out
 
 
-def _preview(column: str, source: str, summaries: list) -> Table:
-    table = Table(title=f"{escape(column)}: {escape(source)}", title_justify="left", show_header=True)
+def _preview(column: str, source: str, summaries: list, missing: int) -> Table:
+    note = f" ({missing:,} missing record(s): their own value until the top)" if missing else ""
+    table = Table(title=f"{escape(column)}: {escape(source)}{note}", title_justify="left", show_header=True)
     for name in ("level", "groups", "smallest", "largest", "first groups (records)"):
         table.add_column(name, justify="left" if name.startswith("first") else "right")
     for s in summaries:
@@ -83,8 +84,10 @@ def build_command(
             for column in columns:
                 hierarchy = resolution.hierarchies[column]
                 values, counts = column_values(dataset, column)
+                encoded = dataset.encode(column)
+                missing = int((encoded.codes == encoded.missing_code).sum()) if encoded.missing_code >= 0 else 0
                 tables.append(_preview(column, resolution.sources[column],
-                                       level_counts(hierarchy, values, counts, column=column)))
+                                       level_counts(hierarchy, values, counts, column=column), missing))
                 out.write(column, lambda tmp, h=hierarchy: h.to_csv(tmp))
             out.commit()
     for table in tables:
@@ -125,6 +128,6 @@ def check_command(
             continue
         console.print(f"{escape(column)}: ok ({escape(with_missing.sources[column])}; {h.n_levels} levels, "
                       f"values per level {' → '.join(str(h.n_values(l)) for l in range(h.n_levels))}; "
-                      f"covers all {len(values):,} values)", highlight=False)
+                      f"covers all {len(values):,} values)", highlight=False, soft_wrap=True)
     if problems:
         raise typer.Exit(EXIT_INPUT_ERROR)

@@ -96,3 +96,23 @@ def test_deidentify_section_errors(tmp_path, section, fragment):
                   f"deidentify: {section}\n" + MODELS)
     with pytest.raises(ConfigError, match=r"deidentify.*" + fragment):
         load_config(path)
+
+
+def test_build_hierarchies_sources_for_the_report(tmp_path):
+    from veil.config import build_hierarchies
+    from veil.release import dataset_from_config
+
+    table(tmp_path)
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h" / "sex.csv").write_text("M;*\nF;*\n")
+    path = config(tmp_path, """
+attributes:
+  age: {role: quasi-identifier, hierarchy: "interval:10,20"}
+  sex: {role: quasi-identifier, hierarchy: {file: h/sex.csv}}
+  visit: {role: quasi-identifier, hierarchy: auto}
+  disease: {role: sensitive, hierarchy: {flat: true}}
+""" + MODELS)
+    cfg = load_config(path)
+    sources = build_hierarchies(cfg, dataset_from_config(cfg)).sources
+    # a file is named without its folder; auto says what it chose
+    assert sources == {"age": "interval:10,20", "sex": "sex.csv", "visit": "auto (date:month,year)", "disease": "flat"}
