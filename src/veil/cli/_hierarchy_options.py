@@ -19,7 +19,7 @@ from veil.cli._app import console, split_list
 from veil.errors import HierarchyError, ParameterError
 
 __all__ = ["hierarchy_option", "auto_hierarchies_option", "parse_hierarchy_options", "hierarchy_specs",
-           "attach_hierarchies", "print_hierarchy_choices"]
+           "attach_hierarchies", "print_hierarchy_choices", "refuse_with_config"]
 
 _HELP = ("COL=SPEC: a hierarchy file (ARX-style CSV) or a builder: interval:5,10,20, interval:quantiles=4,2, "
          "mask:1, date:month,year, round:10,100, group:2,10, suppress, taxonomy:FILE, auto. Repeat per column.")
@@ -62,6 +62,19 @@ def parse_hierarchy_options(values: list[str] | None) -> dict[str, str]:
             raise HierarchyError(f"--hierarchy {name}: {exc}") from None
         out[name] = spec
     return out
+
+
+def refuse_with_config(values: list[str] | None, auto: bool) -> None:
+    """With a release configuration, the hierarchies are set in the file, not by options.
+
+    Raises
+    ------
+    ParameterError
+        ``--hierarchy`` or ``--auto-hierarchies`` was given.
+    """
+    if values or auto:
+        raise ParameterError("--hierarchy and --auto-hierarchies apply to data-file mode; in a configuration, "
+                             "set attributes.COL.hierarchy (e.g. hierarchy: auto).")
 
 
 def print_hierarchy_choices(sources: dict[str, str]) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 
 from veil.cli._app import app, console, parse_assignments, split_list, user_errors
-from veil.cli._hierarchy_options import auto_hierarchies_option, hierarchy_option, hierarchy_specs
+from veil._lazy import require
+from veil.cli._hierarchy_options import auto_hierarchies_option, hierarchy_option, hierarchy_specs, refuse_with_config
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -120,10 +121,8 @@ def anonymize_command(
     from veil.release import run_config
 
     with user_errors():
-        if html_out is not None:  # before any work: no data file without its report
-            from veil._lazy import require
-
-            require("matplotlib", feature="--html")
+        if html_out is not None:
+            require("matplotlib", feature="--html")  # before any work: no data file without its report
         if target.suffix.lower() in _CONFIG_SUFFIXES:
             if algorithm != "lattice" or option or engine != "local":
                 from veil.errors import ParameterError
@@ -132,11 +131,7 @@ def anonymize_command(
                     "--algorithm, --option and --engine apply to data-file mode; with a configuration file, "
                     "set 'algorithm', 'algorithm_options' and 'engine' in it."
                 )
-            if hierarchy or auto_hierarchies:
-                from veil.errors import ParameterError
-
-                raise ParameterError("--hierarchy and --auto-hierarchies apply to data-file mode; in a configuration, "
-                                     "set attributes.COL.hierarchy (e.g. hierarchy: auto).")
+            refuse_with_config(hierarchy, auto_hierarchies)
             config = load_config(target)
         else:
             config = _config_from_flags(
