@@ -138,6 +138,7 @@ def test_clinic_built_hierarchies_edited_by_hand(tmp_path):
     preview = ok("hierarchy", "build", "clean.csv", "--qi", CLINIC_QIS, "--spec", "age=interval:10,20,40",
                  "-o", "hier", cwd=tmp_path)
     assert "age: interval:10,20,40" in preview and "groups" in preview
+    assert "missing record(s): their own value until the top" in preview  # the blank ages
     # the hand edit: jobs grouped by field instead of by frequency (the file stays ARX-style)
     field = {"nurse": "Health", "teacher": "Education", "pilot": "Transport", "driver": "Transport",
              "astronaut": "Transport", "chef": "Food"}
