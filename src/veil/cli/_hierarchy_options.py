@@ -36,6 +36,14 @@ def auto_hierarchies_option() -> Any:
                         help="Give every quasi-identifier without --hierarchy an automatic one (printed).")
 
 
+def _items(option: str) -> list[str]:
+    """``a=x.csv,b=mask:1`` (several in one option, as before) → two items; ``age=interval:5,10`` stays one."""
+    parts = [p.strip() for p in option.split(",")]
+    several = len(parts) > 1 and all(p.partition("=")[1] and p.partition("=")[0].strip().replace("_", "").replace(
+        "-", "").replace(" ", "").isalnum() for p in parts)
+    return parts if several else [option]
+
+
 def parse_hierarchy_options(values: list[str] | None) -> dict[str, str]:
     """``["age=interval:5,10", "zip=mask:1"]`` → ``{"age": "interval:5,10", "zip": "mask:1"}``, each spec checked.
 
@@ -49,7 +57,7 @@ def parse_hierarchy_options(values: list[str] | None) -> dict[str, str]:
     from veil.hierarchy import parse_spec
 
     out: dict[str, str] = {}
-    for value in values or []:
+    for value in (item for option in values or [] for item in _items(option)):
         name, sep, spec = value.partition("=")
         name, spec = name.strip(), spec.strip()
         if not sep or not name or not spec:

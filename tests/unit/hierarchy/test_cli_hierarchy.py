@@ -95,3 +95,10 @@ def test_risk_and_check_take_the_same_options(data):
     assert risk.exit_code == 0 and "hierarchies: age=auto (interval:" in risk.output
     check = run("check", data, "--qi", "age,zip", "--hierarchy", "zip=mask:1", "--auto-hierarchies")
     assert check.exit_code == 0 and "zip=mask:1" in check.output
+
+
+def test_several_assignments_in_one_option_as_before():
+    from veil.cli._hierarchy_options import parse_hierarchy_options
+
+    assert parse_hierarchy_options(["a=x.csv,b=mask:1", "age=interval:5,10", "q=interval:quantiles=4,2"]) == {
+        "a": "x.csv", "b": "mask:1", "age": "interval:5,10", "q": "interval:quantiles=4,2"}
