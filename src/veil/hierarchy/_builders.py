@@ -15,12 +15,24 @@ from veil.errors import HierarchyError
 from veil.hierarchy._hierarchy import Hierarchy
 from veil.hierarchy._numeric import PLAIN, bin_labels, merge_codes, parse_numbers, points
 
-__all__ = ["from_csv", "intervals", "masking", "prefix", "dates", "taxonomy", "flat"]
+__all__ = ["from_csv", "intervals", "masking", "prefix", "dates", "taxonomy", "flat", "distinct_present"]
+
+
+#: Texts that are no value: blank, and the label veil gives missing values (veil.dataset.MISSING).
+_NO_VALUE = frozenset({"", "<missing>"})
+
+
+def distinct_present(values: Sequence[Any]) -> list[str]:
+    """The distinct values as text, in order, without missing ones (None, NaN, blank, ``<missing>``)."""
+    series = pd.Series(list(values), dtype=object)
+    text = series.astype(str)
+    keep = series.notna().to_numpy() & ~text.str.strip().isin(_NO_VALUE).to_numpy()
+    return list(dict.fromkeys(text[keep].tolist()))
 
 
 def flat(values: Sequence[str], *, top: str = "*", name: str = "") -> Hierarchy:
     """Two levels: the values and ``top``; an attribute can only be suppressed."""
-    return Hierarchy.flat(values, top=top, name=name)
+    return Hierarchy.flat(distinct_present(values), top=top, name=name)
 
 
 def from_csv(path: str | Path, *, sep: str | None = None, encoding: str = "utf-8", name: str = "") -> Hierarchy:
@@ -127,9 +139,7 @@ def intervals(
     """
     if (widths is None) == (cuts is None):
         raise HierarchyError("Give either widths=... or cuts=... for an interval hierarchy, not both.")
-    series = pd.Series(list(values), dtype=object)
-    present = series[series.notna().to_numpy() & (series.astype(str).str.strip() != "").to_numpy()]
-    numbers = parse_numbers(present.tolist(), name=name)
+    numbers = parse_numbers(distinct_present(values), name=name)
     x = points(numbers)
     levels, lo_bound, hi_bound = _interval_levels(widths, cuts, low, high)
     below, above = _outside(numbers, x, lo_bound, hi_bound, outside, name)
@@ -171,7 +181,7 @@ def masking(
         A top label.  Added only when the last masked level is not already a
         single value (values of different lengths), default ``"*"``.
     """
-    leaves = list(dict.fromkeys(str(v) for v in values))
+    leaves = distinct_present(values)
     if not leaves:
         raise HierarchyError("A masking hierarchy needs at least one value.")
     longest = max(len(v) for v in leaves)
@@ -217,7 +227,7 @@ def dates(
     unknown = [lvl for lvl in levels if lvl not in _DATE_LEVELS]
     if unknown:
         raise HierarchyError(f"Unknown date level {unknown[0]!r}; use some of {', '.join(_DATE_LEVELS)}.")
-    leaves = list(dict.fromkeys(str(v) for v in values))
+    leaves = distinct_present(values)
     parsed = pd.to_datetime(pd.Series(leaves), errors="coerce", format="mixed")
     if parsed.isna().any():
         bad = leaves[int(np.flatnonzero(parsed.isna().to_numpy())[0])]

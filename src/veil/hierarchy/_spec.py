@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from veil.errors import HierarchyError
-from veil.hierarchy._builders import dates, flat, from_csv, masking
+from veil.hierarchy._builders import dates, distinct_present, flat, from_csv, masking
 from veil.hierarchy._categorical import frequency_groups, taxonomy_file
 from veil.hierarchy._hierarchy import Hierarchy
 from veil.hierarchy._numeric import interval_hierarchy, parse_numbers, quantile_cuts, round_hierarchy
@@ -164,11 +164,11 @@ def parse_spec(text: str) -> BuilderSpec:
 
 def present_values(values: Sequence[Any], counts: Sequence[int] | np.ndarray | None = None) -> tuple[list[str], np.ndarray | None]:
     """The distinct values (and their summed counts) without missing ones: None, NaN, blank, ``<missing>``."""
-    series = pd.Series(list(values), dtype=object)
-    keep = series.notna().to_numpy() & ~series.astype(str).str.strip().str.lower().isin(_MISSING_TEXT).to_numpy()
-    kept = series[keep].astype(str)
     if counts is None:
-        return list(dict.fromkeys(kept.tolist())), None
+        return distinct_present(values), None
+    series = pd.Series(list(values), dtype=object)
+    keep = series.notna().to_numpy() & ~series.astype(str).str.strip().isin(_MISSING_TEXT).to_numpy()
+    kept = series[keep].astype(str)
     summed = pd.Series(np.asarray(counts)[keep], index=kept.to_numpy()).groupby(level=0, sort=False).sum()
     return [str(v) for v in summed.index], summed.to_numpy()
 
@@ -217,7 +217,7 @@ def build(
     if not leaves:  # every record is missing: the missing label, then the top
         from veil.dataset import MISSING
 
-        return flat([MISSING], name=name)
+        return Hierarchy.flat([MISSING], name=name)
     if spec.builder == "suppress":
         return flat(leaves, name=name)
     if spec.builder == "group":

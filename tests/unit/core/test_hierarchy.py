@@ -116,3 +116,9 @@ def test_intervals_skip_missing_and_take_top_codes():
     h = intervals(["12", "", None, "93", "90+", "-7"], widths=[10])
     frame = h.to_frame().set_index("level_0")
     assert frame["level_1"].to_dict() == {"-7": "[-10, 0)", "12": "[10, 20)", "93": ">= 90", "90+": ">= 90"}
+
+
+def test_builders_leave_missing_values_out():
+    assert dates(["2020-01-05", None, ""]).leaves.tolist() == ["2020-01-05"]
+    assert masking(["47677", float("nan"), "<missing>"]).leaves.tolist() == ["47677"]
+    assert flat(["a", None, "b"]).leaves.tolist() == ["a", "b"]
