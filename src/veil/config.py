@@ -28,11 +28,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from veil.errors import ConfigError, VeilError
 
-__all__ = ["ReleaseConfig", "load_config", "MODEL_TYPES", "build_model", "build_hierarchy"]
+__all__ = [
+    "ReleaseConfig", "load_config", "MODEL_TYPES", "build_model", "build_hierarchy", "build_hierarchies",
+    "hierarchy_inputs", "hierarchy_entry", "deidentify_frame", "DEIDENTIFY_PROFILES",
+]
 
 
 class _Strict(BaseModel):
@@ -56,15 +59,24 @@ class HierarchySpec(_Strict):
     dates: dict[str, Any] | None = None
     taxonomy: dict[str, Any] | None = None
     flat: bool | None = None
+    #: A one-line spec of the grammar shared with ``--hierarchy`` (``interval:5,10``, ``mask:1``, ``auto``, ...).
+    spec: str | None = None
 
     @model_validator(mode="after")
     def _one(self) -> "HierarchySpec":
         given = [k for k, v in self.model_dump().items() if v is not None]
         if len(given) != 1:
             raise ValueError(
-                "give exactly one of file, intervals, masking, prefix, dates, taxonomy, flat"
+                "give exactly one of file, intervals, masking, prefix, dates, taxonomy, flat, spec"
                 + (f" (got {', '.join(given)})" if given else "")
             )
+        if self.spec is not None:
+            from veil.hierarchy import parse_spec
+
+            try:
+                parse_spec(self.spec)
+            except VeilError as exc:
+                raise ValueError(str(exc)) from None
         return self
 
 
@@ -76,6 +88,12 @@ class AttributeSpec(_Strict):
     min_level: int | None = Field(default=None, ge=0)
     max_level: int | None = Field(default=None, ge=0)
     weight: float | None = Field(default=None, ge=0)
+
+    @field_validator("hierarchy", mode="before")
+    @classmethod
+    def _spec_text(cls, value: Any) -> Any:
+        """``hierarchy: "interval:5,10"`` is short for ``hierarchy: {spec: "interval:5,10"}``."""
+        return {"spec": value} if isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _levels(self) -> "AttributeSpec":
@@ -109,6 +127,22 @@ class ReleaseConfig(_Strict):
     deidentify: dict[str, Any] | None = None
     base_dir: str = "."
 
+    @field_validator("deidentify")
+    @classmethod
+    def _deidentify_keys(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        """``deidentify:`` holds a ``profile`` and/or per-column actions (``columns``), run before anonymizing."""
+        if value is None:
+            return value
+        unknown = [k for k in value if k not in _DEIDENTIFY_KEYS]
+        if unknown:
+            raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(_DEIDENTIFY_KEYS)}")
+        profile = value.get("profile")
+        if profile is not None and profile not in DEIDENTIFY_PROFILES:
+            raise ValueError(f"profile must be one of {', '.join(DEIDENTIFY_PROFILES)}. Got {profile!r} instead")
+        if profile is None and "columns" not in value:
+            raise ValueError("give a profile (safe-harbor) and/or columns (per-column actions)")
+        return value
+
     def resolve(self, path: str) -> Path:
         p = Path(path)
         return p if p.is_absolute() else Path(self.base_dir) / p
@@ -137,6 +171,11 @@ MODEL_TYPES = {
 }
 
 
+#: De-identification profiles a release config may name in ``deidentify: {profile: ...}``.
+DEIDENTIFY_PROFILES = ("safe-harbor",)
+_DEIDENTIFY_KEYS = ("profile", "columns", "restricted_zip3", "as_of", "link")
+
+
 def build_model(spec: dict[str, Any], where: str = "models") -> Any:
     """Build a privacy model from ``{"type": ..., parameters...}``."""
     import veil.models as models
@@ -155,8 +194,11 @@ def build_model(spec: dict[str, Any], where: str = "models") -> Any:
         raise ConfigError(f"{where} ({kind}): {exc}") from None
 
 
-def build_hierarchy(name: str, spec: HierarchySpec, values: list[str], config: ReleaseConfig) -> Any:
-    """Build the hierarchy of attribute ``name`` from its spec (values: the column's labels)."""
+def build_hierarchy(
+    name: str, spec: HierarchySpec, values: list[str], config: ReleaseConfig, counts: Any = None,
+) -> Any:
+    """Build the hierarchy of attribute ``name`` from its spec (values: the column's labels;
+    counts: records per value, which ``spec: auto`` and ``group`` need for categories)."""
     from veil import hierarchy as H
 
     where = f"attributes.{name}.hierarchy"
@@ -173,9 +215,103 @@ def build_hierarchy(name: str, spec: HierarchySpec, values: list[str], config: R
             return H.dates(values, name=name, **spec.dates)
         if spec.taxonomy is not None:
             return H.taxonomy(spec.taxonomy, name=name)
+        if spec.spec is not None:
+            attribute = config.attributes.get(name)
+            kind = attribute.kind if attribute is not None and "kind" in attribute.model_fields_set else None
+            return H.build(spec.spec, values, counts=counts, name=name, kind=kind, base_dir=config.base_dir)
         return H.flat(values, name=name)
     except TypeError as exc:
         raise ConfigError(f"{where}: {exc}") from None
+
+
+def build_hierarchies(config: ReleaseConfig, dataset: Any) -> Any:
+    """Build every configured hierarchy over the dataset's columns, with record counts.
+
+    Returns a :class:`veil.hierarchy.Resolution`: ``.hierarchies`` for the
+    dataset and ``.sources`` ({column: spec or file}, with what ``auto``
+    chose) for the report's ``hierarchies`` section.
+    """
+    from veil.hierarchy import Resolution, choose, column_values
+
+    out = Resolution()
+    for name, attribute in config.attributes.items():
+        spec = attribute.hierarchy
+        if spec is None:
+            continue
+        values, counts = column_values(dataset, name) if name in dataset.columns else ([], None)
+        if spec.spec is not None and spec.spec.strip().lower() == "auto":
+            kind = attribute.kind if "kind" in attribute.model_fields_set else None
+            chosen = str(choose(values, counts, kind=kind))
+            spec = HierarchySpec(spec=chosen)
+            out.sources[name] = f"auto ({chosen})"
+        else:
+            out.sources[name] = _source(spec)
+        out.hierarchies[name] = build_hierarchy(name, spec, values, config, counts=counts)
+    return out
+
+
+def _source(spec: HierarchySpec) -> str:
+    """What a hierarchy came from, for the report: the spec, the builder key, or a file's name
+    (never its folder, which may name a person or a project)."""
+    from veil.hierarchy import BuilderSpec, parse_spec
+
+    if spec.file is not None:
+        return Path(spec.file).name
+    if spec.spec is None:
+        return next(iter(spec.model_dump(exclude_none=True)))
+    parsed = parse_spec(spec.spec)
+    return str(BuilderSpec(parsed.builder, path=Path(parsed.path).name)) if parsed.files else str(parsed)
+
+
+def hierarchy_inputs(config: ReleaseConfig) -> list[Path]:
+    """Every file the configured hierarchies read (for the output writer's list of inputs)."""
+    from veil.hierarchy import parse_spec
+
+    files = []
+    for attribute in config.attributes.values():
+        spec = attribute.hierarchy
+        if spec is None:
+            continue
+        names = [spec.file] if spec.file else (list(parse_spec(spec.spec).files) if spec.spec else [])
+        files.extend(config.resolve(f) for f in names)
+    return files
+
+
+def hierarchy_entry(text: str) -> dict[str, str]:
+    """The config form of a ``--hierarchy`` value: ``{"file": absolute path}`` or ``{"spec": text}``."""
+    from veil.hierarchy import parse_spec
+
+    spec = parse_spec(text)
+    if spec.builder == "file":
+        return {"file": str(Path(spec.path).expanduser().resolve())}
+    if spec.builder == "taxonomy":
+        return {"spec": f"taxonomy:{Path(spec.path).expanduser().resolve()}"}
+    return {"spec": str(spec)}
+
+
+def deidentify_frame(config: ReleaseConfig, frame: Any) -> Any:
+    """Run the config's ``deidentify:`` section on a table (before anonymization).
+
+    ``profile: safe-harbor`` applies :func:`veil.sanitize.safe_harbor` (with
+    ``restricted_zip3``, ``as_of`` and ``link``), and ``columns`` actions
+    override the profile's choice per column; without a profile, the
+    ``columns`` plan alone runs.  An HMAC key, when a column action needs one,
+    is read from the environment variable ``VEIL_PSEUDONYM_KEY``, never from
+    the file.  Returns the de-identified frame.
+    """
+    import os
+
+    from veil.sanitize import Plan, deidentify, safe_harbor
+
+    section = config.deidentify or {}
+    plan = Plan.from_dict({"columns": section["columns"]}, path="deidentify") if "columns" in section else None
+    key = os.environ.get("VEIL_PSEUDONYM_KEY") if plan is not None and plan.needs_key else None
+    if section.get("profile") == "safe-harbor":
+        result = safe_harbor(frame, restricted_zip3=section.get("restricted_zip3"), as_of=section.get("as_of"),
+                             link=list(section.get("link", [])), rng=config.output.seed, key=key, overrides=plan)
+    else:
+        result = deidentify(frame, plan, key=key, rng=config.output.seed)
+    return result.frame
 
 
 def _location(loc: tuple[Any, ...]) -> str:

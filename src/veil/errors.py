@@ -15,7 +15,8 @@ Python caller would expect (``ValueError``, ``KeyError``, ...)::
     ├── VerificationError (RuntimeError)  an output failed its own re-check
     ├── OutputError (OSError)             output path unwritable or equal to input
     ├── BudgetExceededError (ValueError)  a DP query would overspend the budget
-    └── EngineError (RuntimeError)        an engine's runtime (PySpark, Java) is missing
+    ├── EngineError (RuntimeError)        an engine's runtime (PySpark, Java) is missing
+    └── MissingExtraError (ImportError)   an optional package is not installed (names the pip extra)
 
 Message shape: what input or parameter, what rule, what was received, and the
 remedy where there is one.  Messages never quote record values of QI or
@@ -38,6 +39,7 @@ __all__ = [
     "OutputError",
     "BudgetExceededError",
     "EngineError",
+    "MissingExtraError",
 ]
 
 
@@ -102,3 +104,8 @@ class BudgetExceededError(VeilError, ValueError):
 class EngineError(VeilError, RuntimeError):
     """An engine cannot run: its library or runtime (PySpark, Java) is missing, or
     it produced something it should not have (a bug to report)."""
+
+
+class MissingExtraError(VeilError, ImportError):
+    """A feature needs an optional package that is not installed; the message names
+    the ``pip install 'veil[extra]'`` to run (see :func:`veil._lazy.require`)."""

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from veil.anonymization import AnonymizationResult, anonymize
-from veil.config import ReleaseConfig, build_hierarchy, build_model
+from veil.config import ReleaseConfig, build_hierarchies, build_hierarchy, build_model, deidentify_frame
 from veil.dataset import MISSING, Dataset
 from veil.errors import ConfigError, OutputError
 
@@ -92,10 +92,7 @@ def dataset_from_config(config: ReleaseConfig) -> Dataset:
         missing=spec.missing,
     )
     if config.deidentify:
-        from veil.sanitize import Plan, deidentify
-
-        plan = Plan.from_dict(config.deidentify, path="deidentify")
-        cleaned = deidentify(dataset.frame, plan).frame
+        cleaned = deidentify_frame(config, dataset.frame)
         dataset = Dataset.from_pandas(
             cleaned,
             quasi_identifiers=[q for q in config.names("quasi-identifier") if q in cleaned.columns],
@@ -103,13 +100,7 @@ def dataset_from_config(config: ReleaseConfig) -> Dataset:
             kinds={n: a.kind for n, a in config.attributes.items() if n in cleaned.columns},
             missing=spec.missing,
         )
-    hierarchies = {}
-    for name, attribute in config.attributes.items():
-        if attribute.hierarchy is None:
-            continue
-        values = [v for v in dataset.encode(name).labels.tolist() if v != MISSING] if name in dataset.columns else []
-        hierarchies[name] = build_hierarchy(name, attribute.hierarchy, values, config)
-    return dataset.with_hierarchies(hierarchies)
+    return dataset.with_hierarchies(build_hierarchies(config, dataset).hierarchies)
 
 
 def run_config(

@@ -7,6 +7,8 @@ from pathlib import Path
 import typer
 
 from veil.cli._app import app, console, parse_assignments, split_list, user_errors
+from veil._lazy import require
+from veil.cli._hierarchy_options import auto_hierarchies_option, hierarchy_option, hierarchy_specs, refuse_with_config
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -30,7 +32,7 @@ def _config_from_flags(
     label: str | None, sep: str | None, seed: int | None, shuffle: bool, drop_suppressed: bool,
     algorithm: str = "lattice", options: dict[str, object] | None = None, engine: str = "local",
 ):
-    from veil.config import ReleaseConfig, _check_consistency
+    from veil.config import ReleaseConfig, _check_consistency, hierarchy_entry
     from veil.errors import ConfigError, ParameterError
     from pydantic import ValidationError
 
@@ -42,10 +44,11 @@ def _config_from_flags(
         kind = kinds.get(name, "categorical")
         needs = algorithm not in ("mondrian", "mdav") or (algorithm == "mondrian" and kind == "categorical")
         if name not in hierarchies and needs:
-            raise ParameterError(f"No hierarchy for quasi-identifier {name!r}: add --hierarchy {name}=FILE.csv.")
+            raise ParameterError(f"No hierarchy for quasi-identifier {name!r}: add --hierarchy {name}=SPEC "
+                                 "(a file, or a builder such as interval:5,10 or auto), or --auto-hierarchies.")
         attributes[name] = {"role": "quasi-identifier", "kind": kind}
         if name in hierarchies:
-            attributes[name]["hierarchy"] = {"file": str(Path(hierarchies[name]).resolve())}
+            attributes[name]["hierarchy"] = hierarchy_entry(hierarchies[name])
     for name in sensitive:
         attributes[name] = {"role": "sensitive", "kind": kinds.get(name, "categorical")}
     models = []
@@ -90,7 +93,8 @@ def anonymize_command(
     target: Path = typer.Argument(..., help="A release configuration (.yaml/.json) or a data file (CSV/Parquet)."),
     qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (data-file mode)."),
     sensitive: str = typer.Option(None, "--sensitive", help="Sensitive attributes, comma-separated."),
-    hierarchy: list[str] = typer.Option(None, "--hierarchy", help="NAME=FILE.csv, an ARX-style hierarchy; repeat per QI."),
+    hierarchy: list[str] = hierarchy_option(),
+    auto_hierarchies: bool = auto_hierarchies_option(),
     kind: list[str] = typer.Option(None, "--kind", help="NAME=KIND (categorical, ordinal, numeric, date); repeatable."),
     k: int = typer.Option(None, "-k", "--k", help="k-anonymity: smallest class size."),
     l_diversity: list[str] = typer.Option(None, "-l", "--l-diversity", help="Distinct l-diversity, SENSITIVE:L (e.g. salary-class:2)."),
@@ -117,6 +121,8 @@ def anonymize_command(
     from veil.release import run_config
 
     with user_errors():
+        if html_out is not None:
+            require("matplotlib", feature="--html")  # before any work: no data file without its report
         if target.suffix.lower() in _CONFIG_SUFFIXES:
             if algorithm != "lattice" or option or engine != "local":
                 from veil.errors import ParameterError
@@ -125,11 +131,15 @@ def anonymize_command(
                     "--algorithm, --option and --engine apply to data-file mode; with a configuration file, "
                     "set 'algorithm', 'algorithm_options' and 'engine' in it."
                 )
+            refuse_with_config(hierarchy, auto_hierarchies)
             config = load_config(target)
         else:
             config = _config_from_flags(
                 target, qi=split_list(qi), sensitive=split_list(sensitive),
-                hierarchies=parse_assignments(hierarchy, "--hierarchy"), kinds=parse_assignments(kind, "--kind"),
+                hierarchies=hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=split_list(qi),
+                                            file=target if engine == "local" else None,
+                                            kinds=parse_assignments(kind, "--kind"), sep=sep),
+                kinds=parse_assignments(kind, "--kind"),
                 k=k, l_diversity=_pairs(l_diversity, "-l"), t_closeness=_pairs(t_closeness, "-t"),
                 suppression=suppression, metric=metric, label=label, sep=sep, seed=seed,
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,

@@ -22,6 +22,7 @@ from veil.cli._app import (
     user_errors,
     write_json_atomic,
 )
+from veil.cli._hierarchy_options import attach_hierarchies, auto_hierarchies_option
 
 #: ``--require`` keys that need ``--population`` (clauses ``KEY OP NUMBER``, like the others).
 POPULATION_REQUIREMENT_KEYS: dict[str, str] = {
@@ -156,8 +157,9 @@ def check_command(
     sensitive: str = typer.Option(None, "--sensitive", help="Sensitive attributes, comma-separated."),
     hierarchy: list[str] = typer.Option(
         None, "--hierarchy", help="NAME=FILE.csv (ARX-style); repeatable. On a sensitive attribute: "
-        "hierarchical t-closeness.",
+        "hierarchical t-closeness. Also a builder spec: interval:5,10, mask:1, date:month,year, auto, ...",
     ),
+    auto_hierarchies: bool = auto_hierarchies_option(),
     kind: list[str] = typer.Option(
         None, "--kind", help="NAME=categorical|ordinal|numeric|date; repeatable (numeric: ordered t-closeness).",
     ),
@@ -195,9 +197,10 @@ def check_command(
             raise ParameterError("--qi needs at least one quasi-identifier.")
         sens = split_list(sensitive)
         dataset = load_dataset(
-            file, quasi_identifiers=qis, sensitive=sens, hierarchy_files=parse_assignments(hierarchy, "--hierarchy"),
+            file, quasi_identifiers=qis, sensitive=sens,
             kinds=parse_assignments(kind, "--kind") or None, sep=sep, encoding=encoding, missing=missing,
         )
+        dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies, kinds=parse_assignments(kind, "--kind"))
         classes = ClassTable.from_dataset(dataset)
         report = evaluate(classes, recursive_l=recursive_l, strict=not non_strict)
         levels = None if population is None else _population_levels(classes, population, sep=sep, encoding=encoding)

@@ -39,4 +39,5 @@ def demo(
         write_html(result, html_path)
     print_summary(result.report, {"data": str(data_path), "report": str(report_path), "html": str(html_path)})
     console.print(f"Check it yourself: [bold]veil check {data_path} --qi sex,age,race,marital-status,education,"
-                  "native-country,workclass,occupation --sensitive salary-class --require 'k>=5, l>=2'[/]")
+                  "native-country,workclass,occupation --sensitive salary-class --require 'k>=5, l>=2'[/]",
+                  soft_wrap=True)  # one line, so that it can be pasted

@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from veil.cli._app import app, console, split_list, user_errors, write_json_atomic
+from veil.cli._hierarchy_options import attach_hierarchies, auto_hierarchies_option, hierarchy_option
 
 #: Without --max-qi-size, every QI subset is ranked up to this many QIs (2^q - 1 subsets).
 _ALL_SUBSETS_UP_TO = 10
@@ -41,6 +42,8 @@ def risk(
     sep: str = typer.Option(None, "--sep", help="CSV separator (default: detected)."),
     encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),
     top: int = typer.Option(10, "--top", help="QI subsets to show in the summary."),
+    hierarchy: list[str] = hierarchy_option(),
+    auto_hierarchies: bool = auto_hierarchies_option(),
 ) -> None:
     """Re-identification risk: prosecutor / journalist / marketer, uniqueness, likely QIs."""
     from veil.classes import ClassTable
@@ -58,6 +61,7 @@ def risk(
         if json_out is not None and Path(json_out).resolve() == Path(file).resolve():
             raise OutputError("--json would overwrite the input file; choose another path.")
         dataset = Dataset.read(file, sep=sep, encoding=encoding, quasi_identifiers=qis, sensitive=sens)
+        dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies)  # checked against the table
         classes = ClassTable.from_dataset(dataset)
         pop = None
         if population is not None:

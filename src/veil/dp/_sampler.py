@@ -46,6 +46,9 @@ class _OpenDP:
     """
 
     def __init__(self) -> None:
+        from veil._lazy import require
+
+        require("opendp", feature="veil query and veil.dp")
         import opendp.combinators
         import opendp.domains
         import opendp.measurements

@@ -186,6 +186,9 @@ def paillier_noisy_total(readings: Sequence[float], *, epsilon: float, sensitivi
     residuosity classes. EUROCRYPT.  Shi, E. et al. (2011). Privacy-preserving
     aggregation of time-series data. NDSS.
     """
+    from veil._lazy import require
+
+    require("phe", feature="homomorphic aggregation (Paillier)")
     from phe import paillier
 
     eps = check_epsilon(epsilon, "paillier_noisy_total")

@@ -88,6 +88,9 @@ class DuckDBEngine:
         threads: int | None = None,
         temp_directory: str | os.PathLike[str] | None = None,
     ) -> None:
+        from veil._lazy import require
+
+        require("duckdb", feature="the duckdb engine")
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
             raise ParameterError(f"The 'threads' parameter of DuckDBEngine must be an int in [1, inf). Got {threads!r} instead.")
         if memory_limit is not None and not isinstance(memory_limit, str):

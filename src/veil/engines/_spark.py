@@ -58,7 +58,7 @@ def _import_pyspark():
             from pyspark.sql import types as T
     except ImportError:
         raise EngineError(
-            "The spark engine needs PySpark: install it with `pip install pyspark` (and Java 17 or later)."
+            "The spark engine needs PySpark: install it with `pip install 'veil[spark]'` (and Java 17 or later)."
         ) from None
     return SparkSession, F, T
 

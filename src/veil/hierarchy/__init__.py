@@ -6,9 +6,25 @@ each level, up to a single top value.  Build one from an ARX-style CSV
 (:func:`masking`, :func:`prefix`), dates (:func:`dates`), or a taxonomy tree
 (:func:`taxonomy`).  Every hierarchy is validated when built: monotone levels
 and a single top; coverage of the data is checked when it is bound to a column.
+
+Without writing files, a *spec* describes a hierarchy in one line, the same on
+the command line (``--hierarchy age=interval:5,10,20``) and in a release
+config (``hierarchy: "interval:5,10,20"``): :func:`parse_spec` reads it,
+:func:`build` builds it over a column's values, :func:`choose` is what
+``auto`` picks, and :func:`resolve` does all of it for a table.  See
+``docs/hierarchies.md``.
 """
 
+from veil.hierarchy._auto import LevelSummary, Resolution, choose, column_values, level_counts, resolve
 from veil.hierarchy._builders import dates, flat, from_csv, intervals, masking, prefix, taxonomy
+from veil.hierarchy._categorical import OTHER, frequency_groups, taxonomy_file
 from veil.hierarchy._hierarchy import Hierarchy
+from veil.hierarchy._numeric import NumericValues, parse_numbers
+from veil.hierarchy._spec import BUILDERS, BuilderSpec, build, parse_spec, present_values
 
-__all__ = ["Hierarchy", "from_csv", "intervals", "masking", "prefix", "dates", "taxonomy", "flat"]
+__all__ = [
+    "Hierarchy", "from_csv", "intervals", "masking", "prefix", "dates", "taxonomy", "flat",
+    "BuilderSpec", "BUILDERS", "parse_spec", "build", "choose", "resolve", "Resolution",
+    "level_counts", "LevelSummary", "column_values", "present_values",
+    "taxonomy_file", "frequency_groups", "OTHER", "NumericValues", "parse_numbers",
+]

@@ -13,13 +13,26 @@ import pandas as pd
 
 from veil.errors import HierarchyError
 from veil.hierarchy._hierarchy import Hierarchy
+from veil.hierarchy._numeric import PLAIN, bin_labels, merge_codes, parse_numbers, points
 
-__all__ = ["from_csv", "intervals", "masking", "prefix", "dates", "taxonomy", "flat"]
+__all__ = ["from_csv", "intervals", "masking", "prefix", "dates", "taxonomy", "flat", "distinct_present"]
+
+
+#: Texts that are no value: blank, and the label veil gives missing values (veil.dataset.MISSING).
+_NO_VALUE = frozenset({"", "<missing>"})
+
+
+def distinct_present(values: Sequence[Any]) -> list[str]:
+    """The distinct values as text, in order, without missing ones (None, NaN, blank, ``<missing>``)."""
+    series = pd.Series(list(values), dtype=object)
+    text = series.astype(str)
+    keep = series.notna().to_numpy() & ~text.str.strip().isin(_NO_VALUE).to_numpy()
+    return list(dict.fromkeys(text[keep].tolist()))
 
 
 def flat(values: Sequence[str], *, top: str = "*", name: str = "") -> Hierarchy:
     """Two levels: the values and ``top``; an attribute can only be suppressed."""
-    return Hierarchy.flat(values, top=top, name=name)
+    return Hierarchy.flat(distinct_present(values), top=top, name=name)
 
 
 def from_csv(path: str | Path, *, sep: str | None = None, encoding: str = "utf-8", name: str = "") -> Hierarchy:
@@ -55,12 +68,36 @@ def from_csv(path: str | Path, *, sep: str | None = None, encoding: str = "utf-8
     return Hierarchy.from_rows(rows, name=name or path.stem, source=repr(str(path)))
 
 
-def _number(text: str) -> float:
-    return float(text)
-
-
 def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def _interval_levels(
+    widths: Sequence[float] | None, cuts: Sequence[Sequence[float]] | None, low: float | None, high: float | None,
+) -> tuple[list[Any], float, float]:
+    """The levels (widths, or arrays of cuts) and the covered range ``[low, high)``."""
+    if cuts is not None:
+        levels: list[Any] = [np.unique(np.asarray(c, dtype=float)) for c in cuts]
+        if any(len(c) < 2 for c in levels):
+            raise HierarchyError("Each level of cuts needs at least two boundaries.")
+        return levels, min(c[0] for c in levels), max(c[-1] for c in levels)
+    levels = [float(w) for w in widths or ()]
+    if any(w <= 0 for w in levels):
+        raise HierarchyError(f"Interval widths must be positive; got {list(widths or ())}.")
+    return levels, -math.inf if low is None else float(low), math.inf if high is None else float(high)
+
+
+def _outside(numbers: Any, x: np.ndarray, lo_bound: float, hi_bound: float, outside: str,
+             name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The values below and above the covered range; an error on a plain one unless ``outside="open"``."""
+    below, above = x < lo_bound, x >= hi_bound
+    if ((below | above) & (numbers.code == PLAIN)).any() and outside == "error":
+        bad = numbers.leaves[int(np.flatnonzero((below | above) & (numbers.code == PLAIN))[0])]
+        raise HierarchyError(
+            f"The value {bad!r} of {name or 'the attribute'!r} is outside the hierarchy's range "
+            f"[{_fmt(lo_bound)}, {_fmt(hi_bound)}); widen the range or use outside='open'."
+        )
+    return below, above
 
 
 def intervals(
@@ -81,7 +118,8 @@ def intervals(
     Parameters
     ----------
     values : sequence
-        The attribute's values (text or numbers); each becomes a leaf.
+        The values (text or numbers), each a leaf; missing ones are left out, top and
+        bottom codes (``90+``, ``<18``) join the open interval of their threshold.
     widths : sequence of float, optional
         Interval width per level, e.g. ``(5, 10, 20)`` for age 5 → 10 → 20 → ``*``.
         Intervals start at ``origin + i * width``.  Each width must be a
@@ -101,72 +139,25 @@ def intervals(
     """
     if (widths is None) == (cuts is None):
         raise HierarchyError("Give either widths=... or cuts=... for an interval hierarchy, not both.")
-    leaves = list(dict.fromkeys(str(v) for v in values))
-    try:
-        numbers = np.array([_number(v) for v in leaves], dtype=float)
-    except ValueError:
-        bad = next(v for v in leaves if not _is_number(v))
-        raise HierarchyError(
-            f"The interval hierarchy of {name or 'the attribute'!r} needs numbers; got {bad!r}."
-        ) from None
-    order = np.argsort(numbers, kind="stable")
-    leaves = [leaves[i] for i in order]
-    numbers = numbers[order]
-    if cuts is not None:
-        cut_lists = [np.asarray(sorted(c), dtype=float) for c in cuts]
-        if any(len(c) < 2 for c in cut_lists):
-            raise HierarchyError("Each level of cuts needs at least two boundaries.")
-        lo_bound = min(c[0] for c in cut_lists)
-        hi_bound = max(c[-1] for c in cut_lists)
-    else:
-        if any(w <= 0 for w in widths):  # type: ignore[union-attr]
-            raise HierarchyError(f"Interval widths must be positive; got {list(widths)}.")  # type: ignore[arg-type]
-        lo_bound = -math.inf if low is None else low
-        hi_bound = math.inf if high is None else high
-    outside_mask = (numbers < lo_bound) | (numbers >= hi_bound)
-    if outside_mask.any() and outside == "error":
-        bad = leaves[int(np.flatnonzero(outside_mask)[0])]
-        raise HierarchyError(
-            f"The value {bad!r} of {name or 'the attribute'!r} is outside the hierarchy's range "
-            f"[{_fmt(lo_bound)}, {_fmt(hi_bound)}); widen the range or use outside='open'."
-        )
-    integral = bool(np.all(np.mod(numbers, 1) == 0))
-    rows = [[leaf] for leaf in leaves]
-    levels = cut_lists if cuts is not None else list(widths)  # type: ignore[arg-type]
-    for spec in levels:
-        for i, x in enumerate(numbers):
-            if x < lo_bound:
-                rows[i].append(f"< {_fmt(lo_bound)}")
-                continue
-            if x >= hi_bound:
-                rows[i].append(f">= {_fmt(hi_bound)}")
-                continue
-            if cuts is not None:
-                c = spec
-                j = int(np.searchsorted(c, x, side="right")) - 1
-                if j < 0 or j >= len(c) - 1:
-                    a, b = (-math.inf, c[0]) if j < 0 else (c[-1], math.inf)
-                else:
-                    a, b = c[j], c[j + 1]
-            else:
-                a = origin + math.floor((x - origin) / spec) * spec
-                b = a + spec
-            last = b - 1 if integral else b
-            rows[i].append(label_format.format(low=_fmt(a), high=_fmt(b), last=_fmt(last)))
-    for row in rows:
-        if row[-1] != top or len(row) == 1:
-            row.append(top)
-    width = max(len(r) for r in rows)
-    rows = [r[:-1] + [r[-2]] * (width - len(r)) + [r[-1]] if len(r) < width else r for r in rows]
-    return Hierarchy.from_rows(rows, name=name)
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    numbers = parse_numbers(distinct_present(values), name=name)
+    x = points(numbers)
+    levels, lo_bound, hi_bound = _interval_levels(widths, cuts, low, high)
+    below, above = _outside(numbers, x, lo_bound, hi_bound, outside, name)
+    columns = [numbers.leaves]
+    for level in levels:
+        if cuts is not None:
+            edges = np.concatenate([[-np.inf], level, [np.inf]])
+            j = np.searchsorted(level, x, side="right")
+            lo, hi = edges[j], edges[j + 1]
+        else:
+            lo = origin + np.floor((x - origin) / level) * level
+            hi = lo + level
+        lo = np.where(below, -np.inf, np.where(above, hi_bound, lo))
+        hi = np.where(below, lo_bound, np.where(above, np.inf, hi))
+        labels = bin_labels(lo, hi, label_format=label_format, integral=numbers.integral, fmt=_fmt)
+        columns.append(merge_codes(numbers, lo, hi, labels))
+    columns.append(np.full(len(numbers.leaves), top, dtype=object))
+    return Hierarchy.from_rows(np.column_stack(columns).tolist(), name=name)
 
 
 def masking(
@@ -190,7 +181,7 @@ def masking(
         A top label.  Added only when the last masked level is not already a
         single value (values of different lengths), default ``"*"``.
     """
-    leaves = list(dict.fromkeys(str(v) for v in values))
+    leaves = distinct_present(values)
     if not leaves:
         raise HierarchyError("A masking hierarchy needs at least one value.")
     longest = max(len(v) for v in leaves)
@@ -236,7 +227,7 @@ def dates(
     unknown = [lvl for lvl in levels if lvl not in _DATE_LEVELS]
     if unknown:
         raise HierarchyError(f"Unknown date level {unknown[0]!r}; use some of {', '.join(_DATE_LEVELS)}.")
-    leaves = list(dict.fromkeys(str(v) for v in values))
+    leaves = distinct_present(values)
     parsed = pd.to_datetime(pd.Series(leaves), errors="coerce", format="mixed")
     if parsed.isna().any():
         bad = leaves[int(np.flatnonzero(parsed.isna().to_numpy())[0])]

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from veil._lazy import require
+
 __all__ = ["risk_chart", "class_size_chart", "band_chart"]
 
 #: Colours of the "before" and "after" series (colour-blind safe pair).
@@ -68,6 +70,7 @@ def risk_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]
     str
         A PNG data URI.
     """
+    require("matplotlib", feature="the HTML report's plots")
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -124,6 +127,7 @@ def class_size_chart(released: np.ndarray | None, original: np.ndarray | None, *
     str
         A PNG data URI.
     """
+    require("matplotlib", feature="the HTML report's plots")
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -164,6 +168,7 @@ def band_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]
     str
         A PNG data URI.
     """
+    require("matplotlib", feature="the HTML report's plots")
     import matplotlib
     from matplotlib.figure import Figure
 

@@ -34,6 +34,10 @@ Examples
 >>> test_release()
 """
 
+from veil._lazy import require
+
+require("hypothesis", feature="veil.testing (hypothesis strategies)")
+
 from veil.testing._assertions import assert_k_anonymous, assert_no_rows_lost, assert_satisfies
 from veil.testing._models import MODEL_FAMILIES, SENSITIVE_FAMILIES, anonymization_inputs, models
 from veil.testing._tables import datasets, hierarchies, tables

@@ -109,3 +109,16 @@ def test_rollup_composes_levels():
 def test_with_value_keeps_missing_below_top():
     h = flat(["a", "b"]).with_value("<missing>")
     assert h.to_frame().iloc[-1].tolist() == ["<missing>", "*"]
+
+
+def test_intervals_skip_missing_and_take_top_codes():
+    # 93 // 10 * 10 = 90: "90+" and 93 share ">= 90"; blanks and None are not leaves
+    h = intervals(["12", "", None, "93", "90+", "-7"], widths=[10])
+    frame = h.to_frame().set_index("level_0")
+    assert frame["level_1"].to_dict() == {"-7": "[-10, 0)", "12": "[10, 20)", "93": ">= 90", "90+": ">= 90"}
+
+
+def test_builders_leave_missing_values_out():
+    assert dates(["2020-01-05", None, ""]).leaves.tolist() == ["2020-01-05"]
+    assert masking(["47677", float("nan"), "<missing>"]).leaves.tolist() == ["47677"]
+    assert flat(["a", None, "b"]).leaves.tolist() == ["a", "b"]
