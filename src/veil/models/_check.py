@@ -95,4 +95,4 @@ def check(
     report = evaluate(classes, sensitive=sensitive, recursive_l=recursive_l, strict=strict)
     if require is None:
         return report
-    return replace(report, requirements=tuple(r.judge(report) for r in requirements))
+    return replace(report, requirements=tuple(r.judge(report, classes) for r in requirements))

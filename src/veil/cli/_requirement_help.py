@@ -1,0 +1,27 @@
+"""The ``--require`` help of ``veil check`` and ``veil anonymize``, derived from the models' registry.
+
+The registry lives with the models, whose import takes about a second; so the
+key list is added only when help is asked for (``--help`` on the command
+line), and every other run keeps a fast start.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["require_help"]
+
+_BASE = (
+    'Requirements such as "k>=5, l_entropy[diagnosis]>=2, t_hier[salary]<=0.2, lkc(L=2,K=5,C=0.5), '
+    'records_at_risk<=0.05"; [S] names one sensitive attribute (default: every one).'
+)
+
+
+def require_help(extra: str = "", *, full: bool | None = None) -> str:
+    """The option's help; with the registry's keys when ``--help`` is on the command line (or ``full``)."""
+    text = f"{_BASE} {extra}".strip()
+    if full if full is not None else any(arg in ("--help", "-h") for arg in sys.argv[1:]):
+        from veil.models.registry import requirement_help
+
+        text += " Keys: " + requirement_help() + "."
+    return text
