@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from veil.cli._app import app, console, parse_assignments, split_list, user_errors
+from veil.cli._requirement_help import require_help
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -29,6 +30,7 @@ def _config_from_flags(
     k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str], suppression: float, metric: str,
     label: str | None, sep: str | None, seed: int | None, shuffle: bool, drop_suppressed: bool,
     algorithm: str = "lattice", options: dict[str, object] | None = None, engine: str = "local",
+    require: str | None = None,
 ):
     from veil.config import ReleaseConfig, _check_consistency
     from veil.errors import ConfigError, ParameterError
@@ -36,7 +38,11 @@ def _config_from_flags(
 
     if not qi:
         raise ParameterError("--qi is required when anonymizing a data file (or pass a configuration file).")
-    sensitive = list(dict.fromkeys(sensitive + list(l_diversity) + list(t_closeness)))
+    from veil.models import parse_requirements, requirement_models
+
+    requirements = parse_requirements(require) if require is not None else []
+    named = [r.attribute for r in requirements if r.attribute is not None]
+    sensitive = list(dict.fromkeys(sensitive + list(l_diversity) + list(t_closeness) + named))
     attributes = {}
     for name in qi:
         kind = kinds.get(name, "categorical")
@@ -63,8 +69,9 @@ def _config_from_flags(
             raise ParameterError(f"-t expects a number t, as in {name}:0.2. Got {value!r} instead.") from None
         distance = "ordered-t-closeness" if kinds.get(name) in ("numeric", "ordinal", "date") else "equal-t-closeness"
         models.append({"type": distance, "sensitive": name, "t": t})
+    models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))
     if not models:
-        raise ParameterError("No privacy model: give at least one of -k, -l or -t (or a configuration file).")
+        raise ParameterError("No privacy model: give at least one of -k, -l, -t or --require (or a configuration file).")
     try:
         config = ReleaseConfig(
             input={"path": str(file.resolve()), "sep": sep},
@@ -108,6 +115,7 @@ def anonymize_command(
     algorithm: str = typer.Option("lattice", "--algorithm", help="lattice (optimal, default), datafly, mondrian, tds or mdav."),
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
+    require: str = typer.Option(None, "--require", help=require_help("Every model asked for must hold (adds to -k, -l, -t).")),
 ) -> None:
     """Anonymize a table: optimal generalization and suppression, verified, with a report."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -118,12 +126,12 @@ def anonymize_command(
 
     with user_errors():
         if target.suffix.lower() in _CONFIG_SUFFIXES:
-            if algorithm != "lattice" or option or engine != "local":
+            if algorithm != "lattice" or option or engine != "local" or require is not None:
                 from veil.errors import ParameterError
 
                 raise ParameterError(
-                    "--algorithm, --option and --engine apply to data-file mode; with a configuration file, "
-                    "set 'algorithm', 'algorithm_options' and 'engine' in it."
+                    "--algorithm, --option, --engine and --require apply to data-file mode; with a configuration "
+                    "file, set 'algorithm', 'algorithm_options', 'engine' and 'models' in it."
                 )
             config = load_config(target)
         else:
@@ -133,7 +141,7 @@ def anonymize_command(
                 k=k, l_diversity=_pairs(l_diversity, "-l"), t_closeness=_pairs(t_closeness, "-t"),
                 suppression=suppression, metric=metric, label=label, sep=sep, seed=seed,
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
-                algorithm=algorithm, options=_options(option), engine=engine,
+                algorithm=algorithm, options=_options(option), engine=engine, require=require,
             )
         with Progress(
             TextColumn(f"anonymizing ({config.algorithm})"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

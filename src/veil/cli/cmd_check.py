@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from veil.cli._requirement_help import require_help
@@ -238,7 +239,7 @@ def check_command(
         req.add_column("level", justify="right")
         req.add_column("met")
         for r in results:
-            req.add_row(r.clause, _fmt(r.actual), ("[green]yes[/]" if r.met else "[red]no[/]") + (f" ({r.note})" if r.note else ""))
+            req.add_row(escape(r.clause), _fmt(r.actual), ("[green]yes[/]" if r.met else "[red]no[/]") + (f" ({r.note})" if r.note else ""))
         console.print(req)
         if not all(r.met for r in results):
             raise typer.Exit(EXIT_REQUIREMENT_FAILED)

@@ -261,6 +261,7 @@ class RecursiveCLDiversity(PrivacyModel):
     needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = _REFERENCE + ", Definition 4.3 (recursive (c,l)-diversity)"
     config_key: ClassVar[str] = "recursive-cl-diversity"
+    label: ClassVar[str] = "recursive ({c:g},{l})-diversity ({sensitive})"  # name adds the form (< or <=)
     parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("c", "float", low=0, closed="neither"),
                                               Param("l", "int", low=1), Param("strict", "bool"))
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
