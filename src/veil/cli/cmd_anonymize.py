@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from veil.cli._app import app, console, parse_assignments, split_list, user_errors
-from veil.cli._requirement_help import require_help
+from veil.cli._registry_help import metric_help, require_help
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -103,7 +103,7 @@ def anonymize_command(
     l_diversity: list[str] = typer.Option(None, "-l", "--l-diversity", help="Distinct l-diversity, SENSITIVE:L (e.g. salary-class:2)."),
     t_closeness: list[str] = typer.Option(None, "-t", "--t-closeness", help="t-closeness (equal or ordered distance by kind), SENSITIVE:T."),
     suppression: float = typer.Option(0.0, "--suppression", help="Largest share of records that may be suppressed, in [0, 1]."),
-    metric: str = typer.Option("loss", "--metric", help="Utility metric to minimise: height, precision, loss, discernibility, avg-class-size, entropy, classification, infogain, kl."),
+    metric: str = typer.Option("loss", "--metric", help=metric_help()),
     label: str = typer.Option(None, "--label", help="Class attribute for the classification/infogain metrics."),
     output: Path = typer.Option(None, "-o", "--output", help="Anonymized table (.csv or .parquet), written atomically."),
     json_out: Path = typer.Option(None, "--json", help="JSON report."),

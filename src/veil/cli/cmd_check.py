@@ -13,7 +13,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from veil.cli._requirement_help import require_help
+from veil.cli._registry_help import require_help
 from veil.cli._app import (
     EXIT_REQUIREMENT_FAILED,
     app,

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from veil.cli import app
-from veil.cli._requirement_help import require_help
+from veil.cli._registry_help import require_help
 from veil.config import MODEL_TYPES, build_model
 from veil.errors import ConfigError, ParameterError
 from veil.models import PrivacyModel, registry
