@@ -15,7 +15,10 @@ from veil.classes import ClassTable
 from veil.errors import ParameterError
 from veil.utility._inputs import attribute_weights
 
-__all__ = ["arx_attribute_losses", "arx_loss"]
+__all__ = ["arx_attribute_losses", "arx_loss", "ARX_DIGITS"]
+
+#: ARX truncates each attribute's loss to this many decimal places (rounding down).
+ARX_DIGITS = 10
 
 
 def arx_attribute_losses(classes: ClassTable) -> np.ndarray:
@@ -25,7 +28,7 @@ def arx_attribute_losses(classes: ClassTable) -> np.ndarray:
     :math:`|D_i|` leaves of its hierarchy costs :math:`(LN - 1)/(|D_i| - 1)`
     (0 for an original value, 1 at the top); a suppressed record costs 1.  The
     attribute's loss is the mean cost over all records, suppressed ones
-    included.
+    included, truncated to :data:`ARX_DIGITS` decimal places as ARX does.
 
     Parameters
     ----------
@@ -67,6 +70,8 @@ def arx_attribute_losses(classes: ClassTable) -> np.ndarray:
     >>> # level 2: 476** covers 3 of 4 leaves, cost 2/3 for 3 records; 479** costs 0
     >>> arx_attribute_losses(classes.generalize((2,))).tolist()   # (3 * 2/3) / 4
     [0.5]
+    >>> arx_attribute_losses(classes.generalize((1,))).tolist()   # 4767* covers 2: (2 * 1/3) / 4, truncated
+    [0.1666666666]
     """
     n = classes.n_records
     out = np.zeros(len(classes.quasi_identifiers), dtype=np.float64)
@@ -79,7 +84,8 @@ def arx_attribute_losses(classes: ClassTable) -> np.ndarray:
         covered = h.leaf_counts(level)[classes.codes[:, i]]
         generalized = float(np.dot(classes.counts, covered - 1)) / (domain - 1)
         out[i] = (generalized + classes.suppressed) / n
-    return out
+    scale = 10.0**ARX_DIGITS
+    return np.floor(out * scale) / scale
 
 
 def arx_loss(classes: ClassTable, *, weights: Mapping[str, float] | Sequence[float] | None = None) -> float:
@@ -125,10 +131,9 @@ def arx_loss(classes: ClassTable, *, weights: Mapping[str, float] | Sequence[flo
     for the node and every generalization of it (ARX's lower bound).
     :math:`\\log(1 + \\mathrm{Loss})` is a sum of one term per attribute, each
     depending only on that attribute's level and suppression: the search
-    minimises that, which orders the nodes exactly as the Loss does.  ARX
-    also rounds each :math:`v_i` to a fixed precision before aggregating; veil
-    does not, which can only change the order of nodes whose losses agree to
-    about 1e-10.
+    minimises that, which orders the nodes exactly as the Loss does.  Each
+    :math:`v_i` is truncated to 10 decimal places first, as ARX does, so that
+    the same nodes tie.
 
     Examples
     --------
