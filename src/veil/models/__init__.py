@@ -20,6 +20,7 @@ from veil.models._beta_likeness import BasicBetaLikeness, EnhancedBetaLikeness
 from veil.models._check import check
 from veil.models._delta_disclosure import DeltaDisclosure, PresentValuesDeltaDisclosure
 from veil.models._delta_presence import DeltaPresence
+from veil.models._facts import Param, RequirementKey
 from veil.models._k_anonymity import KAnonymity
 from veil.models._k_link import KLinkAnonymity
 from veil.models._k_map import KMap
@@ -39,6 +40,8 @@ from veil.models._t_closeness import EqualDistanceTCloseness, HierarchicalTClose
 
 __all__ = [
     "PrivacyModel",
+    "Param",
+    "RequirementKey",
     "KAnonymity",
     "DistinctLDiversity",
     "EntropyLDiversity",

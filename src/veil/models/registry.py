@@ -35,7 +35,7 @@ from veil.models._base import PrivacyModel
 from veil.models._beta_likeness import BasicBetaLikeness, EnhancedBetaLikeness
 from veil.models._delta_disclosure import DeltaDisclosure, PresentValuesDeltaDisclosure
 from veil.models._delta_presence import DeltaPresence
-from veil.models._facts import RequirementKey
+from veil.models._facts import RequirementKey, invalid_values
 from veil.models._k_anonymity import KAnonymity
 from veil.models._k_link import KLinkAnonymity
 from veil.models._k_map import KMap
@@ -46,7 +46,7 @@ from veil.models._t_closeness import EqualDistanceTCloseness, HierarchicalTClose
 
 __all__ = [
     "MODELS", "MODEL_TYPES", "register", "unregister", "registered", "build", "model_class",
-    "requirement_key", "requirement_keys", "requirement_help", "describe",
+    "requirement_key", "requirement_keys", "requirement_help", "describe", "invalid_values",
 ]
 
 _MODELS: dict[str, type[PrivacyModel]] = {}

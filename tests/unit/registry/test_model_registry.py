@@ -22,8 +22,7 @@ from veil.cli import app
 from veil.cli._registry_help import require_help
 from veil.config import MODEL_TYPES, build_model
 from veil.errors import ConfigError, ParameterError
-from veil.models import PrivacyModel, registry
-from veil.models._facts import Param, RequirementKey, invalid_values
+from veil.models import Param, PrivacyModel, RequirementKey, registry
 
 runner = CliRunner()
 
@@ -42,7 +41,7 @@ CASES = [
     (cls, param, bad)
     for cls in registry.MODELS.values()
     for param in cls.parameters
-    for bad in invalid_values(param)
+    for bad in registry.invalid_values(param)
 ]
 
 
