@@ -126,13 +126,17 @@ def anonymize_command(
 
     with user_errors():
         if target.suffix.lower() in _CONFIG_SUFFIXES:
-            if algorithm != "lattice" or option or engine != "local" or require is not None:
+            if algorithm != "lattice" or option or engine != "local":
                 from veil.errors import ParameterError
 
                 raise ParameterError(
-                    "--algorithm, --option, --engine and --require apply to data-file mode; with a configuration "
-                    "file, set 'algorithm', 'algorithm_options', 'engine' and 'models' in it."
+                    "--algorithm, --option and --engine apply to data-file mode; with a configuration file, "
+                    "set 'algorithm', 'algorithm_options' and 'engine' in it."
                 )
+            if require is not None:
+                from veil.errors import ParameterError
+
+                raise ParameterError("--require applies to data-file mode; with a configuration file, list the models in it.")
             config = load_config(target)
         else:
             config = _config_from_flags(

@@ -109,3 +109,11 @@ def test_anonymize_require_every_model(tmp_path):
                                 "--require", "k>=3, l_entropy[disease]>=2, lkc[disease](L=1,K=3,C=0.7)"])
     assert check.exit_code == 0, check.output
     assert "l_entropy[disease]>=2" in check.output  # the clause is printed as written (no markup)
+
+
+def test_anonymize_require_refused_with_a_config(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("input: {path: x.csv}\n")
+    result = runner.invoke(app, ["anonymize", str(config), "--require", "k>=2"])
+    assert result.exit_code == 2
+    assert "--require applies to data-file mode" in result.output
