@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sys
 
+from rich.markup import escape
+
 __all__ = ["require_help", "metric_help"]
 
 _BASE = (
@@ -28,7 +30,7 @@ def require_help(extra: str = "", *, full: bool | None = None) -> str:
         from veil.models.registry import requirement_help
 
         text += " Keys: " + requirement_help() + "."
-    return text
+    return escape(text)  # the help is rendered as rich markup: keep "[diagnosis]" as written
 
 
 def metric_help(*, full: bool | None = None) -> str:

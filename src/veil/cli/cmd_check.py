@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,6 @@ POPULATION_REQUIREMENT_KEYS: dict[str, str] = {
 _OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq,
 }
-_KEY = re.compile(r"^\s*([A-Za-z_]+)")
 
 _POPULATION_FACTS = {
     "k_map": (
@@ -61,10 +59,9 @@ def _fmt(value: object) -> str:
 
 def _parse_cli_requirements(text: str, *, population: bool) -> list[Any]:
     """The ``--require`` clauses in order: a :class:`~veil.models.Requirement`, or a
-    ``(key, op, value, clause)`` tuple for a key of :data:`POPULATION_REQUIREMENT_KEYS`.
+    ``(key, op, value, clause)`` tuple for a key that needs the population (judged here).
 
-    Population clauses use the grammar of :func:`~veil.models.parse_requirements`
-    (their ``OP NUMBER`` is parsed by it); every other clause goes to it unchanged.
+    Every clause is parsed by :func:`~veil.models.parse_requirements` (the registry's grammar).
     """
     from veil.errors import ParameterError
     from veil.models import parse_requirements

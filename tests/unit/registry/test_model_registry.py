@@ -79,6 +79,17 @@ def test_help_lists_every_requirement_key():
     assert "Keys:" not in require_help(full=False)
 
 
+def test_cli_help_shows_the_keys_as_written():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", "from veil.cli import main; main()", "check", "--help"],
+                         capture_output=True, text=True, env={**__import__("os").environ, "COLUMNS": "200"})
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.replace("│", " ").split())
+    assert "l_entropy[diagnosis]>=2" in text and "lkc(L=, K=, C=)" in text and "records_at_risk<=N" in text
+
+
 def test_register_refuses_taken_keys():
     @dataclass(frozen=True)
     class Clash(PrivacyModel):
