@@ -178,8 +178,10 @@ def requirement_help() -> str:
     """The requirement keys in one line each, for ``--help`` and the docs."""
     lines = []
     for key, (cls, spec) in requirement_keys().items():
-        form = f"{key}({', '.join(p.name + '=' for p in cls.parameters if p.name != 'sensitive')})" \
-            if spec.parameter is None else f"{key}{'[S]' if cls.needs_sensitive else ''}{spec.direction}N"
+        if spec.parameter is None:
+            form = f"{key}({','.join(p.name + '=N' for p in cls.parameters if p.name != 'sensitive')})"
+        else:
+            form = f"{key}{'[S]' if cls.needs_sensitive else ''}{spec.direction}N"
         extra = " (needs --population)" if spec.needs_population else ""
         lines.append(f"{form}: {spec.description}{extra}")
     return "; ".join(lines)

@@ -87,7 +87,7 @@ def test_cli_help_shows_the_keys_as_written():
                          capture_output=True, text=True, env={**__import__("os").environ, "COLUMNS": "200"})
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.replace("│", " ").split())
-    assert "l_entropy[diagnosis]>=2" in text and "lkc(L=, K=, C=)" in text and "records_at_risk<=N" in text
+    assert "l_entropy[diagnosis]>=2" in text and "lkc(L=N,K=N,C=N)" in text and "records_at_risk<=N" in text
 
 
 def test_register_refuses_taken_keys():
