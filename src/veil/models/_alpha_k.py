@@ -63,6 +63,7 @@ class AlphaKAnonymity(PrivacyModel):
     values: tuple[str, ...] | None = field(default=None)
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = "Wong, Li, Fu & Wang, KDD 2006, Definition 2"

@@ -34,7 +34,11 @@ class PrivacyModel(ABC):
       checked by ``__post_init__`` with one message shape;
     * ``requirement_keys``: its keys in the requirement grammar
       (:class:`RequirementKey`: ``k>=5``, ``lkc(L=2,K=5,C=0.5)``);
-    * ``needs_population``: it needs a population table.
+    * ``needs_population``: it needs a population table;
+    * ``class_local``: it judges each class on its own (its size and its
+      sensitive histogram against the whole table's), never other classes nor
+      the released labels, so an algorithm that decides one partition at a
+      time (Mondrian) can enforce it.
 
     A model is available to the configuration, ``--require`` (``veil check``
     and ``veil anonymize``), the CLI help and the report once its class is in
@@ -55,6 +59,7 @@ class PrivacyModel(ABC):
     parameters: ClassVar[tuple[Param, ...]] = ()
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = ()
     needs_population: ClassVar[bool] = False
+    class_local: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         validate(self)

@@ -39,6 +39,7 @@ class _Likeness(PrivacyModel):
     beta: float
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = True
     parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("beta", "float", low=0, closed="neither"))

@@ -48,6 +48,7 @@ class _Disclosure(PrivacyModel):
     sensitive: str
     delta: float
     _present_only: ClassVar[bool] = False
+    class_local: ClassVar[bool] = True
 
     needs_sensitive: ClassVar[bool] = True
 

@@ -53,6 +53,7 @@ class KAnonymity(PrivacyModel):
     k: int
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = True
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = "Sweeney, IJUFKS 10(5), 2002, Definition 2"

@@ -63,6 +63,7 @@ class KLinkAnonymity(PrivacyModel):
     k: int
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = True
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = "Kifer & Gehrke, SIGMOD 2006, Definition 4.1 (k-link anonymity)"

@@ -96,6 +96,7 @@ class DistinctLDiversity(PrivacyModel):
     l: int
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = True
     needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = _REFERENCE + ", Section 4.1 (distinct l-diversity)"
@@ -166,6 +167,7 @@ class EntropyLDiversity(PrivacyModel):
     l: float
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = _REFERENCE + ", Definition 4.2 (entropy l-diversity, natural log)"
@@ -257,6 +259,7 @@ class RecursiveCLDiversity(PrivacyModel):
     strict: bool = True
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = _REFERENCE + ", Definition 4.3 (recursive (c,l)-diversity)"

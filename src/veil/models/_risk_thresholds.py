@@ -69,6 +69,7 @@ class MaxProsecutorRisk(PrivacyModel):
     threshold: float
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = True
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = _REFERENCE

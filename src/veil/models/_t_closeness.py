@@ -100,6 +100,7 @@ class _TCloseness(PrivacyModel):
     t: float
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = True
     _label: ClassVar[str] = ""

@@ -46,7 +46,7 @@ from veil.models._t_closeness import EqualDistanceTCloseness, HierarchicalTClose
 
 __all__ = [
     "MODELS", "MODEL_TYPES", "register", "unregister", "registered", "build", "model_class",
-    "requirement_key", "requirement_keys", "requirement_help", "describe", "invalid_values",
+    "requirement_key", "requirement_keys", "requirement_help", "describe", "invalid_values", "class_local_models",
 ]
 
 _MODELS: dict[str, type[PrivacyModel]] = {}
@@ -185,6 +185,11 @@ def requirement_help() -> str:
         extra = " (needs --population)" if spec.needs_population else ""
         lines.append(f"{form}: {spec.description}{extra}")
     return "; ".join(lines)
+
+
+def class_local_models() -> tuple[type[PrivacyModel], ...]:
+    """The registered models that judge each class on its own (``class_local``), in registry order."""
+    return tuple(cls for cls in _MODELS.values() if cls.class_local)
 
 
 def describe(model: PrivacyModel) -> dict[str, Any]:

@@ -191,3 +191,10 @@ def test_toy_model_gone_after_the_test(table):
         from veil.models import parse_requirements
 
         parse_requirements("largest_share<=0.5")
+
+
+def test_class_local_fact_agrees_with_mondrian():
+    # Mondrian keeps its own list today; the registry's fact must name the same classes.
+    from veil.algorithms.mondrian import CLASS_LOCAL_MODELS
+
+    assert set(registry.class_local_models()) == set(CLASS_LOCAL_MODELS)
