@@ -206,9 +206,11 @@ def _split(text: str) -> list[str]:
     """Split on the commas outside brackets and parentheses."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
-        depth += ch in "([" and 1 or 0
-        depth -= ch in ")]" and 1 or 0
-        if ch == "," and depth == 0:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
