@@ -25,7 +25,7 @@ _LAZY = {
     "check": ("veil.models", "check"),
     "assess_risk": ("veil.risk", "assess"),
 }
-_SUBMODULES = {"datasets", "hierarchy", "models", "risk", "utility", "dp", "sanitize", "algorithms", "config", "errors", "report", "testing", "engines", "marginals"}
+_SUBMODULES = {"datasets", "hierarchy", "models", "risk", "utility", "dp", "sanitize", "algorithms", "config", "errors", "report", "testing", "engines", "marginals", "explore", "pipeline"}
 
 __all__ = ["__version__", *_LAZY, *sorted(_SUBMODULES)]
 

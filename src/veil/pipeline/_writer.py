@@ -202,11 +202,11 @@ class Outputs:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             for tmp in self._temp.values():
                 _fsync(tmp)
-            try:
-                for role, tmp in self._temp.items():
+            for role, tmp in self._temp.items():
+                try:
                     os.replace(tmp, self._dest[role])
-            except OSError as exc:
-                raise OutputError(f"Cannot publish the outputs: {exc.strerror}.") from None
+                except OSError as exc:
+                    raise OutputError(f"Cannot write {str(self._dest[role])!r}: {exc.strerror}.") from None
             for folder in {p.parent for p in self._dest.values()}:
                 _fsync(folder)
         self._committed = True

@@ -20,6 +20,9 @@ Examples
 ...            original=result.classes.base)  # doctest: +SKIP
 """
 
-from veil.report._html import format_value, render_html, report_kind, write_html
+from veil.report._format import format_value
+from veil.report._html import render_html, report_kind, write_html
+from veil.report._exploration import render_exploration
+from veil.report._truth import provenance
 
-__all__ = ["render_html", "write_html", "report_kind", "format_value"]
+__all__ = ["render_html", "write_html", "report_kind", "format_value", "provenance", "render_exploration"]

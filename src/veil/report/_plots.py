@@ -4,9 +4,10 @@ matplotlib is imported inside each function (``import veil.report`` stays
 cheap) and only through its object-oriented API (:class:`~matplotlib.figure.Figure`
 with an Agg canvas): :mod:`matplotlib.pyplot` and its global state are never
 touched, so rendering a report neither changes the caller's backend nor leaks
-figures.  The plots carry no text from the data (only fixed labels and
-numbers), and the PNG carries no software metadata, so the same report
-renders to the same bytes.
+figures.  The plots carry no text from the data (only fixed labels, column
+names and numbers; dollar signs escaped, so no name is read as mathtext), and
+the PNG carries no software metadata, so the same report renders to the same
+bytes.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["risk_chart", "class_size_chart"]
+__all__ = ["risk_chart", "class_size_chart", "band_chart"]
 
 #: Colours of the "before" and "after" series (colour-blind safe pair).
 BEFORE = "#b8b8b8"
@@ -152,4 +153,36 @@ def class_size_chart(released: np.ndarray | None, original: np.ndarray | None, *
         ax.set_axisbelow(True)
         if both:
             ax.legend(frameon=False, loc="upper right")
+        return _png(fig)
+
+
+def band_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]], *, ylabel: str, title: str) -> str:
+    """Grouped bars of counts, one group per label, one bar per series (``before``, ``after``).
+
+    Returns
+    -------
+    str
+        A PNG data URI.
+    """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=(7.2, 2.8), layout="constrained")
+        ax = fig.add_subplot()
+        n = len(series)
+        width = 0.8 / max(n, 1)
+        x = np.arange(len(labels), dtype=float)
+        colours = [SINGLE] if n == 1 else [BEFORE, AFTER] + [f"C{i}" for i in range(2, n)]
+        for i, (name, values) in enumerate(series):
+            ax.bar(x + (i - (n - 1) / 2) * width, [float(v) for v in values], width * 0.92, label=name, color=colours[i])
+        ticks = [str(label).replace("$", r"\$") for label in labels]
+        ax.set_xticks(x, ticks, rotation=30 if len(labels) > 6 else 0, ha="right" if len(labels) > 6 else "center")
+        ax.tick_params(axis="x", labelsize=7)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title.replace("$", r"\$"))
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
+        if n > 1:
+            ax.legend(frameon=False, loc="upper right", ncols=n)
         return _png(fig)

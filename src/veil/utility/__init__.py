@@ -54,6 +54,15 @@ from veil.utility._registry import (
     unregister_metric,
     utility_report,
 )
+from veil.utility._alignment import align_release, infer_levels
+from veil.utility._workload import (
+    CLASSIFIERS,
+    ClassifierScores,
+    Workload,
+    WorkloadResult,
+    workload,
+    workload_summary,
+)
 
 __all__ = [
     "height",
@@ -79,4 +88,12 @@ __all__ = [
     "metric_help",
     "get_metric",
     "utility_report",
+    "workload",
+    "workload_summary",
+    "Workload",
+    "WorkloadResult",
+    "ClassifierScores",
+    "CLASSIFIERS",
+    "align_release",
+    "infer_levels",
 ]

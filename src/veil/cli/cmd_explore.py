@@ -1,0 +1,174 @@
+"""``veil explore``: sweep parameters, report privacy and utility per point, draw the Pareto frontier."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from veil.cli._app import app, console, load_dataset, parse_assignments, split_list, user_errors
+
+_CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
+_PLOT_FORMATS = {".png": "png", ".svg": "svg"}
+
+
+def _inputs(target: Path, hierarchy: list[str] | None) -> tuple[list[Path], Any]:
+    """Every file the command reads (checked against the outputs before work) and the configuration, if any."""
+    files = [target, *(Path(v) for v in parse_assignments(hierarchy, "--hierarchy").values())]
+    if target.suffix.lower() not in _CONFIG_SUFFIXES:
+        return files, None
+    from veil.config import load_config
+
+    config = load_config(target)
+    return [*files, Path(config.input.path)], config
+
+
+def _dataset(target: Path, config: Any, *, qi: str | None, sensitive: str | None, hierarchy: list[str] | None,
+             kind: list[str] | None, sep: str | None) -> tuple[Any, dict[str, Any]]:
+    """The dataset and the configuration's defaults (config mode)."""
+    from veil.errors import ParameterError
+
+    if config is not None:
+        from veil.release import dataset_from_config
+
+        return dataset_from_config(config), {"metric": config.metric, "suppression": config.suppression_limit}
+    qis = split_list(qi)
+    if not qis:
+        raise ParameterError("--qi is required when exploring a data file (or pass a configuration file).")
+    files = parse_assignments(hierarchy, "--hierarchy")
+    missing = [name for name in qis if name not in files]
+    if missing:
+        raise ParameterError(f"No hierarchy for quasi-identifier {missing[0]!r}: add --hierarchy {missing[0]}=FILE.csv.")
+    data = load_dataset(target, quasi_identifiers=qis, sensitive=split_list(sensitive), hierarchy_files=files,
+                        kinds=parse_assignments(kind, "--kind"), sep=sep)
+    return data, {}
+
+
+def _lattice(data: Any, spec: Any, exploration: Any, chosen: int | None) -> Any:
+    """The lattice view of the chosen point, when it is a feasible lattice search with a drawable lattice."""
+    from veil.errors import ParameterError
+    from veil.explore import lattice_view
+
+    if chosen is None:
+        return None
+    point = exploration.points[chosen]
+    if point["parameters"]["algorithm"] != "lattice" or not point["transformation"]:
+        return None
+    try:
+        return lattice_view(data, spec.models(point["parameters"]), suppression_limit=point["parameters"]["suppression"],
+                            optimum=[point["transformation"][q] for q in data.quasi_identifiers])
+    except ParameterError as exc:  # too large to draw node by node
+        exploration.notes.append(f"lattice view skipped: {exc}")
+        return None
+
+
+def _payload(exploration: Any, chosen: int | None, lattice: Any) -> dict[str, Any]:
+    """The ``--json`` document: the points, the chosen point and the lattice view's counts."""
+    payload = exploration.to_dict()
+    payload["chosen"] = chosen
+    if lattice is not None:
+        payload["lattice"] = {
+            "parameters": exploration.points[chosen]["parameters"], "quasi_identifiers": list(lattice.quasi_identifiers),
+            "nodes": len(lattice.nodes), "counts": lattice.counts(), "optimum": list(lattice.optimum or ()),
+        }
+    return payload
+
+
+def _page(payload: dict[str, Any], drawing: Any) -> str:
+    """The ``--html`` page: the same payload as ``--json``, with the figure embedded."""
+    import io
+
+    from veil.explore import save_figure
+    from veil.report import render_exploration
+
+    buffer = io.BytesIO()
+    save_figure(drawing, buffer, format="png")
+    return render_exploration(payload, figure_png=buffer.getvalue())
+
+
+def _print(exploration: Any) -> None:
+    from rich.table import Table
+
+    (_, xkey, _), (_, ykey, _) = exploration.objectives
+    table = Table(title=f"{len(exploration.points)} points, {sum(p['frontier'] for p in exploration.points)} on the frontier")
+    for column in ("parameters", "k", xkey, ykey, "frontier"):
+        table.add_column(column)
+    for point in exploration.points:
+        params = ", ".join(f"{k}={v}" for k, v in point["parameters"].items())
+        if not point["feasible"]:
+            table.add_row(params, "-", "infeasible", "-", "")
+            continue
+        y = point["utility"].get(ykey)
+        table.add_row(params, str(point["privacy"]["k"]), f"{point['privacy'][xkey]:.4f}",
+                      "-" if y is None else f"{y:.4f}", "*" if point["frontier"] else "")
+    console.print(table)
+
+
+@app.command("explore")
+def explore_command(  # long by its 19 typer options; the work is in the helpers above
+    target: Path = typer.Argument(..., help="A data file (CSV/Parquet) or a release configuration (.yaml/.json)."),
+    qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (data-file mode)."),
+    sensitive: str = typer.Option(None, "--sensitive", help="The sensitive attribute of the l and t models."),
+    hierarchy: list[str] = typer.Option(None, "--hierarchy", help="NAME=FILE.csv per QI (data-file mode)."),
+    kind: list[str] = typer.Option(None, "--kind", help="NAME=KIND (categorical, ordinal, numeric, date); repeatable."),
+    k: str = typer.Option(None, "--k", "-k", help="k values: START:STOP[:STEP] (inclusive) or A,B,C."),
+    l_values: str = typer.Option(None, "--l", "-l", help="Distinct l-diversity values of --sensitive."),
+    t_values: str = typer.Option(None, "--t", "-t", help="Equal-distance t-closeness values of --sensitive."),
+    suppression: str = typer.Option(None, "--suppression", help="Suppression limits, e.g. 0,0.05 (default 0, or the config's)."),
+    algorithm: str = typer.Option("lattice", "--algorithm", help="Algorithms, comma-separated (lattice, datafly, mondrian, ...)."),
+    metric: str = typer.Option(None, "--metric", help="Utility metric of the searches and the frontier (default loss)."),
+    label: str = typer.Option(None, "--target", help="Add workload utility: the attribute a classifier predicts."),
+    classifier: str = typer.Option("decision-tree", "--classifier", help="decision-tree, naive-bayes or logistic-regression."),
+    random_state: int = typer.Option(0, "--random-state", help="Seed of the workload's split and classifier."),
+    sep: str = typer.Option(None, "--sep", help="CSV separator of the input (default: detected)."),
+    json_out: Path = typer.Option(None, "--json", help="Write the points as JSON here."),
+    plot: Path = typer.Option(None, "--plot", help="Draw the frontier and the lattice view (.png or .svg)."),
+    no_lattice: bool = typer.Option(False, "--no-lattice", help="Do not judge and draw the chosen point's lattice."),
+    html: Path = typer.Option(None, "--html", help="Write the frontier, the lattice view and the points as an HTML page."),
+) -> None:
+    """Sweep k, l, t, suppression limits and algorithms; mark and draw the privacy-utility frontier."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from veil.errors import ParameterError
+    from veil.explore import SweepSpec, chosen_point, exploration_figure, explore, parse_values, save_figure
+    from veil.pipeline import Outputs
+
+    with user_errors():
+        if plot is not None and plot.suffix.lower() not in _PLOT_FORMATS:
+            raise ParameterError(f"--plot must end in .png or .svg. Got {plot.name!r} instead.")
+        inputs, config = _inputs(target, hierarchy)
+        if html is not None and html.suffix.lower() not in (".html", ".htm"):
+            raise ParameterError(f"--html must end in .html. Got {html.name!r} instead.")
+        with Outputs({"json": json_out, "plot": plot, "html": html}, inputs=inputs) as out:
+            data, defaults = _dataset(target, config, qi=qi, sensitive=sensitive, hierarchy=hierarchy, kind=kind, sep=sep)
+            spec = SweepSpec(
+                k=parse_values(k, option="--k") if k else (),
+                l=parse_values(l_values, option="--l") if l_values else (),
+                t=parse_values(t_values, kind=float, option="--t") if t_values else (),
+                suppression=parse_values(suppression, kind=float, option="--suppression") if suppression
+                else (float(defaults.get("suppression", 0.0)),),
+                algorithms=tuple(split_list(algorithm)),
+                sensitive=sensitive or (data.sensitive[0] if len(data.sensitive) == 1 else None),
+                metric=metric or defaults.get("metric", "loss"),
+            )
+            with Progress(TextColumn("exploring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                          console=console, transient=True, disable=not console.is_terminal) as bar:
+                task = bar.add_task("sweep", total=len(spec.grid()))
+                exploration = explore(data, spec, target=label, classifier=classifier, random_state=random_state,
+                                      progress=lambda done, total: bar.update(task, completed=done, total=total))
+            chosen = chosen_point(exploration)
+            lattice = None if no_lattice else _lattice(data, spec, exploration, chosen)
+            payload = _payload(exploration, chosen, lattice)
+            drawing = exploration_figure(exploration, lattice=lattice, chosen=chosen) if plot or html else None
+            if plot is not None:
+                out.write("plot", lambda tmp: save_figure(drawing, tmp, format=_PLOT_FORMATS[plot.suffix.lower()]))
+            if html is not None:
+                out.write_text("html", _page(payload, drawing))
+            if json_out is not None:
+                out.write_json("json", payload)
+            out.commit()
+    _print(exploration)
+    for role, path in (("JSON", json_out), ("plot", plot), ("HTML", html)):
+        if path is not None:
+            console.print(f"{role}: {path}")
