@@ -3,6 +3,17 @@
 ARX (Prasser & Kohlmayer) uses this metric by default.  ``veil anonymize
 --metric arx-loss`` minimises it, so that ARX users can compare transformations
 one to one.  It is computed here from ARX's definition: nothing of ARX's code is used.
+
+Facts for the search.  Each attribute's loss :math:`v_i` never decreases under
+generalization while the same records stay suppressed, and suppressing a
+record never lowers it (a suppressed record costs 1, the most), so the Loss of
+a node's table without suppression is a lower bound for the node and every
+generalization of it (ARX's lower bound).  :math:`\\log(1 + \\mathrm{Loss})` is a
+sum of one term per attribute, each depending only on that attribute's level
+and the suppressed records: the search minimises that form, which orders the
+nodes exactly as the Loss does, with precomputed per-attribute bounds.  Each
+:math:`v_i` is truncated to :data:`ARX_DIGITS` decimal places first, as ARX
+does, so that the same nodes tie.
 """
 
 from __future__ import annotations
@@ -43,21 +54,17 @@ def arx_attribute_losses(classes: ClassTable) -> np.ndarray:
     -----
     .. math::
 
-        v_i = \\frac{1}{|D|}\\Big(\\sum_{E} |E|\\,\\frac{LN_i(E) - 1}{|D_i| - 1}
-              + |S|\\Big)
+        v_i = \\frac{1}{|D|}\\Big(\\sum_{E} |E|\\,\\frac{LN_i(E) - 1}{|D_i| - 1} + |S|\\Big)
 
-    over the classes :math:`E` and the suppressed records :math:`S`.  ARX
-    computes it as :math:`(a - |D|/|D_i|)/(|D| - |D|/|D_i|)` with
-    :math:`a = \\sum_E |E|\\,LN_i(E)/|D_i| + |S|`, which is the same number.
-    It differs from :func:`~veil.utility.iloss` (``loss``) by its normalisation:
-    :math:`|D_i| - 1` where ILoss divides by :math:`|D_i|`, so the top level
-    costs 1 here and :math:`(|D_i| - 1)/|D_i|` there.
+    over the classes :math:`E` and the suppressed records :math:`S` (ARX's
+    :math:`(a - |D|/|D_i|)/(|D| - |D|/|D_i|)`, :math:`a = \\sum_E |E|\\,LN_i(E)/|D_i| + |S|`,
+    is the same number).  :func:`~veil.utility.iloss` divides by :math:`|D_i|`
+    instead: its top level costs :math:`(|D_i| - 1)/|D_i|`, here 1.
 
     References
     ----------
-    F. Prasser, F. Kohlmayer et al., ARX, metric ``MetricMDNMLoss`` with
-    domain shares from the materialized hierarchy (ARX 3.x); the loss of a
-    generalized value follows Iyengar, KDD 2002, Section 3.1.
+    ARX 3.x (Prasser, Kohlmayer et al.), ``MetricMDNMLoss`` over domain shares of the
+    materialized hierarchy; the loss of a generalized value follows Iyengar, KDD 2002, Sec. 3.1.
 
     Examples
     --------
@@ -67,8 +74,7 @@ def arx_attribute_losses(classes: ClassTable) -> np.ndarray:
     >>> frame = pd.DataFrame({"zip": ["47677", "47602", "47678", "47905"]})
     >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["zip"],
     ...                                  hierarchies={"zip": masking(frame["zip"])})
-    >>> # level 2: 476** covers 3 of 4 leaves, cost 2/3 for 3 records; 479** costs 0
-    >>> arx_attribute_losses(classes.generalize((2,))).tolist()   # (3 * 2/3) / 4
+    >>> arx_attribute_losses(classes.generalize((2,))).tolist()   # 476** covers 3 of 4: (3 * 2/3) / 4
     [0.5]
     >>> arx_attribute_losses(classes.generalize((1,))).tolist()   # 4767* covers 2: (2 * 1/3) / 4, truncated
     [0.1666666666]
@@ -102,38 +108,27 @@ def arx_loss(classes: ClassTable, *, weights: Mapping[str, float] | Sequence[flo
     Returns
     -------
     float
-        In [0, 1] with equal weights: 0 for the original table, 1 when every
-        value is at the top of its hierarchy or suppressed; 0 for a table
-        without QIs.
+        In [0, 1] with equal weights: 0 for the original table (or no QI), 1
+        when every value is at the top of its hierarchy or suppressed.
 
     Raises
     ------
     ParameterError
         A weight of 0 next to a positive one (ARX's product is then 0 for
-        every transformation, so nothing can be compared), or weights of the
-        wrong length or sign.
+        every node), or weights of the wrong length or sign.
 
     Notes
     -----
-    With :math:`m` QIs, per-attribute losses :math:`v_i`
-    (:func:`arx_attribute_losses`) and weights :math:`w_i` scaled so that the
-    largest is 1:
+    With :math:`m` QIs, losses :math:`v_i` (:func:`arx_attribute_losses`) and
+    weights :math:`w_i` scaled so that the largest is 1:
 
     .. math::
 
         \\mathrm{Loss} = \\prod_{i=1}^{m} \\big((1 + v_i)\\,w_i\\big)^{1/m} - 1
 
     The 1 added to each term keeps the product away from 0 (ARX's
-    ``ILMultiDimensionalGeometricMean``).  Each :math:`v_i` never decreases
-    under generalization while the same records stay suppressed, and
-    suppressing a record never lowers it (a suppressed record costs 1, the
-    most), so the Loss of a node's table without suppression is a lower bound
-    for the node and every generalization of it (ARX's lower bound).
-    :math:`\\log(1 + \\mathrm{Loss})` is a sum of one term per attribute, each
-    depending only on that attribute's level and suppression: the search
-    minimises that, which orders the nodes exactly as the Loss does.  Each
-    :math:`v_i` is truncated to 10 decimal places first, as ARX does, so that
-    the same nodes tie.
+    ``ILMultiDimensionalGeometricMean``); the module docstring gives the
+    facts the search relies on.
 
     Examples
     --------
@@ -143,8 +138,7 @@ def arx_loss(classes: ClassTable, *, weights: Mapping[str, float] | Sequence[flo
     >>> frame = pd.DataFrame({"zip": ["47677", "47602", "47678", "47905"], "sex": ["F", "F", "M", "M"]})
     >>> hierarchies = {"zip": masking(frame["zip"]), "sex": flat(frame["sex"])}
     >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["zip", "sex"], hierarchies=hierarchies)
-    >>> # zip at level 2: v = 0.5; sex at its top: v = 1; sqrt(1.5 * 2) - 1
-    >>> round(arx_loss(classes.generalize((2, 1))), 12)
+    >>> round(arx_loss(classes.generalize((2, 1))), 12)   # v = 0.5 and 1: sqrt(1.5 * 2) - 1
     0.732050807569
     """
     q = len(classes.quasi_identifiers)
@@ -152,14 +146,11 @@ def arx_loss(classes: ClassTable, *, weights: Mapping[str, float] | Sequence[flo
         return 0.0
     w = attribute_weights(classes, weights, "arx_loss")
     top = float(w.max())
-    if top == 0.0:
-        w = np.ones(q)
-    else:
-        if (w == 0).any():
-            raise ParameterError(
-                "The 'weights' parameter of arx_loss must not mix 0 with positive weights: ARX's geometric "
-                "mean is then 0 for every transformation. Give every QI a positive weight."
-            )
-        w = w / top
+    if top > 0.0 and (w == 0).any():
+        raise ParameterError(
+            "The 'weights' parameter of arx_loss must not mix 0 with positive weights: ARX's geometric "
+            "mean is then 0 for every transformation. Give every QI a positive weight."
+        )
+    w = w / top if top > 0.0 else np.ones(q)
     v = arx_attribute_losses(classes)
     return float(np.exp(np.mean(np.log((1.0 + v) * w))) - 1.0)
