@@ -26,6 +26,7 @@ from veil.classes import SUPPRESSED, ClassTable
 from veil.dataset import MISSING, Dataset
 from veil.errors import HierarchyError, InfeasibleError, ParameterError, VerificationError
 from veil.models import KAnonymity, PrivacyModel
+from veil.utility import METRICS
 from veil.schema import Role
 
 __all__ = ["anonymize", "AnonymizationResult", "verify", "ALGORITHMS"]
@@ -46,8 +47,9 @@ _RECODING_FIGURES = {"ncp": "ncp", "sse_sst": "information_loss"}
 
 #: Metrics whose loss never goes down when records are suppressed, so the loss
 #: of a node's unsuppressed table bounds the loss of every later node.
+#: The registry's ``bounded_by_unsuppressed`` fact (:data:`veil.utility.METRICS`).
 _BOUNDED_BY_UNSUPPRESSED = frozenset(
-    {"height", "precision", "loss", "entropy", "discernibility", "classification"}
+    name for name, spec in METRICS.items() if spec.bounded_by_unsuppressed
 )
 
 
@@ -261,7 +263,7 @@ def anonymize(
         if algorithm == "lattice":
             result = search(
                 base, models, loss=loss, metric_name=metric,
-                monotone_metric=metric in _BOUNDED_BY_UNSUPPRESSED,
+                monotone_metric=metric_spec.bounded_by_unsuppressed,
                 suppression_limit=suppression_limit, min_levels=low, max_levels=high, progress=progress,
             )
         else:

@@ -151,24 +151,13 @@ class ReleaseConfig(_Strict):
         return [n for n, a in self.attributes.items() if a.role == role]
 
 
-#: Model type names in a configuration (and the CLI) → model classes.
-MODEL_TYPES = {
-    "k-anonymity": "KAnonymity",
-    "distinct-l-diversity": "DistinctLDiversity",
-    "entropy-l-diversity": "EntropyLDiversity",
-    "recursive-cl-diversity": "RecursiveCLDiversity",
-    "equal-t-closeness": "EqualDistanceTCloseness",
-    "ordered-t-closeness": "OrderedDistanceTCloseness",
-    "hierarchical-t-closeness": "HierarchicalTCloseness",
-    "delta-disclosure": "DeltaDisclosure",
-    "alpha-k-anonymity": "AlphaKAnonymity",
-    "basic-beta-likeness": "BasicBetaLikeness",
-    "enhanced-beta-likeness": "EnhancedBetaLikeness",
-    "lkc-privacy": "LKCPrivacy",
-    "max-prosecutor-risk": "MaxProsecutorRisk",
-    "average-risk": "AverageRisk",
-    "records-at-risk": "RecordsAtRiskShare",
-}
+def __getattr__(name: str) -> Any:
+    """``MODEL_TYPES``: configuration ``type`` -> model class name, derived from the registry."""
+    if name == "MODEL_TYPES":
+        from veil.models.registry import MODEL_TYPES
+
+        return MODEL_TYPES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: De-identification profiles a release config may name in ``deidentify: {profile: ...}``.
@@ -177,19 +166,17 @@ _DEIDENTIFY_KEYS = ("profile", "columns", "restricted_zip3", "as_of", "link")
 
 
 def build_model(spec: dict[str, Any], where: str = "models") -> Any:
-    """Build a privacy model from ``{"type": ..., parameters...}``."""
-    import veil.models as models
+    """Build a privacy model from ``{"type": ..., parameters...}`` (the types and
+    parameters of :mod:`veil.models.registry`)."""
+    from veil.models import registry
 
-    spec = dict(spec)
-    kind = spec.pop("type", None)
-    if kind not in MODEL_TYPES:
-        options = ", ".join(MODEL_TYPES)
-        raise ConfigError(f"{where}.type must be one of {options}. Got {kind!r} instead.")
-    cls = getattr(models, MODEL_TYPES[kind])
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{where} must be a mapping such as {{type: k-anonymity, k: 5}}. Got {spec!r} instead.")
+    kind = spec.get("type")
+    if kind not in registry.MODELS:
+        raise ConfigError(f"{where}.type must be one of {', '.join(registry.MODELS)}. Got {kind!r} instead.")
     try:
-        return cls(**spec)
-    except TypeError as exc:
-        raise ConfigError(f"{where} ({kind}): {exc}") from None
+        return registry.build(spec)
     except VeilError as exc:
         raise ConfigError(f"{where} ({kind}): {exc}") from None
 
@@ -377,6 +364,7 @@ def _check_consistency(config: ReleaseConfig) -> None:
     if config.algorithm == "tds" and config.label is None:
         raise ConfigError("label: the tds algorithm needs a class label to score specializations.")
     for i, spec in enumerate(config.models):
+        build_model(spec, f"models[{i}]")  # the registry's schema: type, parameters, constraints
         s = spec.get("sensitive")
         if s is not None and s not in sensitive:
             raise ConfigError(

@@ -122,9 +122,8 @@ def test_clinic_raw_to_release_with_auto_hierarchies(tmp_path):
     ok("check", "out.csv", "--qi", CLINIC_QIS, "--sensitive", "diagnosis", "--require", "k>=5", cwd=tmp_path)
 
 
-# TODO(lead): rename to test_clinic_release_with_require once `veil anonymize --require` (registry
-# engineer, issue #17 item 2) is merged; it is the exact command of the issue and must then pass.
-def pending_test_clinic_release_with_require(tmp_path):
+# the exact command of issue #17: --auto-hierarchies with --require (the registry's grammar)
+def test_clinic_release_with_require(tmp_path):
     raw = clinic(tmp_path)
     ok("deidentify", raw.name, "--config", drop_plan(tmp_path, "name", "email").name, "-o", "clean.csv", cwd=tmp_path)
     ok("anonymize", "clean.csv", "--qi", CLINIC_QIS, "--auto-hierarchies", "--require", "k>=5",

@@ -49,12 +49,14 @@ import numpy as np
 from veil.classes import ClassTable
 from veil.errors import InfeasibleError, ParameterError
 from veil.models._base import PrivacyModel
+from veil.utility import METRICS
 
 __all__ = ["Lattice", "SearchResult", "NodeEvaluation", "search", "exhaustive_search", "ADDITIVE_METRICS"]
 
 #: Metrics whose unsuppressed loss is a sum of per-attribute terms that depend
-#: only on that attribute's level (so the bound of every node is precomputed).
-ADDITIVE_METRICS = frozenset({"height", "precision", "loss", "entropy"})
+#: only on that attribute's level (so the bound of every node is precomputed):
+#: the registry's ``additive`` fact (:data:`veil.utility.METRICS`).
+ADDITIVE_METRICS = frozenset(name for name, m in METRICS.items() if m.additive)
 
 LossFunction = Callable[[ClassTable], float]
 
@@ -553,7 +555,7 @@ def search(
     nodes = lattice.nodes()
     n_nodes = len(nodes)
     monotone_models = all(m.monotone_with_suppression for m in models)
-    additive = metric_name in ADDITIVE_METRICS
+    additive = metric_name in METRICS and METRICS[metric_name].additive
 
     known: dict[int, NodeEvaluation] = {}
     if monotone_models and additive:

@@ -7,8 +7,9 @@ from pathlib import Path
 import typer
 
 from veil.cli._app import app, console, parse_assignments, split_list, user_errors
-from veil._lazy import require
+from veil._lazy import require as require_extra
 from veil.cli._hierarchy_options import auto_hierarchies_option, hierarchy_option, hierarchy_specs, refuse_with_config
+from veil.cli._registry_help import metric_help, require_help
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -31,6 +32,7 @@ def _config_from_flags(
     k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str], suppression: float, metric: str,
     label: str | None, sep: str | None, seed: int | None, shuffle: bool, drop_suppressed: bool,
     algorithm: str = "lattice", options: dict[str, object] | None = None, engine: str = "local",
+    require: str | None = None,
 ):
     from veil.config import ReleaseConfig, _check_consistency, hierarchy_entry
     from veil.errors import ConfigError, ParameterError
@@ -38,7 +40,11 @@ def _config_from_flags(
 
     if not qi:
         raise ParameterError("--qi is required when anonymizing a data file (or pass a configuration file).")
-    sensitive = list(dict.fromkeys(sensitive + list(l_diversity) + list(t_closeness)))
+    from veil.models import parse_requirements, requirement_models
+
+    requirements = parse_requirements(require) if require is not None else []
+    named = [r.attribute for r in requirements if r.attribute is not None]
+    sensitive = list(dict.fromkeys(sensitive + list(l_diversity) + list(t_closeness) + named))
     attributes = {}
     for name in qi:
         kind = kinds.get(name, "categorical")
@@ -66,8 +72,9 @@ def _config_from_flags(
             raise ParameterError(f"-t expects a number t, as in {name}:0.2. Got {value!r} instead.") from None
         distance = "ordered-t-closeness" if kinds.get(name) in ("numeric", "ordinal", "date") else "equal-t-closeness"
         models.append({"type": distance, "sensitive": name, "t": t})
+    models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))
     if not models:
-        raise ParameterError("No privacy model: give at least one of -k, -l or -t (or a configuration file).")
+        raise ParameterError("No privacy model: give at least one of -k, -l, -t or --require (or a configuration file).")
     try:
         config = ReleaseConfig(
             input={"path": str(file.resolve()), "sep": sep},
@@ -100,7 +107,7 @@ def anonymize_command(
     l_diversity: list[str] = typer.Option(None, "-l", "--l-diversity", help="Distinct l-diversity, SENSITIVE:L (e.g. salary-class:2)."),
     t_closeness: list[str] = typer.Option(None, "-t", "--t-closeness", help="t-closeness (equal or ordered distance by kind), SENSITIVE:T."),
     suppression: float = typer.Option(0.0, "--suppression", help="Largest share of records that may be suppressed, in [0, 1]."),
-    metric: str = typer.Option("loss", "--metric", help="Utility metric to minimise: height, precision, loss, discernibility, avg-class-size, entropy, classification, infogain, kl."),
+    metric: str = typer.Option("loss", "--metric", help=metric_help()),
     label: str = typer.Option(None, "--label", help="Class attribute for the classification/infogain metrics."),
     output: Path = typer.Option(None, "-o", "--output", help="Anonymized table (.csv or .parquet), written atomically."),
     json_out: Path = typer.Option(None, "--json", help="JSON report."),
@@ -112,6 +119,7 @@ def anonymize_command(
     algorithm: str = typer.Option("lattice", "--algorithm", help="lattice (optimal, default), datafly, mondrian, tds or mdav."),
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
+    require: str = typer.Option(None, "--require", help=require_help("Every model asked for must hold (adds to -k, -l, -t).")),
 ) -> None:
     """Anonymize a table: optimal generalization and suppression, verified, with a report."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -122,7 +130,7 @@ def anonymize_command(
 
     with user_errors():
         if html_out is not None:
-            require("matplotlib", feature="--html")  # before any work: no data file without its report
+            require_extra("matplotlib", feature="--html")  # before any work: no data file without its report
         if target.suffix.lower() in _CONFIG_SUFFIXES:
             if algorithm != "lattice" or option or engine != "local":
                 from veil.errors import ParameterError
@@ -132,6 +140,10 @@ def anonymize_command(
                     "set 'algorithm', 'algorithm_options' and 'engine' in it."
                 )
             refuse_with_config(hierarchy, auto_hierarchies)
+            if require is not None:
+                from veil.errors import ParameterError
+
+                raise ParameterError("--require applies to data-file mode; with a configuration file, list the models in it.")
             config = load_config(target)
         else:
             config = _config_from_flags(
@@ -143,7 +155,7 @@ def anonymize_command(
                 k=k, l_diversity=_pairs(l_diversity, "-l"), t_closeness=_pairs(t_closeness, "-t"),
                 suppression=suppression, metric=metric, label=label, sep=sep, seed=seed,
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
-                algorithm=algorithm, options=_options(option), engine=engine,
+                algorithm=algorithm, options=_options(option), engine=engine, require=require,
             )
         with Progress(
             TextColumn(f"anonymizing ({config.algorithm})"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
+from veil.cli._registry_help import require_help
 from veil.cli._app import (
     EXIT_REQUIREMENT_FAILED,
     app,
@@ -34,7 +35,6 @@ POPULATION_REQUIREMENT_KEYS: dict[str, str] = {
 _OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq,
 }
-_KEY = re.compile(r"^\s*([A-Za-z_]+)")
 
 _POPULATION_FACTS = {
     "k_map": (
@@ -60,48 +60,18 @@ def _fmt(value: object) -> str:
 
 def _parse_cli_requirements(text: str, *, population: bool) -> list[Any]:
     """The ``--require`` clauses in order: a :class:`~veil.models.Requirement`, or a
-    ``(key, op, value, clause)`` tuple for a key of :data:`POPULATION_REQUIREMENT_KEYS`.
+    ``(key, op, value, clause)`` tuple for a key that needs the population (judged here).
 
-    Population clauses use the grammar of :func:`~veil.models.parse_requirements`
-    (their ``OP NUMBER`` is parsed by it); every other clause goes to it unchanged.
+    Every clause is parsed by :func:`~veil.models.parse_requirements` (the registry's grammar).
     """
     from veil.errors import ParameterError
-    from veil.models import REQUIREMENT_KEYS, parse_requirements
+    from veil.models import parse_requirements
 
-    if not text.strip():
-        return list(parse_requirements(text))  # raises the usual "Expected requirements" error
     out: list[Any] = []
-    for raw in text.split(","):
-        clause = raw.strip()
-        if not clause:
-            raise ParameterError(f"Empty requirement clause in {text!r}; separate clauses with single commas.")
-        match = _KEY.match(clause)
-        key = match.group(1).lower() if match else None
-        if key in POPULATION_REQUIREMENT_KEYS:
-            try:
-                (parsed,) = parse_requirements("k" + clause[match.end():])  # type: ignore[union-attr]
-            except ParameterError:
-                raise ParameterError(
-                    f"Malformed requirement clause {clause!r}; expected KEY OP NUMBER such as "
-                    "'k_map>=5' or 'delta_max<=0.5'."
-                ) from None
-            if not population:
-                raise ParameterError(
-                    f"The requirement {clause!r} needs a population table; give one (--population FILE)."
-                )
-            out.append((key, parsed.op, parsed.value, clause))
-        else:
-            if key is not None and key not in REQUIREMENT_KEYS:
-                try:
-                    parse_requirements("k" + clause[match.end():])  # type: ignore[union-attr]
-                except ParameterError:
-                    pass  # malformed: parse_requirements(clause) below says so
-                else:
-                    raise ParameterError(
-                        f"Unknown requirement {key!r} in clause {clause!r}; known keys: "
-                        f"{', '.join([*REQUIREMENT_KEYS, *POPULATION_REQUIREMENT_KEYS])}."
-                    )
-            out.extend(parse_requirements(clause))
+    for r in parse_requirements(text):  # the registry's grammar; population keys are judged here
+        if r.needs_population and not population:
+            raise ParameterError(f"The requirement {r.clause!r} needs a population table; give one (--population FILE).")
+        out.append((r.key, r.op, r.value, r.clause) if r.needs_population else r)
     return out
 
 
@@ -164,8 +134,8 @@ def check_command(
         None, "--kind", help="NAME=categorical|ordinal|numeric|date; repeatable (numeric: ordered t-closeness).",
     ),
     require: str = typer.Option(
-        None, "--require", help='Requirements, e.g. "k>=5, l>=2, t<=0.2"; exit 1 when one fails. '
-        "With --population also k_map, delta_min, delta_max (e.g. \"k_map>=3, delta_max<=0.5\").",
+        None, "--require", help=require_help('Exit 1 when one fails. With --population also k_map, delta_min, '
+                                             'delta_max (e.g. "k_map>=3, delta_max<=0.5").'),
     ),
     population: Path = typer.Option(
         None, "--population", help="The population table (CSV or Parquet, read like FILE) the released "
@@ -186,7 +156,7 @@ def check_command(
     k-map and delta-presence with --population)."""
     from veil.classes import ClassTable
     from veil.errors import ParameterError
-    from veil.models import evaluate
+    from veil.models import evaluate, requested_levels
 
     with user_errors():
         if missing not in ("value", "error"):
@@ -204,8 +174,9 @@ def check_command(
         classes = ClassTable.from_dataset(dataset)
         report = evaluate(classes, recursive_l=recursive_l, strict=not non_strict)
         levels = None if population is None else _population_levels(classes, population, sep=sep, encoding=encoding)
-        results = [_judge_population(c, levels) if isinstance(c, tuple) else c.judge(report) for c in clauses]
+        results = [_judge_population(c, levels) if isinstance(c, tuple) else c.judge(report, classes) for c in clauses]
         payload = report.to_dict()
+        payload.update(requested_levels([c for c in clauses if not isinstance(c, tuple)], report, classes, list(payload)))
         if levels is not None:  # new keys after "quasi_identifiers", before "sensitive"
             at = list(payload).index("sensitive")
             items = list(payload.items())
@@ -268,7 +239,7 @@ def check_command(
         req.add_column("level", justify="right")
         req.add_column("met")
         for r in results:
-            req.add_row(r.clause, _fmt(r.actual), ("[green]yes[/]" if r.met else "[red]no[/]") + (f" ({r.note})" if r.note else ""))
+            req.add_row(escape(r.clause), _fmt(r.actual), ("[green]yes[/]" if r.met else "[red]no[/]") + (f" ({r.note})" if r.note else ""))
         console.print(req)
         if not all(r.met for r in results):
             raise typer.Exit(EXIT_REQUIREMENT_FAILED)

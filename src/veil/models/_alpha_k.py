@@ -7,10 +7,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from veil._validation import check_int, check_real
 from veil.classes import ClassTable
 from veil.errors import ParameterError
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey, validate
 from veil.models._distributions import exact_ratio, histogram
 
 __all__ = ["AlphaKAnonymity"]
@@ -63,15 +63,20 @@ class AlphaKAnonymity(PrivacyModel):
     values: tuple[str, ...] | None = field(default=None)
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = "Wong, Li, Fu & Wang, KDD 2006, Definition 2"
+    config_key: ClassVar[str] = "alpha-k-anonymity"
+    label: ClassVar[str] = "({alpha:g},{k})-anonymity ({sensitive})"
+    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("alpha", "float", low=0, high=1, closed="right"),
+                                              Param("k", "int", low=1))
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("alpha", "alpha", "<=", "(alpha,k): largest value share", report_field="alpha", fixed={"k": 1}),
+    )
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "alpha", check_real("alpha", self.alpha, "AlphaKAnonymity", low=0, high=1, closed="right")
-        )
-        object.__setattr__(self, "k", check_int("k", self.k, "AlphaKAnonymity", low=1))
+        validate(self)
         if self.values is not None:
             object.__setattr__(self, "values", tuple(str(v) for v in self.values))
 
@@ -99,7 +104,3 @@ class AlphaKAnonymity(PrivacyModel):
         if classes.n_classes == 0:
             return {"alpha": 0.0, "k": 0}
         return {"alpha": float(self.shares(classes).max()), "k": int(classes.counts.min())}
-
-    @property
-    def name(self) -> str:
-        return f"({self.alpha:g},{self.k})-anonymity ({self.sensitive})"

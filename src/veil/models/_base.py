@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from veil.classes import ClassTable
+from veil.models._facts import Param, RequirementKey, validate
 
 __all__ = ["PrivacyModel"]
 
@@ -25,7 +26,23 @@ class PrivacyModel(ABC):
       suppression limit does).  Only models with this fact may be used to prune
       a lattice search that allows suppression;
     * ``needs_sensitive``: whether the model reads a sensitive attribute;
-    * ``reference``: the paper and definition the model implements.
+    * ``reference``: the paper and definition the model implements;
+    * ``config_key``: its ``type`` in a release configuration
+      (``k-anonymity``); ``label``: the report's name, a format string over
+      the parameters (``{k}-anonymity``);
+    * ``parameters``: each parameter's constraint, as data (:class:`Param`),
+      checked by ``__post_init__`` with one message shape;
+    * ``requirement_keys``: its keys in the requirement grammar
+      (:class:`RequirementKey`: ``k>=5``, ``lkc(L=2,K=5,C=0.5)``);
+    * ``needs_population``: it needs a population table;
+    * ``class_local``: it judges each class on its own (its size and its
+      sensitive histogram against the whole table's), never other classes nor
+      the released labels, so an algorithm that decides one partition at a
+      time (Mondrian) can enforce it.
+
+    A model is available to the configuration, ``--require`` (``veil check``
+    and ``veil anonymize``), the CLI help and the report once its class is in
+    :mod:`veil.models.registry`.
 
     The three questions a model answers must agree:
     :meth:`violating` (which classes fail: suppressing them makes
@@ -37,6 +54,15 @@ class PrivacyModel(ABC):
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = ""
+    config_key: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    parameters: ClassVar[tuple[Param, ...]] = ()
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = ()
+    needs_population: ClassVar[bool] = False
+    class_local: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        validate(self)
 
     @abstractmethod
     def violating(self, classes: ClassTable) -> np.ndarray:
@@ -52,5 +78,11 @@ class PrivacyModel(ABC):
 
     @property
     def name(self) -> str:
-        """A short human-readable name with the parameters, e.g. ``5-anonymity``."""
-        return type(self).__name__
+        """A short human-readable name with the parameters, e.g. ``5-anonymity``.
+
+        Formatted from the class's ``label`` (its class name when it has none).
+        """
+        if not self.label:
+            return type(self).__name__
+        values = {p.name: getattr(self, p.name) for p in self.parameters}
+        return self.label.format(**values)

@@ -7,9 +7,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from veil._validation import check_real
 from veil.classes import ClassTable, SensitiveHistogram
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey, validate
 from veil.models._distributions import exact_ratio, histogram
 
 __all__ = ["BasicBetaLikeness", "EnhancedBetaLikeness", "relative_gains"]
@@ -39,11 +39,10 @@ class _Likeness(PrivacyModel):
     beta: float
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = True
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "beta", check_real("beta", self.beta, type(self).__name__, low=0, closed="neither"))
+    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("beta", "float", low=0, closed="neither"))
 
     def _gains(self, classes: ClassTable) -> tuple[np.ndarray, np.ndarray]:
         return relative_gains(histogram(classes, self.sensitive, type(self).__name__))
@@ -88,6 +87,11 @@ class BasicBetaLikeness(_Likeness):
     beta: float
 
     reference: ClassVar[str] = _REFERENCE + ", Definition 2 (basic β-likeness)"
+    config_key: ClassVar[str] = "basic-beta-likeness"
+    label: ClassVar[str] = "basic {beta:g}-likeness ({sensitive})"
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("beta", "beta", "<=", "basic beta-likeness", report_field="beta_likeness"),
+    )
 
     def likeness(self, classes: ClassTable) -> np.ndarray:
         """Per class, the largest positive relative gain."""
@@ -100,10 +104,6 @@ class BasicBetaLikeness(_Likeness):
     def achieved_level(self, classes: ClassTable) -> float:
         b = self.likeness(classes)
         return float(b.max()) if len(b) else 0.0
-
-    @property
-    def name(self) -> str:
-        return f"basic {self.beta:g}-likeness ({self.sensitive})"
 
 
 @dataclass(frozen=True)
@@ -147,6 +147,11 @@ class EnhancedBetaLikeness(_Likeness):
     beta: float
 
     reference: ClassVar[str] = _REFERENCE + ", Definition 3 (enhanced β-likeness, natural log)"
+    config_key: ClassVar[str] = "enhanced-beta-likeness"
+    label: ClassVar[str] = "enhanced {beta:g}-likeness ({sensitive})"
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("enhanced_beta", "beta", "<=", "enhanced beta-likeness", report_field="enhanced_beta_likeness"),
+    )
 
     def likeness(self, classes: ClassTable) -> np.ndarray:
         """Per class, the largest positive gain, or ``inf`` where a gain exceeds ``-ln q``."""
@@ -164,7 +169,3 @@ class EnhancedBetaLikeness(_Likeness):
     def achieved_level(self, classes: ClassTable) -> float:
         b = self.likeness(classes)
         return float(b.max()) if len(b) else 0.0
-
-    @property
-    def name(self) -> str:
-        return f"enhanced {self.beta:g}-likeness ({self.sensitive})"

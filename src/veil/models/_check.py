@@ -73,26 +73,36 @@ def check(
     (3, 1, False)
     """
     requirements = parse_requirements(require) if isinstance(require, str) else list(require or [])
+    classes = _class_table(dataset, quasi_identifiers, sensitive, hierarchies, kinds, missing)
+    report = evaluate(classes, sensitive=sensitive, recursive_l=recursive_l, strict=strict)
+    judged = None if require is None else tuple(r.judge(report, classes) for r in requirements)
+    return report if judged is None else replace(report, requirements=judged)
+
+
+def _class_table(
+    dataset: Dataset | pd.DataFrame | ClassTable,
+    quasi_identifiers: Sequence[str] | None,
+    sensitive: Sequence[str] | None,
+    hierarchies: Mapping[str, Hierarchy] | None,
+    kinds: Mapping[str, str] | None,
+    missing: str,
+) -> ClassTable:
+    """The class table :func:`check` judges, from whatever it was given."""
     if isinstance(dataset, ClassTable):
         if quasi_identifiers is not None and tuple(quasi_identifiers) != dataset.quasi_identifiers:
             raise ParameterError("check: quasi_identifiers differ from the class table's.")
-        classes = dataset
-    else:
-        if isinstance(dataset, pd.DataFrame):
-            if quasi_identifiers is None:
-                raise ParameterError("check: name the quasi-identifiers of a DataFrame (quasi_identifiers=[...]).")
-            dataset = Dataset.from_pandas(
-                dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive or (), kinds=kinds,
-                missing=missing,  # type: ignore[arg-type]
-            )
-        elif not isinstance(dataset, Dataset):
-            raise ParameterError(
-                f"check expects a Dataset, a pandas DataFrame or a ClassTable. Got {type(dataset).__name__} instead."
-            )
-        classes = ClassTable.from_dataset(
-            dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive, hierarchies=hierarchies,
+        return dataset
+    if isinstance(dataset, pd.DataFrame):
+        if quasi_identifiers is None:
+            raise ParameterError("check: name the quasi-identifiers of a DataFrame (quasi_identifiers=[...]).")
+        dataset = Dataset.from_pandas(
+            dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive or (), kinds=kinds,
+            missing=missing,  # type: ignore[arg-type]
         )
-    report = evaluate(classes, sensitive=sensitive, recursive_l=recursive_l, strict=strict)
-    if require is None:
-        return report
-    return replace(report, requirements=tuple(r.judge(report) for r in requirements))
+    elif not isinstance(dataset, Dataset):
+        raise ParameterError(
+            f"check expects a Dataset, a pandas DataFrame or a ClassTable. Got {type(dataset).__name__} instead."
+        )
+    return ClassTable.from_dataset(
+        dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive, hierarchies=hierarchies,
+    )

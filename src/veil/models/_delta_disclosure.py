@@ -7,9 +7,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from veil._validation import check_real
 from veil.classes import ClassTable, SensitiveHistogram
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey, validate
 from veil.models._distributions import exact_ratio, histogram
 
 __all__ = ["DeltaDisclosure", "PresentValuesDeltaDisclosure", "disclosure_deltas"]
@@ -48,13 +48,11 @@ class _Disclosure(PrivacyModel):
     sensitive: str
     delta: float
     _present_only: ClassVar[bool] = False
+    class_local: ClassVar[bool] = True
 
     needs_sensitive: ClassVar[bool] = True
 
-    def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "delta", check_real("delta", self.delta, type(self).__name__, low=0, closed="neither")
-        )
+    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("delta", "float", low=0, closed="neither"))
 
     def deltas(self, classes: ClassTable) -> np.ndarray:
         """Per class, the largest :math:`|\\ln(p(E,s)/p(T,s))|` (``inf`` possible)."""
@@ -120,10 +118,11 @@ class DeltaDisclosure(_Disclosure):
     monotone_generalization: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
     reference: ClassVar[str] = _REFERENCE + " (every value of the table's domain, natural log)"
-
-    @property
-    def name(self) -> str:
-        return f"{self.delta:g}-disclosure privacy ({self.sensitive}, ln, all values)"
+    config_key: ClassVar[str] = "delta-disclosure"
+    label: ClassVar[str] = "{delta:g}-disclosure privacy ({sensitive}, ln, all values)"
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("delta", "delta", "<=", "delta-disclosure (all values)", report_field="delta_disclosure"),
+    )
 
 
 @dataclass(frozen=True)
@@ -167,8 +166,10 @@ class PresentValuesDeltaDisclosure(_Disclosure):
     monotone_generalization: ClassVar[bool] = False
     monotone_with_suppression: ClassVar[bool] = False
     reference: ClassVar[str] = _REFERENCE + " (present values only, natural log)"
+    config_key: ClassVar[str] = "present-values-delta-disclosure"
+    label: ClassVar[str] = "{delta:g}-disclosure privacy ({sensitive}, ln, present values)"
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("delta_present", "delta", "<=", "delta-disclosure (present values)",
+                       report_field="delta_disclosure_present_values"),
+    )
     _present_only: ClassVar[bool] = True
-
-    @property
-    def name(self) -> str:
-        return f"{self.delta:g}-disclosure privacy ({self.sensitive}, ln, present values)"

@@ -7,10 +7,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from veil._validation import check_real
 from veil.classes import ClassTable
 from veil.errors import ParameterError
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey, validate
 from veil.models._distributions import exact_ratio
 from veil.models._population import population_counts
 
@@ -70,16 +70,25 @@ class DeltaPresence(PrivacyModel):
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = "Nergiz, Atzori & Clifton, SIGMOD 2007, Definition 3"
+    config_key: ClassVar[str] = "delta-presence"
+    label: ClassVar[str] = "({delta_min:g},{delta_max:g})-presence"
+    parameters: ClassVar[tuple[Param, ...]] = (Param("delta_min", "float", low=0, high=1),
+                                              Param("delta_max", "float", low=0, high=1))
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("delta_min", "delta_min", ">=", "delta-presence: the smallest |T_E|/|P_E| over released classes",
+                       needs_population=True),
+        RequirementKey("delta_max", "delta_max", "<=", "delta-presence: the largest |T_E|/|P_E| over released classes",
+                       needs_population=True),
+    )
+    needs_population: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        lo = check_real("delta_min", self.delta_min, "DeltaPresence", low=0, high=1)
-        hi = check_real("delta_max", self.delta_max, "DeltaPresence", low=0, high=1)
+        validate(self)
+        lo, hi = self.delta_min, self.delta_max
         if lo > hi:
             raise ParameterError(
                 f"The 'delta_min' parameter of DeltaPresence must be at most delta_max ({hi:g}). Got {lo:g} instead."
             )
-        object.__setattr__(self, "delta_min", lo)
-        object.__setattr__(self, "delta_max", hi)
         if self.population is None:
             raise ParameterError(
                 "DeltaPresence needs a population table (population=...): a ClassTable built with "
@@ -99,7 +108,3 @@ class DeltaPresence(PrivacyModel):
         if not len(r):
             return {"delta_min": 0.0, "delta_max": 0.0}
         return {"delta_min": float(r.min()), "delta_max": float(r.max())}
-
-    @property
-    def name(self) -> str:
-        return f"({self.delta_min:g},{self.delta_max:g})-presence"

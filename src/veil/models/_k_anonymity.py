@@ -7,9 +7,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from veil._validation import check_int
 from veil.classes import ClassTable
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey, validate
 
 __all__ = ["KAnonymity"]
 
@@ -53,12 +53,16 @@ class KAnonymity(PrivacyModel):
     k: int
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = True
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = "Sweeney, IJUFKS 10(5), 2002, Definition 2"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", check_int("k", self.k, "KAnonymity", low=1))
+    config_key: ClassVar[str] = "k-anonymity"
+    label: ClassVar[str] = "{k}-anonymity"
+    parameters: ClassVar[tuple[Param, ...]] = (Param("k", "int", low=1),)
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("k", "k", ">=", "smallest class size", report_field="k"),
+    )
 
     def violating(self, classes: ClassTable) -> np.ndarray:
         return classes.counts < self.k
@@ -66,7 +70,3 @@ class KAnonymity(PrivacyModel):
     def achieved_level(self, classes: ClassTable) -> int:
         """The smallest class size (0 when every record is suppressed)."""
         return int(classes.counts.min()) if classes.n_classes else 0
-
-    @property
-    def name(self) -> str:
-        return f"{self.k}-anonymity"

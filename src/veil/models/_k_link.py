@@ -14,10 +14,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from veil._validation import check_int
 from veil.classes import ClassTable
 from veil.errors import ParameterError
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey, validate
 
 __all__ = ["KLinkAnonymity"]
 
@@ -63,12 +63,13 @@ class KLinkAnonymity(PrivacyModel):
     k: int
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = True
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = "Kifer & Gehrke, SIGMOD 2006, Definition 4.1 (k-link anonymity)"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", check_int("k", self.k, "KLinkAnonymity", low=1))
+    config_key: ClassVar[str] = "k-link-anonymity"
+    label: ClassVar[str] = "{k}-link anonymity"
+    parameters: ClassVar[tuple[Param, ...]] = (Param("k", "int", low=1),)
 
     def violating(self, classes: ClassTable) -> np.ndarray:
         return classes.counts < self.k
@@ -90,7 +91,3 @@ class KLinkAnonymity(PrivacyModel):
     def achieved_level_marginals(self, marginals: Sequence[ClassTable]) -> int:
         """The smallest non-zero cell over all marginals."""
         return min(self.achieved_level(m) for m in self._marginals(marginals))
-
-    @property
-    def name(self) -> str:
-        return f"{self.k}-link anonymity"

@@ -7,10 +7,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from veil._validation import check_int
 from veil.classes import ClassTable
 from veil.errors import ParameterError
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey, validate
 from veil.models._population import population_counts
 
 __all__ = ["KMap"]
@@ -64,9 +64,17 @@ class KMap(PrivacyModel):
     monotone_with_suppression: ClassVar[bool] = True
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = "El Emam & Dankar, JAMIA 15(5), 2008 (k-map)"
+    config_key: ClassVar[str] = "k-map"
+    label: ClassVar[str] = "{k}-map"
+    parameters: ClassVar[tuple[Param, ...]] = (Param("k", "int", low=1),)
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("k_map", "k", ">=", "k-map: the smallest population class matching a released class",
+                       needs_population=True),
+    )
+    needs_population: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "k", check_int("k", self.k, "KMap", low=1))
+        validate(self)
         if self.population is None:
             raise ParameterError(
                 "KMap needs a population table (population=...): a ClassTable built with the same "
@@ -83,7 +91,3 @@ class KMap(PrivacyModel):
     def achieved_level(self, classes: ClassTable) -> int:
         sizes = self.population_sizes(classes)
         return int(sizes.min()) if len(sizes) else 0
-
-    @property
-    def name(self) -> str:
-        return f"{self.k}-map"

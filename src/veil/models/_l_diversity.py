@@ -8,10 +8,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from veil._validation import check_int, check_real
 from veil.classes import ClassTable
 from veil.errors import ParameterError
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey, validate
 from veil.models._distributions import exact_ratio, histogram
 
 __all__ = ["DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity", "class_entropies"]
@@ -96,12 +96,17 @@ class DistinctLDiversity(PrivacyModel):
     l: int
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = True
     needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = _REFERENCE + ", Section 4.1 (distinct l-diversity)"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "l", check_int("l", self.l, "DistinctLDiversity", low=1))
+    config_key: ClassVar[str] = "distinct-l-diversity"
+    label: ClassVar[str] = "distinct {l}-diversity ({sensitive})"
+    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("l", "int", low=1))
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("l", "l", ">=", "distinct l-diversity", report_field="distinct_l"),
+        RequirementKey("distinct_l", "l", ">=", "distinct l-diversity", report_field="distinct_l"),
+    )
 
     def distinct(self, classes: ClassTable) -> np.ndarray:
         """Distinct sensitive values per class."""
@@ -115,10 +120,6 @@ class DistinctLDiversity(PrivacyModel):
         """The smallest number of distinct values in a class (0 when no class is left)."""
         d = self.distinct(classes)
         return int(d.min()) if len(d) else 0
-
-    @property
-    def name(self) -> str:
-        return f"distinct {self.l}-diversity ({self.sensitive})"
 
 
 @dataclass(frozen=True)
@@ -166,12 +167,17 @@ class EntropyLDiversity(PrivacyModel):
     l: float
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = _REFERENCE + ", Definition 4.2 (entropy l-diversity, natural log)"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "l", check_real("l", self.l, "EntropyLDiversity", low=1))
+    config_key: ClassVar[str] = "entropy-l-diversity"
+    label: ClassVar[str] = "entropy {l:g}-diversity ({sensitive})"
+    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("l", "float", low=1))
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("entropy_l", "l", ">=", "entropy l-diversity (real)", report_field="entropy_l"),
+        RequirementKey("l_entropy", "l", ">=", "entropy l-diversity (real)", report_field="entropy_l"),
+    )
 
     def entropies(self, classes: ClassTable) -> np.ndarray:
         """Entropy (natural log) of each class."""
@@ -186,10 +192,6 @@ class EntropyLDiversity(PrivacyModel):
         """:math:`\\exp(\\min_E H(E))` (0.0 when no class is left)."""
         h = self.entropies(classes)
         return float(math.exp(h.min())) if len(h) else 0.0
-
-    @property
-    def name(self) -> str:
-        return f"entropy {self.l:g}-diversity ({self.sensitive})"
 
 
 @dataclass(frozen=True)
@@ -257,17 +259,21 @@ class RecursiveCLDiversity(PrivacyModel):
     strict: bool = True
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = _REFERENCE + ", Definition 4.3 (recursive (c,l)-diversity)"
+    config_key: ClassVar[str] = "recursive-cl-diversity"
+    label: ClassVar[str] = "recursive ({c:g},{l})-diversity ({sensitive})"  # name adds the form (< or <=)
+    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("c", "float", low=0, closed="neither"),
+                                              Param("l", "int", low=1), Param("strict", "bool"))
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("c", "c", "<=", "recursive (c,l): smallest c at --recursive-l", report_field="recursive_c",
+                       fixed={"l": 2}),
+    )
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "c", check_real("c", self.c, "RecursiveCLDiversity", low=0, closed="neither"))
-        object.__setattr__(self, "l", check_int("l", self.l, "RecursiveCLDiversity", low=1))
-        if not isinstance(self.strict, bool):
-            raise ParameterError(
-                f"The 'strict' parameter of RecursiveCLDiversity must be a bool. Got {self.strict!r} instead."
-            )
+        validate(self)
 
     def ratios(self, classes: ClassTable) -> np.ndarray:
         """Per class :math:`r_{(1)} / \\sum_{i \\ge l} r_{(i)}` (``inf`` for an empty tail)."""

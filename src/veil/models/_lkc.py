@@ -8,10 +8,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from veil._validation import check_int, check_real
 from veil.classes import ClassTable
 from veil.errors import ParameterError
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey, validate
 from veil.models._distributions import exact_ratio, histogram
 
 __all__ = ["LKCPrivacy"]
@@ -89,11 +89,18 @@ class LKCPrivacy(PrivacyModel):
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = "Mohammed, Fung, Hung & Lee, KDD 2009 (LKC-privacy)"
+    config_key: ClassVar[str] = "lkc-privacy"
+    label: ClassVar[str] = "LKC-privacy (L={L}, K={K}, C={C:g})"
+    parameters: ClassVar[tuple[Param, ...]] = (
+        Param("L", "int", low=1), Param("K", "int", low=1), Param("C", "float", low=0, high=1, closed="right"),
+        Param("sensitive", "str", optional=True),
+    )
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("lkc", None, ">=", "LKC-privacy, a call: lkc(L=2,K=5,C=0.5) (C < 1 needs a sensitive attribute)"),
+    )
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "L", check_int("L", self.L, "LKCPrivacy", low=1))
-        object.__setattr__(self, "K", check_int("K", self.K, "LKCPrivacy", low=1))
-        object.__setattr__(self, "C", check_real("C", self.C, "LKCPrivacy", low=0, high=1, closed="right"))
+        validate(self)
         if self.C < 1 and self.sensitive is None:
             raise ParameterError(
                 f"LKCPrivacy with C={self.C:g} < 1 needs the sensitive attribute (sensitive=...)."
@@ -150,7 +157,3 @@ class LKCPrivacy(PrivacyModel):
         if not len(smallest):
             return {"L": self.L, "K": 0, "C": 0.0}
         return {"L": self.L, "K": int(smallest.min()), "C": float(confidence.max())}
-
-    @property
-    def name(self) -> str:
-        return f"LKC-privacy (L={self.L}, K={self.K}, C={self.C:g})"

@@ -7,9 +7,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from veil._validation import check_real
 from veil.classes import ClassTable
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey, validate
 from veil.models._distributions import exact_ratio
 
 __all__ = ["MaxProsecutorRisk", "AverageRisk", "RecordsAtRiskShare"]
@@ -69,25 +69,24 @@ class MaxProsecutorRisk(PrivacyModel):
     threshold: float
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = True
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = _REFERENCE
-
-    def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "threshold",
-            check_real("threshold", self.threshold, "MaxProsecutorRisk", low=0, high=1, closed="right"),
-        )
+    config_key: ClassVar[str] = "max-prosecutor-risk"
+    label: ClassVar[str] = "max prosecutor risk <= {threshold:g}"
+    parameters: ClassVar[tuple[Param, ...]] = (Param("threshold", "float", low=0, high=1, closed="right"),)
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("risk", "threshold", "<=", "maximum prosecutor risk", report_field="max_prosecutor_risk"),
+        RequirementKey("highest_risk", "threshold", "<=", "highest prosecutor risk (1/k)",
+                       report_field="max_prosecutor_risk"),
+    )
 
     def violating(self, classes: ClassTable) -> np.ndarray:
         return exact_ratio(np.ones_like(classes.counts), classes.counts) > self.threshold
 
     def achieved_level(self, classes: ClassTable) -> float:
         return 1.0 / float(classes.counts.min()) if classes.n_classes else 0.0
-
-    @property
-    def name(self) -> str:
-        return f"max prosecutor risk <= {self.threshold:g}"
 
 
 @dataclass(frozen=True)
@@ -131,11 +130,12 @@ class AverageRisk(PrivacyModel):
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = _REFERENCE
-
-    def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "threshold", check_real("threshold", self.threshold, "AverageRisk", low=0, high=1, closed="right"),
-        )
+    config_key: ClassVar[str] = "average-risk"
+    label: ClassVar[str] = "average risk <= {threshold:g}"
+    parameters: ClassVar[tuple[Param, ...]] = (Param("threshold", "float", low=0, high=1, closed="right"),)
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("average_risk", "threshold", "<=", "average prosecutor risk", report_field="average_risk"),
+    )
 
     def achieved_level(self, classes: ClassTable) -> float:
         """Classes per retained record (0.0 when no class is left)."""
@@ -151,10 +151,6 @@ class AverageRisk(PrivacyModel):
             return exact_ratio(g - removed_classes, n - removed_records) <= self.threshold
 
         return _smallest_first(classes.counts, np.ones(g, dtype=np.bool_), enough)
-
-    @property
-    def name(self) -> str:
-        return f"average risk <= {self.threshold:g}"
 
 
 @dataclass(frozen=True)
@@ -197,13 +193,16 @@ class RecordsAtRiskShare(PrivacyModel):
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = _REFERENCE
-
-    def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "threshold",
-            check_real("threshold", self.threshold, "RecordsAtRiskShare", low=0, high=1, closed="right"),
-        )
-        object.__setattr__(self, "share", check_real("share", self.share, "RecordsAtRiskShare", low=0, high=1))
+    config_key: ClassVar[str] = "records-at-risk"
+    label: ClassVar[str] = "records at risk (> {threshold:g}) <= {share:g}"
+    parameters: ClassVar[tuple[Param, ...]] = (
+        Param("threshold", "float", low=0, high=1, closed="right"), Param("share", "float", low=0, high=1),
+    )
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("records_at_risk", "share", "<=",
+                       "share of records above a prosecutor risk threshold (default 0.2; "
+                       "records_at_risk(threshold=0.1)<=0.05)", fixed={"threshold": 0.2}),
+    )
 
     def at_risk(self, classes: ClassTable) -> np.ndarray:
         """Classes whose records have a risk above the threshold."""
@@ -225,7 +224,3 @@ class RecordsAtRiskShare(PrivacyModel):
             return exact_ratio(a - removed_records, n - removed_records) <= self.share
 
         return _smallest_first(classes.counts, risky, enough)
-
-    @property
-    def name(self) -> str:
-        return f"records at risk (> {self.threshold:g}) <= {self.share:g}"

@@ -7,10 +7,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from veil._validation import check_real
 from veil.classes import ClassTable, SensitiveHistogram
 from veil.errors import HierarchyError, ParameterError
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey, validate
 from veil.models._distributions import exact_ratio, histogram
 
 __all__ = [
@@ -100,12 +100,12 @@ class _TCloseness(PrivacyModel):
     t: float
 
     monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = True
     _label: ClassVar[str] = ""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "t", check_real("t", self.t, type(self).__name__, low=0, high=1))
+    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("t", "float", low=0, high=1))
 
     def distances(self, classes: ClassTable) -> np.ndarray:
         raise NotImplementedError  # pragma: no cover - every subclass defines it
@@ -117,10 +117,6 @@ class _TCloseness(PrivacyModel):
         """The largest distance of a class to the table (0.0 when no class is left)."""
         d = self.distances(classes)
         return float(d.max()) if len(d) else 0.0
-
-    @property
-    def name(self) -> str:
-        return f"{self.t:g}-closeness ({self._label} distance, {self.sensitive})"
 
 
 _NOTES = """
@@ -181,6 +177,13 @@ class EqualDistanceTCloseness(_TCloseness):
     t: float
 
     reference: ClassVar[str] = _REFERENCE + ", Section 4.2 (equal ground distance)"
+    config_key: ClassVar[str] = "equal-t-closeness"
+    label: ClassVar[str] = "{t:g}-closeness (equal distance, {sensitive})"
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("t", "t", "<=", "t-closeness, ordered distance for ordered kinds else equal", report_field="t",
+                       ordered_variant="ordered-t-closeness"),
+        RequirementKey("t_equal", "t", "<=", "t-closeness, equal distance", report_field="t_equal"),
+    )
     _label: ClassVar[str] = "equal"
 
     def distances(self, classes: ClassTable) -> np.ndarray:
@@ -226,6 +229,11 @@ class OrderedDistanceTCloseness(_TCloseness):
     t: float
 
     reference: ClassVar[str] = _REFERENCE + ", Section 4.1 (ordered ground distance)"
+    config_key: ClassVar[str] = "ordered-t-closeness"
+    label: ClassVar[str] = "{t:g}-closeness (ordered distance, {sensitive})"
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("t_ordered", "t", "<=", "t-closeness, ordered distance", report_field="t_ordered"),
+    )
     _label: ClassVar[str] = "ordered"
 
     def distances(self, classes: ClassTable) -> np.ndarray:
@@ -279,6 +287,12 @@ class HierarchicalTCloseness(_TCloseness):
     t: float
 
     reference: ClassVar[str] = _REFERENCE + ", Section 4.3 (hierarchical ground distance)"
+    config_key: ClassVar[str] = "hierarchical-t-closeness"
+    label: ClassVar[str] = "{t:g}-closeness (hierarchical distance, {sensitive})"
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("t_hierarchical", "t", "<=", "t-closeness, hierarchical", report_field="t_hierarchical"),
+        RequirementKey("t_hier", "t", "<=", "t-closeness, hierarchical", report_field="t_hierarchical"),
+    )
     _label: ClassVar[str] = "hierarchical"
 
     def distances(self, classes: ClassTable) -> np.ndarray:

@@ -16,6 +16,7 @@ entropy           :func:`non_uniform_entropy`                 Gionis & Tassa 200
 classification    :func:`classification_metric`               Iyengar 2002
 infogain          :func:`conditional_entropy`                 Fung, Wang & Yu 2005
 kl                :func:`kl_divergence`                       Kifer & Gehrke 2006
+arx-loss          :func:`arx_loss`                            ARX (Prasser & Kohlmayer)
 ================  ==========================================  =====================
 
 :data:`METRICS` holds one :class:`Metric` per CLI name (with its direction,
@@ -42,7 +43,17 @@ from veil.utility._metrics import (
     precision,
     precision_loss,
 )
-from veil.utility._registry import METRICS, Metric, get_metric, utility_report
+from veil.utility._arx import arx_attribute_losses, arx_loss
+from veil.utility._registry import (
+    METRICS,
+    Metric,
+    get_metric,
+    metric_help,
+    register_metric,
+    registered_metric,
+    unregister_metric,
+    utility_report,
+)
 from veil.utility._alignment import align_release, infer_levels
 from veil.utility._workload import (
     CLASSIFIERS,
@@ -67,8 +78,14 @@ __all__ = [
     "conditional_entropy",
     "non_uniform_entropy",
     "kl_divergence",
+    "arx_loss",
+    "arx_attribute_losses",
     "Metric",
     "METRICS",
+    "register_metric",
+    "unregister_metric",
+    "registered_metric",
+    "metric_help",
     "get_metric",
     "utility_report",
     "workload",

@@ -1,14 +1,23 @@
-"""The metric registry: one :class:`Metric` per CLI name, for the search and the reports."""
+"""The metric registry: one :class:`Metric` per CLI name, for the search and the reports.
+
+Each metric declares its facts once (CLI name, direction, monotonicity,
+additivity, what it needs, citation); the search's pruning, the ``--metric``
+help, the configuration's ``metric`` check and the report's ``utility`` key are
+derived from :data:`METRICS`.  Adding a metric is one function and one
+:func:`register_metric` call.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from veil.classes import ClassTable
 from veil.errors import ParameterError
+from veil.utility._arx import arx_loss
 from veil.utility._entropy import conditional_entropy, kl_divergence, non_uniform_entropy
 from veil.utility._inputs import check_k
 from veil.utility._metrics import (
@@ -20,7 +29,8 @@ from veil.utility._metrics import (
     precision,
 )
 
-__all__ = ["Metric", "METRICS", "get_metric", "utility_report"]
+__all__ = ["Metric", "METRICS", "get_metric", "utility_report", "register_metric", "unregister_metric",
+           "registered_metric", "metric_help"]
 
 Weights = Mapping[str, float] | Sequence[float] | None
 
@@ -48,6 +58,16 @@ class Metric:
         The loss never decreases along the lattice even when each node
         suppresses its own violating classes (fewer suppressed records at a
         coarser node can lower every record-based loss).  Only ``height``.
+    bounded_by_unsuppressed : bool
+        The loss of a node's table *without* suppression is a lower bound for
+        the node with its suppression and for every generalization of it
+        (monotone, and suppressing a record never lowers the loss): the
+        lattice search prunes with it.
+    additive : bool
+        The loss of a table without suppression is a sum of one term per QI
+        that depends only on that QI's level (and suppression only adds): the
+        lattice search precomputes every node's bound from one-attribute
+        generalizations.
     needs_label : bool
         Needs ``label``: a class-label attribute present in ``classes.sensitive``.
     needs_k : bool
@@ -63,6 +83,8 @@ class Metric:
     needs_label: bool = False
     needs_k: bool = False
     monotone_with_suppression: bool = False
+    bounded_by_unsuppressed: bool = False
+    additive: bool = False
     reference: str = ""
     _value: Callable[..., float | None] = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     _loss: Callable[[float], float] | None = field(default=None, repr=False, compare=False)
@@ -116,25 +138,25 @@ def _kl(classes: ClassTable, *, label: str | None, original: ClassTable | None, 
 _ALL = (
     Metric(
         "height", "Sum of the QIs' generalization levels", lower_is_better=True, monotone=True,
-        monotone_with_suppression=True,
+        monotone_with_suppression=True, bounded_by_unsuppressed=True, additive=True,
         reference="Samarati, IEEE TKDE 13(6), 2001",
         _value=lambda c, **_: height(c),
     ),
     Metric(
         "precision", "Sweeney's precision Prec (1 = original data); loss is 1 - Prec",
-        lower_is_better=False, monotone=True,
+        lower_is_better=False, monotone=True, bounded_by_unsuppressed=True, additive=True,
         reference="Sweeney, IJUFKS 10(5), 2002, Definition 11",
         _value=lambda c, **_: precision(c), _loss=lambda v: 1.0 - v,
     ),
     Metric(
         "loss", "ILoss: weighted share of each attribute's domain the released values cover",
-        lower_is_better=True, monotone=True,
+        lower_is_better=True, monotone=True, bounded_by_unsuppressed=True, additive=True,
         reference="Xiao & Tao, SIGMOD 2006, Section 6",
         _value=lambda c, *, weights, **_: iloss(c, weights=weights),
     ),
     Metric(
         "discernibility", "Sum of squared class sizes plus |D| per suppressed record",
-        lower_is_better=True, monotone=True,
+        lower_is_better=True, monotone=True, bounded_by_unsuppressed=True,
         reference="Bayardo & Agrawal, ICDE 2005, Section 3",
         _value=lambda c, **_: discernibility(c),
     ),
@@ -146,13 +168,13 @@ _ALL = (
     ),
     Metric(
         "entropy", "Non-uniform entropy: bits to recover the original values",
-        lower_is_better=True, monotone=True,
+        lower_is_better=True, monotone=True, bounded_by_unsuppressed=True, additive=True,
         reference="Gionis & Tassa, IEEE TKDE 21(2), 2009",
         _value=lambda c, **_: non_uniform_entropy(c),
     ),
     Metric(
         "classification", "Share of records suppressed or outside their class's majority label",
-        lower_is_better=True, monotone=True, needs_label=True,
+        lower_is_better=True, monotone=True, needs_label=True, bounded_by_unsuppressed=True,
         reference="Iyengar, KDD 2002, Section 3.2",
         _value=lambda c, *, label, **_: classification_metric(c, label),
     ),
@@ -168,11 +190,66 @@ _ALL = (
         reference="Kifer & Gehrke, SIGMOD 2006, Sections 3-4",
         _value=_kl,
     ),
+    Metric(
+        "arx-loss", "ARX's Loss: geometric mean over QIs of 1 + (leaves - 1)/(|domain| - 1), suppressed = 1, minus 1",
+        lower_is_better=True, monotone=True, bounded_by_unsuppressed=True, additive=True,
+        reference="ARX (Prasser & Kohlmayer), MetricMDNMLoss with the geometric mean; Iyengar, KDD 2002, Section 3.1",
+        _value=lambda c, *, weights, **_: arx_loss(c, weights=weights),
+        _loss=math.log1p,  # log(1 + Loss) is a sum over QIs (see arx_loss): same order, additive bounds
+    ),
 )
 
-#: The metrics by CLI name: height, precision, loss, discernibility,
-#: avg-class-size, entropy, classification, infogain, kl.
-METRICS: Mapping[str, Metric] = MappingProxyType({m.name: m for m in _ALL})
+_REGISTRY: dict[str, Metric] = {}
+
+#: The metrics by CLI name (a live view of the registry): height, precision,
+#: loss, discernibility, avg-class-size, entropy, classification, infogain,
+#: kl, arx-loss.
+METRICS: Mapping[str, Metric] = MappingProxyType(_REGISTRY)
+
+
+def register_metric(metric: Metric) -> Metric:
+    """Add a metric to the registry under ``metric.name`` (its ``--metric`` value).
+
+    Raises
+    ------
+    ParameterError
+        Not a :class:`Metric`, or its name is taken by another metric.
+    """
+    if not isinstance(metric, Metric):
+        raise ParameterError(f"register_metric expects a Metric. Got {type(metric).__name__} instead.")
+    if metric.name in _REGISTRY and _REGISTRY[metric.name] is not metric:
+        raise ParameterError(f"The metric name {metric.name!r} is taken.")
+    if metric.additive and not metric.bounded_by_unsuppressed:
+        raise ParameterError(f"The metric {metric.name!r} is additive, so it must be bounded_by_unsuppressed too.")
+    _REGISTRY[metric.name] = metric
+    return metric
+
+
+def unregister_metric(metric: Metric) -> None:
+    """Remove a metric from the registry (a no-op when it is absent)."""
+    if _REGISTRY.get(metric.name) is metric:
+        del _REGISTRY[metric.name]
+
+
+@contextmanager
+def registered_metric(metric: Metric) -> Iterator[Metric]:
+    """Register ``metric`` for the duration of a ``with`` block (for tests and plug-ins)."""
+    register_metric(metric)
+    try:
+        yield metric
+    finally:
+        unregister_metric(metric)
+
+
+def metric_help(*, descriptions: bool = False) -> str:
+    """The ``--metric`` values for the CLI help (with their one-line descriptions, one a line)."""
+    if descriptions:
+        return "\n".join(f"{m.name}: {m.description}" for m in _REGISTRY.values())
+    return ", ".join(_REGISTRY)
+
+
+for _metric in _ALL:
+    register_metric(_metric)
 
 
 def get_metric(name: str) -> Metric:

@@ -14,7 +14,7 @@ from veil.errors import ParameterError
 from veil.utility import METRICS, Metric, get_metric, precision, utility_report
 
 NAMES = ["height", "precision", "loss", "discernibility", "avg-class-size", "entropy", "classification",
-         "infogain", "kl"]
+         "infogain", "kl", "arx-loss"]
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +36,16 @@ def test_registry_keys_and_facts():
     assert [n for n, m in METRICS.items() if m.needs_k] == ["avg-class-size"]
     assert [n for n, m in METRICS.items() if not m.monotone] == ["kl"]
     assert [n for n, m in METRICS.items() if m.monotone_with_suppression] == ["height"]
+    assert [n for n, m in METRICS.items() if m.additive] == ["height", "precision", "loss", "entropy", "arx-loss"]
+    assert [n for n, m in METRICS.items() if m.bounded_by_unsuppressed] == [
+        "height", "precision", "loss", "discernibility", "entropy", "classification", "arx-loss"]
     with pytest.raises(TypeError):
         METRICS["x"] = METRICS["height"]  # read-only
 
 
 def test_get_metric_lists_the_valid_names():
     assert get_metric("loss") is METRICS["loss"]
-    with pytest.raises(ParameterError, match=r"^The metric must be one of \{'height', 'precision', .*'kl'\}\. Got 'dm' instead\.$"):
+    with pytest.raises(ParameterError, match=r"^The metric must be one of \{'height', 'precision', .*'kl', 'arx-loss'\}\. Got 'dm' instead\.$"):
         get_metric("dm")
 
 

@@ -1,0 +1,157 @@
+"""The facts a privacy model declares once, on its class, as data.
+
+* :class:`Param`: one constructor parameter and its constraint (an int or a
+  float in an interval, a bool, a str), checked by :func:`validate` with the
+  one message shape of :mod:`veil._validation` (scikit-learn's:
+  ``The 'k' parameter of KAnonymity must be an int in [1, inf). Got 0 instead.``);
+  :func:`invalid_values` generates values that break it, for the meta-test.
+* :class:`RequirementKey`: one key of the requirement grammar
+  (``k>=5``, ``l_entropy[diagnosis]>=2``, ``lkc(L=2,K=5,C=0.5)``): which
+  parameter the number sets, the direction in which the model holds, and the
+  field of :class:`~veil.models.CheckReport` that reports the level.
+
+The registry (:mod:`veil.models.registry`) reads these facts to derive the
+configuration schema, the requirement parser, the CLI help and the report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from veil._validation import check_int, check_real, interval
+from veil.errors import ParameterError
+
+__all__ = ["Param", "RequirementKey", "validate", "invalid_values"]
+
+_KINDS = ("int", "float", "bool", "str")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a model and its constraint.
+
+    Parameters
+    ----------
+    name : str
+        The keyword (the paper's symbol: ``k``, ``l``, ``t``, ``delta``...).
+    kind : {"int", "float", "bool", "str"}
+        ``"float"`` accepts any real number (ints too) and stores a float.
+    low, high : float, optional
+        Interval bounds (``None``: unbounded); for int and float.
+    closed : {"both", "left", "right", "neither"}, default "both"
+    optional : bool, default False
+        ``None`` is accepted (the parameter has a ``None`` default).
+    """
+
+    name: str
+    kind: str
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+    optional: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in _KINDS:
+            raise ValueError(f"Param.kind must be one of {_KINDS}. Got {self.kind!r} instead.")
+
+    @property
+    def rule(self) -> str:
+        """The constraint in words, e.g. ``an int in [1, inf)``."""
+        if self.kind in ("int", "float"):
+            return f"a{'n' if self.kind == 'int' else ''} {self.kind} in {interval(self.low, self.high, self.closed)}"
+        return "a bool" if self.kind == "bool" else "a str"
+
+    def check(self, value: Any, owner: str) -> Any:
+        """``value`` converted to the parameter's type, or a :class:`ParameterError`."""
+        if value is None and self.optional:
+            return None
+        if self.kind == "int":
+            return check_int(self.name, value, owner, low=self.low, high=self.high, closed=self.closed)  # type: ignore[arg-type]
+        if self.kind == "float":
+            return check_real(self.name, value, owner, low=self.low, high=self.high, closed=self.closed)
+        expected = bool if self.kind == "bool" else str
+        if not isinstance(value, expected) or (expected is str and not value):
+            raise ParameterError(f"The {self.name!r} parameter of {owner} must be {self.rule}. Got {value!r} instead.")
+        return value
+
+
+def validate(model: Any) -> None:
+    """Check (and normalise in place) every declared parameter of a frozen model."""
+    owner = type(model).__name__
+    for param in type(model).parameters:
+        object.__setattr__(model, param.name, param.check(getattr(model, param.name), owner))
+
+
+def invalid_values(param: Param) -> list[Any]:
+    """Values that break ``param``'s constraint (a wrong type and each side of the interval).
+
+    Examples
+    --------
+    >>> invalid_values(Param("k", "int", low=1))
+    ['1', 1.5, True, 0]
+    """
+    wrong_type: list[Any] = {"int": ["1", 1.5, True], "float": ["0.5", float("nan"), True],
+                             "bool": ["yes", 1], "str": [3, ""]}[param.kind]
+    out = list(wrong_type)
+    if param.kind in ("int", "float"):
+        step = 1 if param.kind == "int" else 1e-9
+        if param.low is not None:
+            out.append(param.low - step if param.closed in ("both", "left") else param.low)
+        if param.high is not None:
+            out.append(param.high + step if param.closed in ("both", "right") else param.high)
+        out = [int(v) if param.kind == "int" and isinstance(v, float) and v.is_integer() else v for v in out]
+    return [v for v in out if not (isinstance(v, float) and math.isinf(v))]
+
+
+@dataclass(frozen=True)
+class RequirementKey:
+    """One key of the requirement grammar, declared on the model it asks for.
+
+    Parameters
+    ----------
+    key : str
+        The name in ``--require`` (``k``, ``l_entropy``, ``lkc``).
+    parameter : str, optional
+        The model parameter the clause's number sets (``None``: the clause is
+        a call, ``lkc(L=2,K=5,C=0.5)``, with every parameter given).
+    direction : {">=", "<="}
+        The comparison under which the model holds: ``k>=5`` asks for
+        5-anonymity; ``t<=0.2`` for 0.2-closeness.
+    description : str
+        One line for the CLI help.
+    report_field : str, optional
+        The :class:`~veil.models.CheckReport` (or, for a model with a
+        sensitive attribute, :class:`~veil.models.SensitiveReport`) attribute
+        that reports the level; ``None``: the level is the model's
+        :meth:`~veil.models.PrivacyModel.achieved_level`.
+    fixed : mapping, optional
+        Other parameters of the model built by ``veil anonymize --require``.
+    ordered_variant : str, optional
+        The configuration key to build instead for an ordered (numeric, ordinal
+        or date) sensitive attribute (``t`` means ordered distance there).
+    needs_population : bool, default False
+        The level needs a population table (``k_map``, ``delta_min``).
+    """
+
+    key: str
+    parameter: str | None
+    direction: str
+    description: str
+    report_field: str | None = None
+    fixed: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    ordered_variant: str | None = None
+    needs_population: bool = False
+
+    def __post_init__(self) -> None:
+        if self.direction not in (">=", "<="):
+            raise ValueError(f"RequirementKey.direction must be '>=' or '<='. Got {self.direction!r} instead.")
+        object.__setattr__(self, "fixed", MappingProxyType(dict(self.fixed)))
+
+    @property
+    def higher_is_stronger(self) -> bool:
+        """Whether a larger level is a stronger guarantee (``k``, ``l``)."""
+        return self.direction == ">="
