@@ -40,6 +40,7 @@ __all__ = [
     "pitman_uniques",
     "zayatz_uniques",
     "snb_uniques",
+    "shlosser_population_classes",
 ]
 
 MODELS = ("pitman", "zayatz", "snb")
@@ -243,17 +244,59 @@ def pitman_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int) -> U
 
 
 # ------------------------------------------------------------------------- SNB
-def _shlosser_classes(sizes: np.ndarray, freq: np.ndarray, u: int, q: float) -> float:
-    """Haas et al.'s Shlosser-type estimate of the number of non-empty population classes K."""
-    i = sizes.astype(np.float64)
-    f1 = float(freq[sizes == 1].sum())
-    one_minus = np.exp(i * math.log1p(-q))  # (1-q)^i
-    num1 = float(np.dot(freq, i * q * q * np.exp((i - 1) * math.log1p(-q * q))))
-    den1 = float(np.dot(freq, one_minus * (np.exp(i * math.log1p(q)) - 1.0)))
-    num2 = float(np.dot(freq, one_minus))
-    den2 = float(np.dot(freq, i * q * np.exp((i - 1) * math.log1p(-q))))
+def shlosser_population_classes(sizes: np.ndarray, freq: np.ndarray, sampling_fraction: float) -> float:
+    """Haas et al.'s Shlosser-type estimate of the number of non-empty population classes K.
+
+    Parameters
+    ----------
+    sizes, freq : numpy.ndarray
+        The sample's class sizes :math:`i` and how many classes have each
+        (:math:`f_i`).
+    sampling_fraction : float in (0, 1]
+        :math:`q = n/N`.
+
+    Returns
+    -------
+    float
+        :math:`\\hat K \\ge u`, the number of sample classes.
+
+    Notes
+    -----
+    .. math:: \\hat K = u + f_1
+              \\frac{\\sum_i i q^2 (1-q^2)^{i-1} f_i}{\\sum_i \\big((1-q^2)^i - (1-q)^i\\big) f_i}
+              \\Big(\\frac{\\sum_i (1-q)^i f_i}{\\sum_i i q (1-q)^{i-1} f_i}\\Big)^2,
+
+    the first denominator being :math:`\\sum_i (1-q)^i((1+q)^i - 1) f_i`
+    rewritten so that no power exceeds 1: every power is
+    :math:`\\exp(i \\log(1 - x))` with :math:`x \\in \\{q, q^2\\}`, which
+    underflows harmlessly to 0 for large classes instead of overflowing
+    (:math:`(1+q)^{2000}` at :math:`q = 0.5` is :math:`10^{352}`).
+
+    References
+    ----------
+    P. J. Haas, J. F. Naughton, S. Seshadri and L. Stokes, "Sampling-based
+    estimation of the number of distinct values of an attribute", VLDB 1995,
+    eq. (Shlosser).
+
+    Examples
+    --------
+    >>> round(shlosser_population_classes(np.array([1, 2, 3, 2000]), np.ones(4), 0.5), 6)
+    4.493313
+    """
+    i = np.asarray(sizes, dtype=np.float64)
+    freq = np.asarray(freq, dtype=np.float64)
+    q = float(sampling_fraction)
+    u = float(freq.sum())
+    f1 = float(freq[i == 1].sum())
+    if q >= 1.0:
+        return u
+    log_q, log_q2 = math.log1p(-q), math.log1p(-q * q)
+    num1 = float(np.dot(freq, i * q * q * np.exp((i - 1) * log_q2)))
+    den1 = float(np.dot(freq, np.exp(i * log_q2) - np.exp(i * log_q)))
+    num2 = float(np.dot(freq, np.exp(i * log_q)))
+    den2 = float(np.dot(freq, i * q * np.exp((i - 1) * log_q)))
     if den1 <= 0 or den2 <= 0:
-        return float(u)
+        return u
     return u + f1 * (num1 / den1) * (num2 / den2) ** 2
 
 
@@ -270,8 +313,13 @@ def _snb_equations(params: np.ndarray, k: float, q: float, c1: float, c2: float)
     return np.array([e1 - math.log(c1), e2 - math.log(c2)])
 
 
-def snb_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int) -> UniquenessEstimate:
+def snb_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int, *,
+                population_classes: float | None = None) -> UniquenessEstimate:
     """Slide negative binomial model (Chen & Keller-McNulty 1998).
+
+    ``population_classes`` gives :math:`K` instead of estimating it (used to
+    show what another estimate of :math:`K` does to the model; see
+    ``docs/risk.md`` on ARX).
 
     Notes
     -----
@@ -286,7 +334,7 @@ def snb_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int) -> Uniq
               \\qquad
               E f_2 = \\frac{K\\alpha\\beta^{\\alpha}\\pi^2(1-\\beta)}{2(1-d)^{\\alpha+2}}\\,(2 - (1-\\alpha)d).
 
-    :math:`K` is estimated first (Haas et al.'s Shlosser-type estimator), the
+    :math:`K` is estimated first (:func:`shlosser_population_classes`), the
     two equations are solved for :math:`(\\alpha, \\beta)` (moment matching,
     as in ARX), and the population uniques are :math:`K\\beta^{\\alpha}`.
     The model needs at least one class of size 2.
@@ -298,13 +346,12 @@ def snb_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int) -> Uniq
     P. J. Haas, J. F. Naughton, S. Seshadri and L. Stokes, "Sampling-based
     estimation of the number of distinct values of an attribute", VLDB 1995.
     """
-    u = int(freq.sum())
     c1 = float(freq[sizes == 1].sum())
     c2 = float(freq[sizes == 2].sum())
     q = n / big_n
     if c2 == 0:
         return _failed("snb", "the model needs at least one class of size 2")
-    k = _shlosser_classes(sizes, freq, u, q)
+    k = shlosser_population_classes(sizes, freq, q) if population_classes is None else float(population_classes)
     if not math.isfinite(k) or k <= 0:
         return _failed("snb", "the number of population classes could not be estimated")
     best = None
@@ -355,6 +402,10 @@ class PopulationUniqueness:
         :math:`\\pi = 1`; ``None`` when every candidate failed.
     observed : float or None
         The true fraction of population uniques, when the population is known.
+    population_classes : float or None
+        :math:`\\hat K`, the estimated number of non-empty population classes
+        (Haas et al.'s Shlosser-type estimator, the one SNB uses).  With no
+        sample uniques or :math:`\\pi = 1` it is the number of sample classes.
     """
 
     sample_size: int
@@ -367,6 +418,7 @@ class PopulationUniqueness:
     dankar: UniquenessEstimate
     model_used: str | None
     observed: float | None = None
+    population_classes: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -378,6 +430,7 @@ class PopulationUniqueness:
             "valid": {m: getattr(self, m).valid for m in ("pitman", "zayatz", "snb", "dankar")},
             "sampling_fraction": self.sampling_fraction,
             "population_size": self.population_size,
+            "population_classes": self.population_classes,
         }
         if self.observed is not None:
             out["observed"] = self.observed
@@ -408,13 +461,16 @@ def _uniqueness_from_counts(counts: np.ndarray, big_n: int) -> PopulationUniquen
         value = float(f1)
         exact = {m: UniquenessEstimate(m, value, value / big_n if big_n else 0.0, True) for m in MODELS + ("dankar",)}
         used = "none" if f1 == 0 else "sample"
+        classes = shlosser_population_classes(sizes, freq, pi) if n else None
         return PopulationUniqueness(n, big_n, pi, f1, exact["pitman"], exact["zayatz"], exact["snb"],
-                                    exact["dankar"], used)
+                                    exact["dankar"], used, population_classes=classes)
     zayatz = zayatz_uniques(sizes, freq, n, big_n)
     pitman = pitman_uniques(sizes, freq, n, big_n)
     snb = snb_uniques(sizes, freq, n, big_n)
     dankar, used = _dankar(pitman, zayatz, snb, pi)
-    return PopulationUniqueness(n, big_n, pi, f1, pitman, zayatz, snb, dankar, used)
+    classes = shlosser_population_classes(sizes, freq, pi)
+    return PopulationUniqueness(n, big_n, pi, f1, pitman, zayatz, snb, dankar, used,
+                                population_classes=classes if math.isfinite(classes) else None)
 
 
 def population_uniqueness(
