@@ -30,7 +30,7 @@ from veil.risk._attacker import (
     population_class_sizes,
     prosecutor_risk,
 )
-from veil.risk._attacks import (
+from veil.risk.attacks import (
     BackgroundKnowledgeResult,
     HomogeneityResult,
     LinkageResult,
