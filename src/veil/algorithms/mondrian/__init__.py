@@ -29,7 +29,9 @@ masks are numpy operations, and whether a candidate split is *allowable* is
 decided by the requested models themselves, judged on a tiny
 :class:`~veil.classes.ClassTable` whose classes are the candidate parts (with
 the whole table's sensitive distribution as the reference of t-closeness and
-the like).  Loops run over partitions only.
+the like), regrouped from the table of the records that
+:meth:`~veil.classes.ClassTable.from_dataset` builds once.  Loops run over
+partitions only.
 
 References
 ----------

@@ -20,6 +20,7 @@ from veil.algorithms.mondrian._judge import (
     _sensitive,
     suppression_for_root,
 )
+from veil.classes import ClassTable
 from veil.dataset import Dataset
 from veil.errors import InfeasibleError, ParameterError, SchemaError
 from veil.models import PrivacyModel
@@ -77,15 +78,18 @@ def _candidate_split(
     return None if counts.min() < k_min else (part, counts)
 
 
-def _children(rows: np.ndarray, sub: np.ndarray, part: np.ndarray, counts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The parts as (rows, rank matrix) pairs, in the order the stack pops them (first part first)."""
-    if len(counts) == 2:
-        left = part == 0
-        return [(rows[~left], sub[~left]), (rows[left], sub[left])]
-    order_rows = np.argsort(part, kind="stable")
-    bounds = np.cumsum(counts)[:-1]
-    children = list(zip(np.split(rows[order_rows], bounds), np.split(sub[order_rows], bounds)))
-    children.reverse()
+_Item = tuple[np.ndarray, np.ndarray, ClassTable, "np.ndarray | None"]
+
+
+def _children(rows: np.ndarray, sub: np.ndarray, table: ClassTable, part: np.ndarray, n_parts: int) -> list[_Item]:
+    """The parts as stack items (rows, rank matrix, parent table, mask), first part popped first.
+
+    A part's own table (its records' classes) is cut from the parent's only when
+    the part is judged (see :func:`_partition`)."""
+    children = []
+    for j in range(n_parts - 1, -1, -1):
+        mask = part == j
+        children.append((rows[mask], sub[mask], table, mask))
     return children
 
 
@@ -107,21 +111,23 @@ def _partition(
     q = len(dims)
     out = _Partitions(q)
     tie = rng.random(q).tolist() if rng is not None else [0.0] * q
-    stack: list[tuple[np.ndarray, np.ndarray]] = [(root, ranks)]
+    stack: list[_Item] = [(root, ranks, judge.subset(root), None)]
     while stack:
-        rows, sub = stack.pop()
+        rows, sub, table, mask = stack.pop()
         low, high = sub.min(axis=0).tolist(), sub.max(axis=0).tolist()
         children = None
         if len(rows) >= 2 * k_min:
+            if mask is not None:
+                table = table.suppress(~mask)  # this partition's records, cut from its parent's table
             if rng is not None:
                 tie = rng.random(q).tolist()
             widths = [dims[d].width(low[d], high[d]) for d in range(q)]
             for d in sorted((d for d in range(q) if widths[d] > 0), key=lambda d: (-widths[d], tie[d])):
                 found = _candidate_split(dims[d], sub[:, d], low[d], high[d], k_min, strict, rng)
-                if found is None or not judge.allows(found[0], len(found[1]), found[1], rows):
+                if found is None or not judge.allows(table, found[0], len(found[1])):
                     continue
                 out.splits[d] += 1
-                children = _children(rows, sub, *found)
+                children = _children(rows, sub, table, found[0], len(found[1]))
                 break
         if children is None:
             out.rows.append(rows)
@@ -163,7 +169,7 @@ def _input_suppressed(dataset: Dataset) -> np.ndarray:
 def _satisfiable_root(judge: _Judge, n_kept: int, suppression_limit: float) -> np.ndarray:
     """The kept rows Mondrian partitions: all, or all but the fewest suppressed within the limit."""
     everyone = np.arange(n_kept, dtype=np.int64)
-    before = judge.failing(judge.table(np.zeros(n_kept, np.int64), 1, np.array([n_kept]), everyone)) if n_kept else []
+    before = judge.root_failing(everyone)
     rows, failing = suppression_for_root(judge, everyone)
     if failing or n_kept == 0:
         names = ", ".join(m.name for m in failing) or "every model (no record is left to release)"
@@ -216,8 +222,8 @@ def _merged_classes(judge: _Judge, label_columns: list[np.ndarray], row_part: np
     merged, uniques = pd.factorize(keys)
     if len(uniques) < len(sizes):
         rows = np.flatnonzero(row_part >= 0)
-        counts = np.bincount(merged, weights=sizes, minlength=len(uniques)).astype(np.int64)
-        failing = judge.failing(judge.table(merged[row_part[rows]].astype(np.int64), len(uniques), counts, rows))
+        table = judge.grouped(judge.subset(rows), merged[row_part[rows]].astype(np.int64), len(uniques))
+        failing = judge.failing(table)
         if failing:
             names = ", ".join(m.name for m in failing)
             raise InfeasibleError(
@@ -366,7 +372,7 @@ def mondrian(
     star_rows = _input_suppressed(dataset)
     keep = ~star_rows
     dims, ranks = _dimensions(dataset, keep, categorical)
-    judge = _Judge(dataset, models, _sensitive(dataset, models, keep), int(star_rows.sum()))
+    judge = _Judge(dataset, models, _sensitive(dataset, models), keep)
     rng = None if seed is None else np.random.default_rng(seed)
     root = _satisfiable_root(judge, int(keep.sum()), suppression_limit)
     parts = _partition(root, ranks[root], dims, judge, _min_class_size(models), strict, rng)

@@ -10,14 +10,13 @@ finds the fewest records to suppress so that the rest satisfies it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from veil.classes import ClassTable, SensitiveHistogram
-from veil.dataset import MISSING, Dataset
+from veil.classes import SUPPRESSED, ClassTable
+from veil.dataset import Dataset
 from veil.errors import ParameterError
-from veil.hierarchy import Hierarchy
 from veil.models import (
     AlphaKAnonymity,
     BasicBetaLikeness,
@@ -35,6 +34,7 @@ from veil.models import (
     PrivacyModel,
     RecursiveCLDiversity,
 )
+from veil.schema import Attribute, Role, Schema
 
 __all__ = ["CLASS_LOCAL_MODELS", "suppression_for_root"]
 
@@ -60,14 +60,6 @@ CLASS_LOCAL_MODELS: tuple[type[PrivacyModel], ...] = (
     BasicBetaLikeness,
     EnhancedBetaLikeness,
 )
-
-
-@dataclass(eq=False)
-class _Sensitive:
-    """What a candidate's class table needs of one sensitive attribute."""
-
-    template: SensitiveHistogram  # labels, overall (whole table), kind, hierarchy
-    codes: np.ndarray  # per kept row
 
 
 # ------------------------------------------------------------------------ checks
@@ -107,8 +99,8 @@ def _min_class_size(models: Sequence[PrivacyModel]) -> int:
 
 
 
-def _sensitive(dataset: Dataset, models: Sequence[PrivacyModel], keep: np.ndarray) -> dict[str, _Sensitive]:
-    """The sensitive attributes the models read, with the whole table's distribution."""
+def _sensitive(dataset: Dataset, models: Sequence[PrivacyModel]) -> list[str]:
+    """The sensitive attributes the models read (each a column that is not a QI)."""
     names: list[str] = []
     for model in models:
         name = getattr(model, "sensitive", None)
@@ -125,74 +117,67 @@ def _sensitive(dataset: Dataset, models: Sequence[PrivacyModel], keep: np.ndarra
                 "a column has one role."
             )
         names.append(name)
-    out: dict[str, _Sensitive] = {}
-    for name in names:
-        encoded = dataset.encode(name)
-        overall = np.bincount(encoded.codes, minlength=encoded.n_values).astype(np.int64)
-        hierarchy = dataset.hierarchies.get(name)
-        if hierarchy is not None:
-            if encoded.missing_code >= 0:
-                hierarchy = hierarchy.with_value(MISSING)
-            hierarchy.leaf_index(encoded.labels[overall > 0], column=name)
-        template = SensitiveHistogram(
-            name, encoded.labels, np.zeros((0, encoded.n_values), np.int64), overall,
-            dataset.schema.kind(name), hierarchy,
-        )
-        out[name] = _Sensitive(template, encoded.codes[keep].astype(np.int64))
-    return out
+    return names
 
 
-# ------------------------------------------------------------------ the algorithm
+_UNIT = "record"  # the judging table's one quasi-identifier: which kept record a class is
+
+
 class _Judge:
-    """Evaluates the models on a candidate split: the parts are the classes of one ClassTable."""
+    """Evaluates the models on candidate splits, through the class table of the records.
 
-    def __init__(
-        self, dataset: Dataset, models: Sequence[PrivacyModel], sensitive: dict[str, _Sensitive],
-        input_suppressed: int,
-    ) -> None:
+    One class table is built with :meth:`ClassTable.from_dataset` over a view of
+    the table whose only quasi-identifier names each record (records that
+    arrived suppressed are ``*``, so they count in the sensitive attributes'
+    whole-table distributions and in no class).  A partition is a table of its
+    records' classes (:meth:`ClassTable.suppress` of its parent's); a candidate
+    split is that table regrouped by part (:meth:`ClassTable.regroup`), on which
+    the models judge the parts as classes.  Judging a split costs the size of
+    the partition, not of the table.
+    """
+
+    def __init__(self, dataset: Dataset, models: Sequence[PrivacyModel], sensitive: list[str],
+                 keep: np.ndarray) -> None:
         self.models = list(models)
-        self.sensitive = sensitive
-        self.qis = tuple(dataset.quasi_identifiers)
-        # class-local models read only counts and histograms; the QI side of the
-        # table is a placeholder (flat hierarchies, codes all 0, never read)
-        self.hierarchies = tuple(Hierarchy.flat(["-"], name=q) for q in self.qis)
-        self.levels = tuple(0 for _ in self.qis)
-        self.n_records = dataset.n_records
-        self.input_suppressed = input_suppressed
+        width = len(str(len(keep)))
+        ids = np.where(keep, np.char.zfill(np.arange(len(keep)).astype(str), width), SUPPRESSED)
+        frame = pd.DataFrame({_UNIT: ids, **{name: dataset.frame[name] for name in sensitive}})
+        declared = {a.name: a for a in dataset.schema.attributes}
+        attributes = [Attribute(_UNIT, Role.QUASI_IDENTIFIER)] + [
+            Attribute(name, Role.SENSITIVE, dataset.schema.kind(name),
+                      declared[name].domain if name in declared else None)
+            for name in sensitive
+        ]
+        view = Dataset(frame, Schema(tuple(attributes)),
+                       hierarchies={n: h for n, h in dataset.hierarchies.items() if n in sensitive},
+                       missing=dataset.missing)
+        # classes in record order (ids are zero-padded): class j is the j-th kept record
+        self.records = ClassTable.from_dataset(view)
+        self.sensitive = {name: self.records.sensitive[name] for name in sensitive}
 
-    def table(self, part: np.ndarray, n_parts: int, counts: np.ndarray, rows: np.ndarray) -> ClassTable:
-        """The class table whose class ``j`` is the records ``rows[part == j]``."""
-        histograms = {}
-        for name, s in self.sensitive.items():
-            t = s.template
-            v = t.n_values
-            flat = part * v + s.codes[rows]
-            hist = np.bincount(flat, minlength=n_parts * v).reshape(n_parts, v)
-            histograms[name] = SensitiveHistogram(name, t.labels, hist, t.overall, t.kind, t.hierarchy)
-        q = len(self.qis)
-        # Built directly (the documented builders start from rows): a class table of
-        # the candidate parts only, with the whole table's reference distributions.
-        return ClassTable(
-            quasi_identifiers=self.qis,
-            hierarchies=self.hierarchies,
-            levels=self.levels,
-            codes=lambda: np.zeros((n_parts, q), dtype=np.int32),
-            counts=counts,
-            n_records=self.n_records,
-            suppressed=self.input_suppressed,
-            input_suppressed=self.input_suppressed,
-            base=None,
-            base_map=np.arange(n_parts, dtype=np.int64),
-            sensitive=histograms,
-        )
+    def subset(self, rows: np.ndarray) -> ClassTable:
+        """The table of the kept records ``rows`` (ascending), one class each."""
+        mask = np.ones(self.records.n_classes, dtype=np.bool_)
+        mask[rows] = False
+        return self.records.suppress(mask)
+
+    def grouped(self, table: ClassTable, part: np.ndarray, n_parts: int) -> ClassTable:
+        """``table`` with its classes merged by ``part``: one class per part."""
+        codes = np.zeros((n_parts, 1), dtype=np.int32)
+        return table.regroup(part, codes, levels=table.levels, hierarchies=table.hierarchies)
 
     def failing(self, table: ClassTable) -> list[PrivacyModel]:
         return [m for m in self.models if not m.check(table)]
 
-    def allows(self, part: np.ndarray, n_parts: int, counts: np.ndarray, rows: np.ndarray) -> bool:
-        table = self.table(part, n_parts, counts, rows)
-        return all(m.check(table) for m in self.models)
+    def allows(self, table: ClassTable, part: np.ndarray, n_parts: int) -> bool:
+        grouped = self.grouped(table, part, n_parts)
+        return all(m.check(grouped) for m in self.models)
 
+    def root_failing(self, rows: np.ndarray) -> list[PrivacyModel]:
+        """The models that the kept records ``rows``, as one class, fail."""
+        if len(rows) == 0:
+            return list(self.models)
+        return self.failing(self.grouped(self.subset(rows), np.zeros(len(rows), np.int64), 1))
 
 
 def _first_occurrences(codes: np.ndarray, cap: int) -> np.ndarray:
@@ -209,15 +194,12 @@ def _first_occurrences(codes: np.ndarray, cap: int) -> np.ndarray:
 def _capped_rows(judge: "_Judge", rows: np.ndarray, name: str) -> np.ndarray | None:
     """The most rows of ``rows`` that satisfy the models when each value of ``name`` keeps at most
     ``cap`` records, for the largest such cap (binary search), or None when no cap works."""
-    codes = judge.sensitive[name].codes[rows]
+    codes = np.argmax(judge.sensitive[name].counts[rows], axis=1)  # each record's value (one per class)
     most = int(np.bincount(codes).max()) if len(codes) else 0
 
     def passing(cap: int) -> np.ndarray | None:
         kept = rows[_first_occurrences(codes, cap)]
-        if len(kept) == 0:
-            return None
-        table = judge.table(np.zeros(len(kept), np.int64), 1, np.array([len(kept)]), kept)
-        return kept if not judge.failing(table) else None
+        return kept if len(kept) and not judge.root_failing(kept) else None
 
     low, high, best = 1, most - 1, None
     while low <= high:  # the largest cap that passes: fewer records removed
@@ -249,8 +231,7 @@ def suppression_for_root(judge: "_Judge", rows: np.ndarray) -> tuple[np.ndarray,
     cap is found by binary search (these models hold for every smaller cap).
     The attribute whose cap removes the fewest records is chosen.
     """
-    root = judge.table(np.zeros(len(rows), np.int64), 1, np.array([len(rows)]), rows)
-    failing = judge.failing(root) if len(rows) else list(judge.models)
+    failing = judge.root_failing(rows)
     if not failing or not len(rows):
         return rows, failing
     best: np.ndarray | None = None
