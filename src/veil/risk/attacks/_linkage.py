@@ -134,65 +134,14 @@ def linkage_attack(
     frame = _external_frame(external)
     if len(frame) == 0:
         raise SchemaError("The external table has no records; there is nothing to link.")
-    if isinstance(release, ClassTable):
-        attributes = tuple(release.quasi_identifiers if on is None else on)
-    else:
-        if on is None:
-            if isinstance(release, Dataset) and release.quasi_identifiers:
-                attributes = tuple(release.quasi_identifiers)
-            else:
-                raise ParameterError("linkage_attack needs the join attributes: pass on=[...].")
-        else:
-            attributes = tuple(on)
-    if not attributes:
-        raise ParameterError("linkage_attack needs at least one join attribute.")
-    missing = [a for a in attributes if a not in frame.columns]
-    if missing:
-        raise ColumnNotFoundError(
-            f"The external table lacks the join attribute {missing[0]!r}; its columns are: "
-            f"{', '.join(map(str, frame.columns))}."
-        )
-    if id_column is not None and id_column not in frame.columns:
-        raise ColumnNotFoundError(f"The external table lacks the id column {id_column!r}.")
-
+    attributes = _join_attributes(release, on, frame, id_column)
     ext = pd.DataFrame({a: frame[a].astype(str).to_numpy() for a in attributes})
     if isinstance(release, ClassTable):
-        for a in attributes:
-            if a not in release.quasi_identifiers:
-                raise ColumnNotFoundError(f"{a!r} is not a quasi-identifier of the release.")
-        table = release.project(attributes) if attributes != release.quasi_identifiers else release
-        released = table.labels()
-        for i, a in enumerate(attributes):
-            h, level = table.hierarchies[i], table.levels[i]
-            index = pd.Index(h.labels[0]).get_indexer(ext[a].to_numpy(dtype=object))
-            mapped = np.full(len(ext), "\x00unmatched", dtype=object)
-            ok = index >= 0
-            mapped[ok] = h.labels[level][h.maps[level][index[ok]]]
-            ext[a] = mapped
         if id_column is not None:
             raise ParameterError("id_column needs the release as a Dataset or DataFrame (a class table has no ids).")
-        released_ids = None
+        released, released_ids = _generalize_external(release, attributes, ext), None
     else:
-        rframe = release.frame if isinstance(release, Dataset) else release
-        if not isinstance(rframe, pd.DataFrame):
-            raise TypeError(
-                f"The release must be a ClassTable, a Dataset or a DataFrame. Got {type(release).__name__} instead."
-            )
-        if len(rframe) == 0:
-            raise SchemaError("The release has no records; there is nothing to link.")
-        missing = [a for a in attributes if a not in rframe.columns]
-        if missing:
-            raise ColumnNotFoundError(f"The release lacks the join attribute {missing[0]!r}.")
-        if id_column is not None and id_column not in rframe.columns:
-            raise ColumnNotFoundError(f"The release lacks the id column {id_column!r}.")
-        rel = pd.DataFrame({a: rframe[a].astype(str).to_numpy() for a in attributes})
-        suppressed = (rel == SUPPRESSED).all(axis=1).to_numpy()
-        rel = rel.loc[~suppressed]
-        released = rel.groupby(list(attributes), sort=False, observed=True).size().rename("count").reset_index()
-        released_ids = None
-        if id_column is not None:
-            rel = rel.assign(_id=rframe[id_column].astype(str).to_numpy()[~suppressed])
-            released_ids = rel.groupby(list(attributes), sort=False, observed=True)["_id"].first().rename("_rid").reset_index()
+        released, released_ids = _released_groups(release, attributes, id_column)
     released = released.astype({a: str for a in attributes})
     merged = ext.merge(released[list(attributes) + ["count"]], how="left", on=list(attributes), sort=False)
     candidates = merged["count"].to_numpy(dtype=np.float64, na_value=0.0).astype(np.int64)
@@ -205,3 +154,69 @@ def linkage_attack(
         truth = frame[id_column].astype(str).to_numpy(dtype=object)
         correct = int(np.count_nonzero((candidates == 1) & (ids == truth)))
     return LinkageResult(attributes, len(frame), matched, unique, below_k, k, candidates, correct)
+
+
+def _join_attributes(release: Any, on: Sequence[str] | None, frame: pd.DataFrame, id_column: str | None) -> tuple[str, ...]:
+    """The join attributes: ``on``, else the release's quasi-identifiers; all in the external table."""
+    if on is not None:
+        attributes = tuple(on)
+    elif isinstance(release, ClassTable):
+        attributes = tuple(release.quasi_identifiers)
+    elif isinstance(release, Dataset) and release.quasi_identifiers:
+        attributes = tuple(release.quasi_identifiers)
+    else:
+        raise ParameterError("linkage_attack needs the join attributes: pass on=[...].")
+    if not attributes:
+        raise ParameterError("linkage_attack needs at least one join attribute.")
+    missing = [a for a in attributes if a not in frame.columns]
+    if missing:
+        raise ColumnNotFoundError(
+            f"The external table lacks the join attribute {missing[0]!r}; its columns are: "
+            f"{', '.join(map(str, frame.columns))}."
+        )
+    if id_column is not None and id_column not in frame.columns:
+        raise ColumnNotFoundError(f"The external table lacks the id column {id_column!r}.")
+    return attributes
+
+
+def _generalize_external(release: ClassTable, attributes: tuple[str, ...], ext: pd.DataFrame) -> pd.DataFrame:
+    """Map the external values through the release's hierarchies (in place) and return its released classes."""
+    for a in attributes:
+        if a not in release.quasi_identifiers:
+            raise ColumnNotFoundError(f"{a!r} is not a quasi-identifier of the release.")
+    table = release.project(attributes) if attributes != release.quasi_identifiers else release
+    for i, a in enumerate(attributes):
+        h, level = table.hierarchies[i], table.levels[i]
+        index = pd.Index(h.labels[0]).get_indexer(ext[a].to_numpy(dtype=object))
+        mapped = np.full(len(ext), "\x00unmatched", dtype=object)
+        ok = index >= 0
+        mapped[ok] = h.labels[level][h.maps[level][index[ok]]]
+        ext[a] = mapped
+    return table.labels()
+
+
+def _released_groups(release: Any, attributes: tuple[str, ...], id_column: str | None
+                     ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The released combinations of a Dataset or DataFrame with their counts (suppressed records left
+    out), and with ``id_column`` the id of each combination's first record."""
+    rframe = release.frame if isinstance(release, Dataset) else release
+    if not isinstance(rframe, pd.DataFrame):
+        raise TypeError(
+            f"The release must be a ClassTable, a Dataset or a DataFrame. Got {type(release).__name__} instead."
+        )
+    if len(rframe) == 0:
+        raise SchemaError("The release has no records; there is nothing to link.")
+    missing = [a for a in attributes if a not in rframe.columns]
+    if missing:
+        raise ColumnNotFoundError(f"The release lacks the join attribute {missing[0]!r}.")
+    if id_column is not None and id_column not in rframe.columns:
+        raise ColumnNotFoundError(f"The release lacks the id column {id_column!r}.")
+    rel = pd.DataFrame({a: rframe[a].astype(str).to_numpy() for a in attributes})
+    suppressed = (rel == SUPPRESSED).all(axis=1).to_numpy()
+    rel = rel.loc[~suppressed]
+    released = rel.groupby(list(attributes), sort=False, observed=True).size().rename("count").reset_index()
+    if id_column is None:
+        return released, None
+    rel = rel.assign(_id=rframe[id_column].astype(str).to_numpy()[~suppressed])
+    ids = rel.groupby(list(attributes), sort=False, observed=True)["_id"].first().rename("_rid").reset_index()
+    return released, ids
