@@ -120,7 +120,7 @@ def _sensitive(dataset: Dataset, models: Sequence[PrivacyModel]) -> list[str]:
     return names
 
 
-_UNIT = "record"  # the judging table's one quasi-identifier: which kept record a class is
+_UNIT = "__record__"  # the judging table's one quasi-identifier: which kept record a class is
 
 
 class _Judge:
@@ -141,9 +141,12 @@ class _Judge:
         self.models = list(models)
         width = len(str(len(keep)))
         ids = np.where(keep, np.char.zfill(np.arange(len(keep)).astype(str), width), SUPPRESSED)
-        frame = pd.DataFrame({_UNIT: ids, **{name: dataset.frame[name] for name in sensitive}})
+        unit = _UNIT
+        while unit in sensitive:
+            unit += "_"
+        frame = pd.DataFrame({unit: ids, **{name: dataset.frame[name] for name in sensitive}})
         declared = {a.name: a for a in dataset.schema.attributes}
-        attributes = [Attribute(_UNIT, Role.QUASI_IDENTIFIER)] + [
+        attributes = [Attribute(unit, Role.QUASI_IDENTIFIER)] + [
             Attribute(name, Role.SENSITIVE, dataset.schema.kind(name),
                       declared[name].domain if name in declared else None)
             for name in sensitive
