@@ -550,6 +550,23 @@ class ClassTable:
             inverse=inverse,
         )
 
+    def regroup(
+        self, groups: np.ndarray, codes: np.ndarray, *, levels: Sequence[int], hierarchies: Sequence[Hierarchy],
+    ) -> "ClassTable":
+        """The table whose classes merge this table's: class ``i`` joins class ``groups[i]``.
+
+        For recodings that are not a generalization along this table's own
+        hierarchies (a top-down specialization's cuts, say): ``codes[j]`` are
+        the QI codes of new class ``j`` at ``levels`` of ``hierarchies``.
+        Counts and sensitive histograms are summed from this table's classes.
+        """
+        groups = np.asarray(groups, dtype=np.int64)
+        if groups.shape != (self.n_classes,):
+            raise ParameterError(
+                f"regroup needs one group per class ({self.n_classes}). Got shape {groups.shape} instead."
+            )
+        return self._derive(codes, groups, levels=tuple(levels), hierarchies=tuple(hierarchies), n_groups=len(codes))
+
     def project(self, quasi_identifiers: Iterable[str]) -> "ClassTable":
         """The class table over a subset of the QIs (at their current levels).
 

@@ -83,6 +83,8 @@ def _covers(dataset: Dataset, released: pd.DataFrame) -> None:
         pairs = pd.DataFrame({"v": dataset.frame[name], "l": released[name]}).drop_duplicates()
         if dataset.schema.kind(name).value == "numeric":
             for value, label in pairs.itertuples(index=False, name=None):
+                if label == "*":  # a suppressed record
+                    continue
                 match = RANGE.match(label)
                 low, high = (match.group(1), match.group(2)) if match else (label, label)
                 assert float(low) <= float(value) <= float(high), (name, value, label)
@@ -101,10 +103,11 @@ def _root_fails(dataset: Dataset, models) -> bool:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(dataset=tables(), models=model_sets(), strict=st.booleans(), seed=st.sampled_from([None, 0, 11]))
-def test_release_satisfies_the_models_and_keeps_every_row(dataset, models, strict, seed):
+@given(dataset=tables(), models=model_sets(), strict=st.booleans(), seed=st.sampled_from([None, 0, 11]),
+       limit=st.sampled_from([0.0, 0.3, 1.0]))
+def test_release_satisfies_the_models_and_keeps_every_row(dataset, models, strict, seed, limit):
     try:
-        result = mondrian(dataset, models, strict=strict, seed=seed)
+        result = mondrian(dataset, models, strict=strict, seed=seed, suppression_limit=limit)
     except ParameterError:
         assume(False)  # l above the number of distinct sensitive values: no table can meet it
     except InfeasibleError:
@@ -114,10 +117,14 @@ def test_release_satisfies_the_models_and_keeps_every_row(dataset, models, stric
     assert len(data) == dataset.n_records and list(data.columns) == dataset.columns
     assert data["row"].tolist() == dataset.frame["row"].tolist()
     assert data["s"].tolist() == dataset.frame["s"].tolist()
+    # suppressed records carry "*" in every QI, within the limit, and only when the whole table fails
+    star = np.all([data[q].to_numpy() == "*" for q in dataset.quasi_identifiers], axis=0)
+    assert int(star.sum()) == result.suppressed <= np.floor(limit * dataset.n_records + 1e-9)
+    assert result.suppressed == 0 or _root_fails(dataset, models)
     classes = verify(data, dataset, models)
     k = models[0].k
     assert classes.counts.min() >= k and result.details["smallest_partition"] >= k
-    assert classes.counts.sum() == dataset.n_records
+    assert classes.counts.sum() == dataset.n_records - result.suppressed
     assert result.details["released_classes"] == classes.n_classes <= result.groups
     assert 0.0 <= result.details["ncp"] <= 1.0
     _covers(dataset, data)

@@ -168,3 +168,49 @@ def test_local_checks_agree_with_whole_table_checks(data):
     whole = top_down_specialization(dataset, [_whole_table(m) for m in models], label="y")
     assert local.data.equals(whole.data)
     assert local.details["trace"] == whole.details["trace"]
+
+
+@st.composite
+def tables_with_ages(draw) -> Dataset:
+    """A numeric ``age`` QI without a taxonomy (grown at runtime) beside 0-2 taxonomy QIs."""
+    n = draw(st.integers(min_value=2, max_value=30))
+    frame, hierarchies = {"age": [str(a) for a in draw(st.lists(st.integers(0, 40), min_size=n, max_size=n))]}, {}
+    for q in range(draw(st.integers(min_value=0, max_value=2))):
+        name = f"q{q}"
+        values, hierarchy = draw(taxonomies(name))
+        hierarchies[name] = hierarchy
+        frame[name] = draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
+    frame["s"] = draw(st.lists(st.sampled_from(SENSITIVE), min_size=n, max_size=n))
+    frame["y"] = draw(st.lists(st.sampled_from(["0", "1", "2"]), min_size=n, max_size=n))
+    return Dataset.from_pandas(
+        pd.DataFrame(frame), quasi_identifiers=["age", *hierarchies], sensitive=["s"], insensitive=["y"],
+        kinds={"age": "numeric"}, hierarchies=hierarchies,
+    )
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_runtime_intervals_hold_their_values_and_cannot_be_split_further(data):
+    dataset = data.draw(tables_with_ages())
+    models = data.draw(requirements(dataset))
+    try:
+        result = top_down_specialization(dataset, models, label="y", intervals={"age": (0, 50)})
+    except (InfeasibleError, ParameterError):
+        return
+    out = result.data
+    verify(out, dataset, models, label="y")
+    ages = dataset.frame["age"].astype(int).to_numpy()
+    released = out["age"].to_numpy(dtype=object)
+    for value in pd.unique(released):
+        low, high = (float(x) for x in value[1:-1].split("-"))
+        rows = released == value
+        assert ((low <= ages[rows]) & (ages[rows] < high)).all(), value
+        # anti-monotone stop: splitting the interval between any two of its values breaks a model
+        inside = sorted(set(ages[rows]))
+        for left_max in inside[:-1]:
+            specialized = out.copy()
+            column = released.copy()
+            column[rows & (ages <= left_max)] = value + "L"
+            specialized["age"] = column
+            with pytest.raises(VerificationError):
+                verify(specialized, dataset, models, label="y")

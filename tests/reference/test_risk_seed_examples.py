@@ -161,3 +161,80 @@ def test_umeko_is_exposed_by_background_knowledge():
     # Bob's class is Cancer x3 already: posterior 1, gain 1 - 1/3; the two are the disclosed classes
     assert result.disclosed_classes == 2 and result.exposed_records == 7
     assert math.isclose(result.largest_gain, 2 / 3)
+
+
+# --- seed 002, "Open DataBase": the 7-user table, its k-anonymous version, HI and the success rate
+
+def _seed002(anonymized: bool):
+    import pandas as pd
+
+    from veil.dataset import Dataset
+
+    if anonymized:
+        rows = [("professor", "m", "35-40", "high")] * 3 + [("artist", "f", "30-35", "low")] * 4
+    else:
+        rows = [("engineer", "m", "35", "high"), ("engineer", "m", "38", "high"), ("lawyer", "f", "38", "low"),
+                ("writer", "f", "30", "low"), ("writer", "f", "30", "high"), ("dancer", "f", "30", "high"),
+                ("dancer", "f", "30", "high")]
+    frame = pd.DataFrame(rows, columns=["job", "sex", "age", "discrete"])
+    frame.insert(0, "pseudo", [f"U{i}" for i in range(1, 8)])
+    return Dataset.from_pandas(frame, identifiers=["pseudo"], quasi_identifiers=["job", "sex", "age"],
+                               sensitive=["discrete"])
+
+
+def test_seed002_hypothetical_information_of_the_open_database():
+    from veil.risk import hypothetical_information
+
+    # classes of (job, sex, age): sizes 1, 1, 1, 2 (writer f 30), 2 (dancer f 30); k = min |A(o)| = 1
+    # HI = log2 7 - (1/7) sum_j f_j log2 f_j = log2 7 - (2*1 + 2*1)/7 = 2.807355 - 0.571429 = 2.235926
+    result = hypothetical_information(_seed002(anonymized=False))
+    assert result.bits == pytest.approx(math.log2(7) - 4 / 7, rel=1e-12)
+    assert result.bits == pytest.approx(2.235926, abs=1e-6)
+    assert result.entropy == pytest.approx(math.log2(7), rel=1e-12)
+
+
+def test_seed002_hypothetical_information_after_k_anonymity():
+    from veil.risk import hypothetical_information
+
+    # classes: 3 professors, 4 artists (k = 3). HI = log2 7 - (3 log2 3 + 4 log2 4)/7
+    # = 2.807355 - (4.754888 + 8)/7 = 2.807355 - 1.822127 = 0.985228 = H(3/7, 4/7)
+    result = hypothetical_information(_seed002(anonymized=True))
+    assert result.bits == pytest.approx(-(3 / 7) * math.log2(3 / 7) - (4 / 7) * math.log2(4 / 7), rel=1e-12)
+    assert result.bits == pytest.approx(0.985228, abs=1e-6)
+
+
+def test_seed002_success_rate_after_n_attempts():
+    from veil.risk import hypothetical_information, success_rate
+
+    # the seed: success rate 1 - (1 - H)^n. With H the share of the identity's entropy one observation
+    # reveals on the k-anonymous table: H = 0.985228 / 2.807355 = 0.350946
+    result = hypothetical_information(_seed002(anonymized=True))
+    h = 0.985228 / 2.807355
+    assert result.fraction == pytest.approx(h, abs=1e-6)
+    # n = 1: H itself; n = 3: 1 - 0.649054^3 = 1 - 0.273430 = 0.726570
+    assert result.success_rate(1) == pytest.approx(result.fraction, rel=1e-12)
+    assert result.success_rate(3) == pytest.approx(0.726570, abs=1e-5)
+    assert success_rate(h, 0) == 0.0 and success_rate(1.0, 5) == 1.0
+    # on the original table more is revealed per attempt: 2.235926 / 2.807355 = 0.796453 -> n = 2: 0.958569
+    assert hypothetical_information(_seed002(anonymized=False)).success_rate(2) == pytest.approx(0.958569, abs=1e-5)
+
+
+def test_seed002_perceived_information_of_a_dataset():
+    import pandas as pd
+
+    from veil.dataset import Dataset
+    from veil.risk import perceived_information
+
+    # the probabilistic database: U2 watches comedy 60% / drama 40%, U1 the reverse. Profiling rows:
+    # U2 comedy x3, drama x2; U1 comedy x2, drama x3. Testing rows: U2 comedy, U1 drama.
+    # Pr_p[U2 | comedy] = .6*.5 / (.6*.5 + .4*.5) = .6, Pr_p[U1 | drama] = .6
+    # PI = H[U] + 1/2 log2 .6 + 1/2 log2 .6 = 1 + log2 0.6 = 0.263034
+    users = ["U2"] * 5 + ["U1"] * 5 + ["U2", "U1"]
+    genre = ["comedy"] * 3 + ["drama"] * 2 + ["comedy"] * 2 + ["drama"] * 3 + ["comedy", "drama"]
+    data = Dataset.from_pandas(pd.DataFrame({"pseudo": users, "genre": genre}), identifiers=["pseudo"],
+                               quasi_identifiers=["genre"])
+    test = [False] * 10 + [True, True]
+    result = perceived_information(data, test=test)
+    assert result.bits == pytest.approx(1 + math.log2(0.6), rel=1e-12)
+    assert result.bits == pytest.approx(0.263034, abs=1e-6)
+    assert perceived_information(users, genre, test=test).bits == result.bits

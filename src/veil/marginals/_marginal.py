@@ -37,6 +37,10 @@ class Marginal:
     classes : ClassTable
         The marginal's own class table: its quasi-identifiers are the
         marginal's attributes and its classes the non-zero cells.
+    sensitive : tuple of str
+        The marginal's attributes that are sensitive (Kifer & Gehrke's
+        marginals may include the sensitive attribute); the others are its
+        :attr:`non_sensitive` attributes, on which anonymity is judged.
 
     Examples
     --------
@@ -51,11 +55,24 @@ class Marginal:
     """
 
     classes: ClassTable
+    sensitive: tuple[str, ...] = ()
 
     @property
     def attributes(self) -> tuple[str, ...]:
         """The attributes the marginal is over."""
         return self.classes.quasi_identifiers
+
+    @property
+    def non_sensitive(self) -> tuple[str, ...]:
+        """The attributes that are not sensitive, in order: :math:`NonSensitive(M)`."""
+        return tuple(a for a in self.attributes if a not in self.sensitive)
+
+    def anonymity_table(self) -> ClassTable | None:
+        """The class table of :attr:`non_sensitive` (the cells k-link anonymity judges), or None if there are none."""
+        if not self.sensitive:
+            return self.classes
+        names = self.non_sensitive
+        return self.classes.project(names) if names else None
 
     @property
     def levels(self) -> tuple[int, ...]:
@@ -100,7 +117,8 @@ class Marginal:
 
     def __repr__(self) -> str:
         levels = dict(zip(self.attributes, self.levels))
-        return f"Marginal({levels}, {self.classes.n_classes} cells, {self.n_records} records)"
+        extra = f", sensitive={list(self.sensitive)}" if self.sensitive else ""
+        return f"Marginal({levels}{extra}, {self.classes.n_classes} cells, {self.n_records} records)"
 
 
 def _attribute_list(attributes: str | Sequence[str]) -> tuple[str, ...]:
@@ -120,10 +138,13 @@ def _attribute_list(attributes: str | Sequence[str]) -> tuple[str, ...]:
     return names
 
 
+# marginal() is long by its numpydoc docstring (the user's reference); its body is 52 lines.
 def marginal(
     classes_or_dataset: ClassTable | Dataset,
     attributes: str | Sequence[str],
     levels: Sequence[int] | Mapping[str, int] | None = None,
+    *,
+    sensitive: Sequence[str] | None = None,
 ) -> Marginal:
     """The marginal (count table) of some attributes at some generalization levels.
 
@@ -139,6 +160,12 @@ def marginal(
         A level per attribute (a sequence in the order of ``attributes``, or a
         mapping whose missing attributes keep their level).  Default: the
         attributes' current levels in the class table (0 for a dataset).
+    sensitive : sequence of str, optional
+        Which of ``attributes`` are sensitive.  Default: those the dataset's
+        schema declares sensitive (none for a class table, whose marginals
+        are over its quasi-identifiers).  A marginal with a sensitive
+        attribute needs the Dataset (a class table keeps the sensitive
+        values only as per-class histograms).
 
     Returns
     -------
@@ -150,8 +177,9 @@ def marginal(
         An attribute (or a key of ``levels``) that the table does not have.
     ParameterError
         No or repeated attributes, a level outside ``[0, height]`` (naming
-        the attribute), a wrong number of levels, or finer levels than a
-        suppressed class table holds.
+        the attribute), a wrong number of levels, finer levels than a
+        suppressed class table holds, a ``sensitive`` name that is not one of
+        ``attributes``, or a sensitive attribute asked of a class table.
 
     Notes
     -----
@@ -178,6 +206,7 @@ def marginal(
     array([4])
     """
     names = _attribute_list(attributes)
+    flagged = _sensitive_of(classes_or_dataset, names, sensitive)
     if isinstance(classes_or_dataset, Dataset):
         for name in names:
             if name not in classes_or_dataset.columns:
@@ -189,6 +218,11 @@ def marginal(
     elif isinstance(classes_or_dataset, ClassTable):
         source = classes_or_dataset
         for name in names:
+            if name in source.sensitive:
+                raise ParameterError(
+                    f"The marginal over {name!r}, a sensitive attribute, needs the Dataset: a class table keeps "
+                    "sensitive values only as per-class histograms. Pass the Dataset to marginal()."
+                )
             if name not in source.quasi_identifiers:
                 raise ColumnNotFoundError(
                     f"The 'attributes' parameter of marginal names {name!r}, which is not a quasi-identifier "
@@ -201,7 +235,7 @@ def marginal(
         )
     projected = source.project(names) if source.quasi_identifiers != names else source
     if levels is None:
-        return Marginal(projected)
+        return Marginal(projected, flagged)
     if isinstance(levels, Mapping):
         for key in levels:
             if key not in names:
@@ -222,7 +256,21 @@ def marginal(
             raise ParameterError(
                 f"The level of {name!r} in marginal must be an int in [0, {h.height}]. Got {level!r} instead."
             )
-    return Marginal(projected.generalize(tuple(int(l) for l in wanted)))
+    return Marginal(projected.generalize(tuple(int(l) for l in wanted)), flagged)
+
+
+def _sensitive_of(source: object, names: tuple[str, ...], sensitive: Sequence[str] | None) -> tuple[str, ...]:
+    if sensitive is None:
+        declared = source.sensitive if isinstance(source, Dataset) else ()
+        return tuple(n for n in names if n in declared)
+    flagged = (sensitive,) if isinstance(sensitive, str) else tuple(sensitive)
+    for name in flagged:
+        if name not in names:
+            raise ParameterError(
+                f"The 'sensitive' parameter of marginal names {name!r}, which is not one of its attributes "
+                f"({', '.join(names)})."
+            )
+    return tuple(n for n in names if n in flagged)
 
 
 def _marginal_list(marginals: Sequence[Marginal] | Marginal, owner: str) -> list[Marginal]:
@@ -261,11 +309,13 @@ def check_marginals(marginals: Sequence[Marginal] | Marginal, k: int) -> bool:
     -----
     .. math:: \\forall i, \\forall t:\\ M_i(t) = 0 \\ \\vee\\ M_i(t) \\ge k
 
-    Marginals here are over quasi-identifiers (non-sensitive attributes), so
-    :math:`NonSensitive(M_i)` is all of :math:`M_i`.  Evaluated by
-    :class:`veil.models.KLinkAnonymity` on the marginals' class tables.
-    Monotone under generalization of any marginal.  k-link anonymity does not
-    imply k-combinatorial anonymity (Definition 4.2), which is not checked.
+    :math:`M_i(t)` counts the records whose :math:`NonSensitive(M_i)`
+    attributes are :math:`t`: a marginal that includes a sensitive attribute
+    is judged on its projection onto the others.  Evaluated by
+    :class:`veil.models.KLinkAnonymity` on those class tables.  Monotone under
+    generalization of any marginal.  k-link anonymity does not imply
+    k-combinatorial anonymity (Definition 4.2,
+    :func:`~veil.marginals.check_k_combinatorial`).
 
     References
     ----------
@@ -284,7 +334,7 @@ def check_marginals(marginals: Sequence[Marginal] | Marginal, k: int) -> bool:
     """
     model = KLinkAnonymity(k=k)
     items = _marginal_list(marginals, "check_marginals")
-    return model.check_marginals([m.classes for m in items])
+    return model.check_marginals(_anonymity_tables(items))
 
 
 def achieved_k_link(marginals: Sequence[Marginal] | Marginal) -> int:
@@ -302,4 +352,10 @@ def achieved_k_link(marginals: Sequence[Marginal] | Marginal) -> int:
     1
     """
     items = _marginal_list(marginals, "achieved_k_link")
-    return KLinkAnonymity(k=1).achieved_level_marginals([m.classes for m in items])
+    return KLinkAnonymity(k=1).achieved_level_marginals(_anonymity_tables(items))
+
+
+def _anonymity_tables(items: list[Marginal]) -> list[ClassTable]:
+    """The class tables k-link anonymity judges: each marginal over its non-sensitive attributes."""
+    tables = [m.anonymity_table() for m in items]
+    return [t for t in tables if t is not None]

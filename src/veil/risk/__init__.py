@@ -14,7 +14,8 @@ DataFrame, grouped once.  Results are frozen dataclasses with ``to_dict()``.
   :func:`background_knowledge_attack`, :func:`sparse_linkage_attack`
   (:func:`sparse_linkage_scores`);
 * disclosure: :func:`disclosure` (A_diff, A_know, A_acc, δ);
-* information: :func:`hypothetical_information`, :func:`perceived_information`;
+* information: :func:`hypothetical_information`, :func:`perceived_information`,
+  :func:`success_rate`;
 * everything at once: :func:`assess` → :class:`RiskReport` (the ``veil risk --json`` object).
 
 See ``docs/risk.md`` for the definitions and the JSON contract.
@@ -29,7 +30,7 @@ from veil.risk._attacker import (
     population_class_sizes,
     prosecutor_risk,
 )
-from veil.risk._attacks import (
+from veil.risk.attacks import (
     BackgroundKnowledgeResult,
     HomogeneityResult,
     LinkageResult,
@@ -41,7 +42,7 @@ from veil.risk._attacks import (
     sparse_linkage_scores,
 )
 from veil.risk._disclosure import DisclosureResult, disclosure
-from veil.risk._information import InformationResult, hypothetical_information, perceived_information
+from veil.risk._information import InformationResult, hypothetical_information, perceived_information, success_rate
 from veil.risk._qi import (
     QuasiIdentifierScore,
     alpha_distinct,
@@ -84,5 +85,6 @@ __all__ = [
     "DisclosureResult",
     "hypothetical_information",
     "perceived_information",
+    "success_rate",
     "InformationResult",
 ]

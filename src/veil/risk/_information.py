@@ -9,13 +9,57 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import math
+
 import numpy as np
+import pandas as pd
 
-from veil._validation import check_real
+from veil._validation import check_int, check_real
 from veil.classes import ClassTable
-from veil.errors import ParameterError
+from veil.dataset import Dataset
+from veil.errors import ParameterError, SchemaError
+from veil.risk._common import as_classes
 
-__all__ = ["InformationResult", "hypothetical_information", "perceived_information"]
+__all__ = ["InformationResult", "hypothetical_information", "perceived_information", "success_rate"]
+
+
+def success_rate(per_attempt: float, attempts: int) -> float:
+    """Re-identification success rate after ``attempts`` independent attempts: :math:`1 - (1 - H)^n`.
+
+    Parameters
+    ----------
+    per_attempt : float in [0, 1]
+        :math:`H`, the success probability of one attempt (for an
+        :class:`InformationResult`, its ``fraction``: the share of the
+        identity's entropy one observation reveals).
+    attempts : int in [0, inf)
+        :math:`n`.
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Notes
+    -----
+    .. math:: S(n) = 1 - (1 - H)^n = -\\operatorname{expm1}(n \\log(1 - H)),
+
+    computed in the second form, exact for small :math:`H` and large
+    :math:`n`.  It grows with :math:`n` towards 1 unless :math:`H = 0`.
+
+    References
+    ----------
+    Seed 002 ("Re-Identification Success Rate: :math:`1 - (1 - H)^n`").
+
+    Examples
+    --------
+    >>> success_rate(0.5, 2)
+    0.75
+    """
+    p = check_real("per_attempt", per_attempt, "success_rate", low=0.0, high=1.0)
+    n = check_int("attempts", attempts, "success_rate", low=0)
+    if n == 0:
+        return 0.0
+    return 1.0 if p == 1.0 else float(-math.expm1(n * math.log1p(-p)))
 
 
 @dataclass(frozen=True)
@@ -42,6 +86,10 @@ class InformationResult:
     def fraction(self) -> float:
         return self.bits / self.entropy if self.entropy > 0 else 0.0
 
+    def success_rate(self, attempts: int) -> float:
+        """:math:`1 - (1 - H)^n` with :math:`H` = ``fraction`` (clipped to [0, 1]); see :func:`success_rate`."""
+        return success_rate(min(max(self.fraction, 0.0), 1.0), attempts)
+
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "bits": self.bits, "entropy": self.entropy, "fraction": self.fraction}
 
@@ -63,17 +111,23 @@ def _prior(prior: Any, users: int) -> np.ndarray:
     return p / p.sum()
 
 
-def hypothetical_information(source: Any, *, prior: Any = None) -> InformationResult:
+# hypothetical_information() is long by its numpydoc docstring (the user's reference); its body is 26 lines.
+def hypothetical_information(source: Any, *, prior: Any = None,
+                             quasi_identifiers: Any = None) -> InformationResult:
     """Hypothetical information HI(U; O): what one observation reveals if the model is right.
 
     Parameters
     ----------
-    source : ClassTable or 2-D array
+    source : ClassTable, Dataset, DataFrame or 2-D array
         Either a probabilistic database, ``source[u, o] = Pr[o | u]`` (rows
-        are users, summing to 1), or a class table, where each record is a
-        user whose one observation is its QI combination.
+        are users, summing to 1), or a table (class table, dataset, or
+        DataFrame with ``quasi_identifiers``), where each record is a user
+        whose one observation is its QI combination.
     prior : array of float, optional
-        :math:`\\Pr[u]`; default uniform.
+        :math:`\\Pr[u]`; default uniform.  Not with a table.
+    quasi_identifiers : sequence of str, optional
+        The observation's columns, for a DataFrame (a Dataset uses its
+        schema unless given).
 
     Returns
     -------
@@ -101,8 +155,9 @@ def hypothetical_information(source: Any, *, prior: Any = None) -> InformationRe
     >>> hypothetical_information([[1.0, 0.0], [0.0, 1.0]]).bits
     1.0
     """
-    if isinstance(source, ClassTable):
-        counts = source.counts.astype(np.float64)
+    if isinstance(source, (ClassTable, Dataset, pd.DataFrame)):
+        table = as_classes(source, quasi_identifiers=quasi_identifiers, owner="hypothetical_information")
+        counts = table.counts.astype(np.float64)
         n = float(counts.sum())
         if prior is not None:
             raise ParameterError("A class table's users are its records, uniformly; do not pass a prior.")
@@ -128,10 +183,39 @@ def hypothetical_information(source: Any, *, prior: Any = None) -> InformationRe
     return InformationResult(bits, entropy, "hypothetical")
 
 
+def _users_and_observations(source: Any, observations: Any, user: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """User and observation codes per row, from two label arrays or from a Dataset."""
+    if isinstance(source, Dataset):
+        if observations is not None:
+            raise ParameterError("perceived_information takes a Dataset alone: its QIs are the observations.")
+        if user is None:
+            if len(source.schema.identifiers) != 1:
+                raise SchemaError(
+                    "perceived_information needs the column that names each record's user: pass "
+                    f"user=..., or declare exactly one identifier column (the table has "
+                    f"{len(source.schema.identifiers)})."
+                )
+            user = source.schema.identifiers[0]
+        if not source.quasi_identifiers:
+            raise SchemaError("perceived_information needs quasi-identifiers: they are the observations.")
+        users = source.encode(user).codes
+        stacked = np.stack([source.encode(q).codes for q in source.quasi_identifiers], axis=1)
+        _, obs = np.unique(stacked, axis=0, return_inverse=True)
+        return np.unique(users, return_inverse=True)[1], obs.reshape(-1)
+    users = np.asarray(source, dtype=object).reshape(-1)
+    observations = np.asarray(observations, dtype=object).reshape(-1)
+    if users.shape != observations.shape or len(users) == 0:
+        raise ParameterError("users and observations must be non-empty 1-D arrays of equal length.")
+    return (np.unique(users.astype(str), return_inverse=True)[1],
+            np.unique(observations.astype(str), return_inverse=True)[1])
+
+
+# perceived_information() is long by its numpydoc docstring (the user's reference); its body is 12 lines.
 def perceived_information(
     users: Any,
-    observations: Any,
+    observations: Any = None,
     *,
+    user: str | None = None,
     test: Any = None,
     test_fraction: float = 0.5,
     smoothing: float = 0.0,
@@ -141,12 +225,18 @@ def perceived_information(
 
     Parameters
     ----------
-    users, observations : 1-D arrays of equal length
-        One row per observation: who produced it and what was observed
-        (any hashable labels).
+    users : 1-D array or Dataset
+        One row per observation: who produced it (any hashable labels).  Or
+        a :class:`~veil.Dataset` whose records are observations: the user is
+        the ``user`` column (default: the one identifier column) and the
+        observation is the record's QI combination.
+    observations : 1-D array, optional
+        What each row observed (with label arrays; not with a Dataset).
+    user : str, optional
+        A Dataset's column naming each record's user.
     test : 1-D bool array, optional
         Which rows form the testing set :math:`DB_t`; the others profile.
-        Default: a random split with ``test_fraction`` of each user's rows.
+        Default: a random split with ``test_fraction`` of the rows.
     test_fraction : float in (0, 1)
     smoothing : float in [0, inf)
         Additive (Laplace) smoothing of the profiled :math:`\\Pr_p[o\\mid u]`.
@@ -157,6 +247,14 @@ def perceived_information(
     Returns
     -------
     InformationResult
+
+    Raises
+    ------
+    ParameterError
+        Arrays of different lengths, a bad split, users without profiling rows.
+    SchemaError
+        A Dataset without quasi-identifiers, or without ``user`` and not
+        exactly one identifier column.
 
     Notes
     -----
@@ -182,23 +280,22 @@ def perceived_information(
     >>> perceived_information(users, obs, test=[False, True, False, True]).bits
     1.0
     """
-    users = np.asarray(users, dtype=object).reshape(-1)
-    observations = np.asarray(observations, dtype=object).reshape(-1)
-    if users.shape != observations.shape or len(users) == 0:
-        raise ParameterError("users and observations must be non-empty 1-D arrays of equal length.")
+    u_codes, o_codes = _users_and_observations(users, observations, user)
     smoothing = check_real("smoothing", smoothing, "perceived_information", low=0.0)
-    u_labels, u_codes = np.unique(users.astype(str), return_inverse=True)
-    o_labels, o_codes = np.unique(observations.astype(str), return_inverse=True)
-    nu, no = len(u_labels), len(o_labels)
     if test is None:
         fraction = check_real("test_fraction", test_fraction, "perceived_information", low=0.0, high=1.0,
                               closed="neither")
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        test_mask = rng.random(len(users)) < fraction
+        test_mask = rng.random(len(u_codes)) < fraction
     else:
         test_mask = np.asarray(test, dtype=bool).reshape(-1)
-        if test_mask.shape != users.shape:
+        if test_mask.shape != u_codes.shape:
             raise ParameterError("test must have one entry per observation.")
+    return _perceived(u_codes, o_codes, test_mask, smoothing)
+
+
+def _perceived(u_codes: np.ndarray, o_codes: np.ndarray, test_mask: np.ndarray, smoothing: float) -> InformationResult:
+    nu, no = int(u_codes.max()) + 1, int(o_codes.max()) + 1
     profile = np.bincount(u_codes[~test_mask] * no + o_codes[~test_mask], minlength=nu * no).reshape(nu, no)
     profile = profile.astype(np.float64) + smoothing
     rows = profile.sum(axis=1)

@@ -418,3 +418,119 @@ def test_infeasible_at_the_top(patients):
     top_down_specialization(
         patients, [LKCPrivacy(L=2, K=2, C=2 / 11, sensitive="Surgery", values=("Transgender",))], label=LABEL
     )
+
+
+# ----------------------------------------------------------------------------- runtime intervals (seed 004)
+@pytest.fixture(scope="module")
+def patients_without_age_taxonomy(patients) -> Dataset:
+    hierarchies = {name: h for name, h in patients.hierarchies.items() if name != "Age"}
+    return Dataset.from_pandas(
+        patients.frame, identifiers=["ID"], quasi_identifiers=["Job", "Sex", "Age"], sensitive=["Surgery"],
+        insensitive=[LABEL], kinds={"Age": "numeric"}, hierarchies=hierarchies,
+    )
+
+
+def test_hdtds_grows_the_age_intervals_at_runtime(patients_without_age_taxonomy):
+    # Seed 004: "for numerical attributes, a taxonomy tree can be grown at runtime; each non-leaf node has two
+    # child nodes representing some optimal binary split of the parent interval". Age starts at [1-99).
+    # Ages and Transfuse: 24 {4,7}: 2 N;  34 {1,3}: 2 Y;  44 {6,9}: 1 Y 1 N;  58 {2,5,8}: 3 N;  63 {10,11}: 2 Y
+    # InfoGain of each split of [1-99) (E = H(5, 6) = 0.994030):
+    root_splits = {
+        30: H(5, 6) - 9 / 11 * H(5, 4),                        # 24 | 34: 0.183150
+        40: H(5, 6) - 4 / 11 * H(2, 2) - 7 / 11 * H(3, 4),     # 34 | 44: 0.003431
+        50: H(5, 6) - 6 / 11 * H(3, 3) - 5 / 11 * H(2, 3),     # 44 | 58: 0.007234
+        60: H(5, 6) - 9 / 11 * H(3, 6),                        # 58 | 63: 0.242697 (best)
+    }
+    # [1-60) holds 24, 34, 44, 58: 3 Y 6 N
+    splits_60 = {
+        30: H(3, 6) - 7 / 9 * H(3, 4),                         # 24 | 34: 0.152008
+        40: H(3, 6) - 4 / 9 * H(2, 2) - 5 / 9 * H(1, 4),       # 34 | 44: 0.072781
+        50: H(3, 6) - 6 / 9 * H(3, 3),                         # 44 | 58: 0.251629 (best, but invalid)
+    }
+    # [30-60) holds 34, 44, 58: 3 Y 4 N
+    splits_30_60 = {
+        40: H(3, 4) - 5 / 7 * H(1, 4),                         # 34 | 44: 0.469565 (invalid)
+        50: H(3, 4) - 4 / 7 * H(3, 1),                         # 44 | 58: 0.521641 (invalid)
+    }
+    assert max(root_splits, key=root_splits.get) == 60 and max(splits_60, key=splits_60.get) == 50
+    # Hand run (L = 2, K = 2, C = 50 %; a qid is a pair of QI values):
+    #  1. ANY_Job (0.639473): Blue 6 (TG 2/6), White 5 -> valid;  free: White-collar -> Professional
+    #  2. [1-99) at 60 (0.242697): <Blue,[60-99)> {10,11}, <Blue,[1-60)> {1,3,5,6} TG 2/4 -> valid
+    #  3. [1-60) at 50 (0.251629): [50-60) = {2,5,8}: <Blue,[50-60)> = {5} -> INVALID
+    #     [1-60) at 30 (0.152008): <Professional,[1-30)> {4,7}, <Blue,[30-60)> {1,3,5,6} TG 2/4 -> valid
+    #  4. [30-60) at 50 (0.521641): <Blue,[50-60)> = {5} -> INVALID
+    #     [30-60) at 40 (0.469565): <Blue,[30-40)> = {1,3}, both Transgender: 100 % -> INVALID
+    #     Blue-collar (0.109170): <Non-Technical> 4 (TG 2/4), <Technical> 2 -> valid
+    #  5. Non-Technical (0.311278): <Janitor> {1,6}, <Mover> {3,5} (TG 1/2 each) -> valid
+    #  6. ANY_Sex (0.003431): <Professional,F> {8,9}, <M,[1-30)> {4,7}, <F,[60-99)> {10,11} -> valid
+    #  then Technical (<Carpenter,F> = {10}) and Professional (<Doctor,F> = {9}) are invalid: stop.
+    #  [1-30) = {24} and [60-99) = {63} hold one value each: leaves.
+    result = top_down_specialization(patients_without_age_taxonomy, [lkc()], label=LABEL, intervals={"Age": (1, 99)})
+    trace = result.details["trace"]
+    assert [(s["attribute"], s["value"], s.get("split_at")) for s in trace] == [
+        ("Job", "ANY_Job", None), ("Age", "[1-99)", 60), ("Age", "[1-60)", 30), ("Job", "Blue-collar", None),
+        ("Job", "Non-Technical", None), ("Sex", "ANY_Sex", None),
+    ]
+    expected_scores = [
+        H(5, 6) - 6 / 11 * H(5, 1) - 5 / 11 * H(0, 5),  # 0.639473
+        root_splits[60], splits_60[30],
+        H(5, 1) - 4 / 6 * H(3, 1),                      # 0.109170
+        H(3, 1) - 2 / 4 * H(1, 1),                      # 0.311278
+        H(5, 6) - 7 / 11 * H(3, 4) - 4 / 11 * H(2, 2),  # 0.003431
+    ]
+    assert [s["score"] for s in trace] == pytest.approx(expected_scores, abs=1e-11)
+    assert [s["info_gain"] for s in trace] == pytest.approx(expected_scores, abs=1e-11)
+    assert expected_scores == pytest.approx([0.639473, 0.242697, 0.152008, 0.109170, 0.311278, 0.003431], abs=1e-6)
+    assert splits_30_60 == pytest.approx({40: 0.469565, 50: 0.521641}, abs=1e-6)
+    details = result.details
+    assert details["specializations"] == 6 and details["partition_preserving"] == 1  # White-collar
+    assert details["invalidated"] == 5  # [1-60)@50, [30-60)@50, [30-60)@40, Technical, Professional
+    assert details["cuts"]["Age"] == ["[1-30)", "[30-60)", "[60-99)"]
+    assert details["intervals"] == {"Age": [1.0, 99.0]}
+    # the Age column is Table 6.2's exactly; Job goes one step further (Janitor / Mover), as in the run above
+    seed_table = load_lkc_patients_anonymized().frame
+    assert result.data["Age"].tolist() == seed_table["Age"].tolist()
+    assert result.data["Sex"].tolist() == seed_table["Sex"].tolist()
+    assert result.data["Job"].tolist() == ["Janitor", "Professional", "Mover", "Professional", "Mover", "Janitor",
+                                           "Professional", "Professional", "Professional", "Technical", "Technical"]
+    verified = verify(result.data, patients_without_age_taxonomy, [lkc()], label=LABEL)
+    assert lkc().achieved_level(verified) == {"L": 2, "K": 2, "C": 0.5}
+
+
+def test_runtime_interval_parameters(patients_without_age_taxonomy, patients):
+    data = patients_without_age_taxonomy
+    with pytest.raises(HierarchyError, match="intervals"):
+        top_down_specialization(data, [lkc()], label=LABEL)
+    with pytest.raises(ParameterError, match=r"must hold every value \(low <= 24, high > 63\)"):
+        top_down_specialization(data, [lkc()], label=LABEL, intervals={"Age": (30, 99)})
+    with pytest.raises(ParameterError, match="not a quasi-identifier"):
+        top_down_specialization(data, [lkc()], label=LABEL, intervals={"Age": None, "Surgery": None})
+    with pytest.raises(ParameterError, match="not all numbers"):
+        top_down_specialization(patients, [lkc()], label=LABEL, intervals={"Job": None})
+    with pytest.raises(ParameterError, match="score='infogain'"):
+        top_down_specialization(data, [lkc()], label=LABEL, intervals={"Age": None}, score="infogain/anonyloss")
+    # default root: from the smallest value to just above the largest, [24-64)
+    result = top_down_specialization(data, [lkc()], label=LABEL, intervals={"Age": None})
+    assert result.details["intervals"] == {"Age": [24.0, 64.0]}
+    assert result.data["Age"].tolist()[3] == "[24-30)"
+
+
+def test_round_split_points():
+    from veil.algorithms.tds._taxonomy import _round_point
+
+    assert [_round_point(24, 34), _round_point(58, 63), _round_point(44, 58), _round_point(1, 2)] == [30, 60, 50, 2]
+    assert _round_point(0.52, 0.57) == pytest.approx(0.53)
+    assert _round_point(-7, 3) == 0
+
+
+def test_adult_with_runtime_age_intervals(adult):
+    models = [LKCPrivacy(L=2, K=10, C=1.0)]
+    fixed = top_down_specialization(adult, models, label="salary-class")
+    grown = top_down_specialization(adult, models, label="salary-class", intervals={"age": None})
+    verify(grown.data, adult, models, label="salary-class")
+    # the root is [17-91) (ages 17..90); every released age interval holds its records' ages
+    assert grown.details["intervals"] == {"age": [17.0, 91.0]}
+    ages = adult.frame["age"].astype(int).to_numpy()
+    bounds = grown.data["age"].str.extract(r"^\[(\d+)-(\d+)\)$").astype(int).to_numpy()
+    assert ((bounds[:, 0] <= ages) & (ages < bounds[:, 1])).all()
+    assert grown.details["cuts"]["age"] != fixed.details["cuts"]["age"]

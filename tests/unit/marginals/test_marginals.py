@@ -359,3 +359,41 @@ def test_choose_marginals_width_one_and_parameters(adult_classes):
         choose_marginals(adult_classes, ["sex"], k=5, max_width=3)
     with pytest.raises(ColumnNotFoundError, match="'zodiac'"):
         choose_marginals(adult_classes, ["sex", "zodiac"], k=5)
+
+
+# ------------------------------------------------------------------ k-combinatorial, MaxEnt l-diversity
+def test_k_combinatorial_on_adult_equals_the_frechet_bounds(adult_classes):
+    from veil.datasets import load_adult
+    from veil.marginals import k_combinatorial
+
+    frame = load_adult().frame
+    ms = [marginal(adult_classes, ["sex", "race"]), marginal(adult_classes, ["race", "marital-status"])]
+    # decomposable (they share race only): given race, sex and marital-status form a transportation
+    # problem, so max T(s, r, m) = min(M1(s, r), M2(r, m)), computed here from pandas cross tables
+    m1 = frame.groupby(["sex", "race"]).size()
+    m2 = frame.groupby(["race", "marital-status"]).size()
+    bounds = [min(m1[(s, r)], m2[(r, m)]) for (s, r) in m1.index for (r2, m) in m2.index if r2 == r]
+    result = k_combinatorial(ms)
+    assert result.k == min(bounds)
+    assert int(result.most.sum()) == sum(bounds)
+
+
+def test_marginal_privacy_errors():
+    from veil.marginals import check_maxent_l_diversity, k_combinatorial, maxent_l_diversity
+
+    frame = pd.DataFrame({"a": list("xxyy"), "b": list("pqpq"), "s": list("ABAB")})
+    classes = ClassTable.from_pandas(frame, quasi_identifiers=["a", "b"])
+    with pytest.raises(ParameterError, match="max_cells=3"):
+        k_combinatorial([marginal(classes, ["a", "b"])], max_cells=3)
+    with pytest.raises(ParameterError, match="declare 0"):
+        maxent_l_diversity([marginal(classes, "a")])
+    data = Dataset.from_pandas(frame, quasi_identifiers=["a", "b"], sensitive=["s"])
+    with pytest.raises(ParameterError, match="in no marginal"):
+        maxent_l_diversity([marginal(data, "a")], sensitive="s")
+    with pytest.raises(ParameterError, match="needs c"):
+        check_maxent_l_diversity([marginal(data, ["a", "s"])], 2, measure="recursive")
+    with pytest.raises(ParameterError, match="not one of its attributes"):
+        marginal(data, ["a"], sensitive=["s"])
+    # sensitive=[] overrides the schema: the (a, s) marginal is then judged on all its cells
+    assert achieved_k_link([marginal(data, ["a", "s"], sensitive=[])]) == 1
+    assert achieved_k_link([marginal(data, ["a", "s"])]) == 2

@@ -202,3 +202,33 @@ def test_perceived_information_by_hand():
     test2 = [False, True, False, False, True, False]  # a tests x, b tests y
     # profiling a: x, y (1/2 each); b: y, x -> Pr_p[a|x] = 1/2 -> PI = 1 + log2(1/2) = 0
     assert perceived_information(users, obs, test=test2).bits == pytest.approx(0.0)
+
+
+def test_information_accepts_a_dataset_like_the_other_risk_functions():
+    from veil.risk import success_rate
+
+    data = load_din_table()
+    assert hypothetical_information(data).bits == hypothetical_information(ClassTable.from_dataset(data)).bits
+    frame = data.frame[list(data.quasi_identifiers)]
+    assert hypothetical_information(frame, quasi_identifiers=list(data.quasi_identifiers)).bits == pytest.approx(
+        hypothetical_information(data).bits, rel=1e-12)
+    with pytest.raises(ParameterError, match="prior"):
+        hypothetical_information(data, prior=[1.0] * 11)
+    with pytest.raises(ParameterError, match="per_attempt"):
+        success_rate(1.5, 2)
+    with pytest.raises(ParameterError, match="attempts"):
+        success_rate(0.5, -1)
+
+
+def test_perceived_information_of_a_dataset_needs_its_user_column():
+    from veil.dataset import Dataset
+    from veil.errors import SchemaError
+
+    frame = pd.DataFrame({"who": ["a", "a", "b", "b"], "q": ["x", "x", "y", "y"]})
+    with pytest.raises(SchemaError, match="user"):
+        perceived_information(Dataset.from_pandas(frame, quasi_identifiers=["q"]), test=[0, 1, 0, 1])
+    data = Dataset.from_pandas(frame, quasi_identifiers=["q"], insensitive=["who"])
+    # each user's test observation is the one it was profiled on: PI = H[U] = 1 bit
+    assert perceived_information(data, user="who", test=[0, 1, 0, 1]).bits == 1.0
+    with pytest.raises(ParameterError, match="alone"):
+        perceived_information(data, ["x"] * 4, user="who")

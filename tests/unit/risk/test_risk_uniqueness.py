@@ -12,7 +12,7 @@ from scipy import special
 from veil.classes import ClassTable
 from veil.errors import ParameterError
 from veil.risk import assess, population_uniqueness
-from veil.risk._uniqueness import pitman_uniques, snb_uniques, zayatz_uniques
+from veil.risk._uniqueness import pitman_uniques, shlosser_population_classes, snb_uniques, zayatz_uniques
 
 
 def _table(sizes):
@@ -171,3 +171,39 @@ def test_report_contract_keys(adult):
     data = assess(ClassTable.from_dataset(adult), population_fraction=0.1).to_dict()
     assert set(data["population_uniques"]) >= {"pitman", "zayatz", "snb", "dankar", "model_used"}
     assert data["population_uniques"]["model_used"] == "pitman"
+
+
+def test_shlosser_in_log_space_has_no_overflow_for_a_class_of_2000():
+    # sizes [1, 2, 3, 2000], one class each, q = 0.5, u = 4, f_1 = 1. The 2000-class terms are
+    # (3/4)^1999 and (1/2)^2000: ~1e-250 and ~1e-602, i.e. 0 to double precision.
+    # num1 = 1*.25 + 2*.25*.75 + 3*.25*.5625 = 1.046875
+    # den1 = (.75-.5) + (.5625-.25) + (.421875-.125) = .859375     [(1-q^2)^i - (1-q)^i]
+    # num2 = .5 + .25 + .125 = .875 ;  den2 = 1*.5 + 2*.5*.5 + 3*.5*.25 = 1.375
+    # K = 4 + 1 * (1.046875/.859375) * (.875/1.375)^2 = 4 + 1.2181818 * 0.4049587 = 4.4933133
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # overflow or NaN fails the test
+        k = shlosser_population_classes(np.array([1, 2, 3, 2000]), np.ones(4), 0.5)
+    expected = 4 + (1.046875 / 0.859375) * (0.875 / 1.375) ** 2
+    assert k == pytest.approx(expected, rel=1e-12)
+    assert expected == pytest.approx(4.4933133, abs=1e-7)
+
+
+def test_population_uniqueness_reports_a_finite_population_class_estimate_for_large_classes():
+    result = population_uniqueness(_table([1, 2, 3, 2000]), sampling_fraction=0.5)
+    assert result.population_classes == pytest.approx(4 + (1.046875 / 0.859375) * (0.875 / 1.375) ** 2)
+    assert result.to_dict()["population_classes"] == result.population_classes
+    for name in ("pitman", "zayatz", "snb", "dankar"):
+        estimate = getattr(result, name)
+        assert estimate.uniques is None or math.isfinite(estimate.uniques)
+
+
+def test_shlosser_exact_cases():
+    # q = 1: the sample is the population, K = u; no sample uniques: K = u as well (f_1 = 0)
+    assert shlosser_population_classes(np.array([1, 2]), np.array([3.0, 4.0]), 1.0) == 7.0
+    assert shlosser_population_classes(np.array([2, 5]), np.array([3.0, 4.0]), 0.1) == 7.0
+
+
+def test_snb_with_a_given_population_class_count_solves_the_same_equations():
+    sizes, freq = np.array([1, 2, 3]), np.array([10.0, 5.0, 2.0])
+    estimate = snb_uniques(sizes, freq, 26, 260, population_classes=300.0)
+    assert estimate.parameters["K"] == 300.0
+    assert estimate.valid
