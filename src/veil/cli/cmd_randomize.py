@@ -105,7 +105,7 @@ def _read_transition(column: str, path: Path, categories: list[str]):
     from veil.dataset import read_csv
 
     where = f"--transition {column}={path}"
-    frame = read_csv(path, na_values=())
+    frame = read_csv(path, na_values=(), row_labels=True)
     header = [str(c) for c in frame.columns]
     labelled = len(header) > 1 and (
         header[0].strip() == "" or bool(pd.to_numeric(frame.iloc[:, 0], errors="coerce").isna().any())

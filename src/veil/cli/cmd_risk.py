@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from veil.cli._app import app, console, split_list, user_errors, write_json_atomic
+from veil.cli._app import app, console, esc, input_files, split_list, user_errors
 
 #: Without --max-qi-size, every QI subset is ranked up to this many QIs (2^q - 1 subsets).
 _ALL_SUBSETS_UP_TO = 10
@@ -45,18 +45,18 @@ def risk(
     """Re-identification risk: prosecutor / journalist / marketer, uniqueness, likely QIs."""
     from veil.classes import ClassTable
     from veil.dataset import Dataset
-    from veil.errors import OutputError, ParameterError
+    from veil.errors import ParameterError
+    from veil.pipeline import publishing
     from veil.risk import assess
 
-    with user_errors():
+    # every input named, and the --json destination refused if it is one of them, before any work
+    with user_errors(), publishing({"json": json_out}, inputs=input_files(file, population)) as out:
         qis = split_list(qi)
         sens = split_list(sensitive)
         if not qis:
             raise ParameterError("--qi needs at least one column.")
         if population is not None and population_fraction is not None:
             raise ParameterError("Give either --population or --population-fraction, not both.")
-        if json_out is not None and Path(json_out).resolve() == Path(file).resolve():
-            raise OutputError("--json would overwrite the input file; choose another path.")
         dataset = Dataset.read(file, sep=sep, encoding=encoding, quasi_identifiers=qis, sensitive=sens)
         classes = ClassTable.from_dataset(dataset)
         pop = None
@@ -71,9 +71,9 @@ def risk(
         )
         payload = report.to_dict()
         if json_out is not None:
-            write_json_atomic(json_out, payload)
+            out.write_json("json", payload)
 
-    overview = Table(title=f"{file.name}: re-identification risk", show_header=True)
+    overview = Table(title=f"{esc(file.name)}: re-identification risk", show_header=True)
     overview.add_column("measure")
     overview.add_column("value", justify="right")
     overview.add_row("records", f"{report.records:,}")
@@ -121,11 +121,11 @@ def risk(
         for column in ("attributes", "distinction", "separation"):
             ranking.add_column(column, justify="left" if column == "attributes" else "right")
         for score in report.quasi_identifiers[:top]:
-            ranking.add_row(", ".join(score.attributes), _pct(score.distinction), _pct(score.separation))
+            ranking.add_row(esc(", ".join(score.attributes)), _pct(score.distinction), _pct(score.separation))
         console.print(ranking)
 
     for name, s in report.sensitive.items():
-        table = Table(title=f"Attribute disclosure: {name}", show_header=True)
+        table = Table(title=f"Attribute disclosure: {esc(name)}", show_header=True)
         table.add_column("measure")
         table.add_column("value", justify="right")
         table.add_row("homogeneous classes", f"{s.homogeneity.homogeneous_classes:,}")
@@ -138,4 +138,4 @@ def risk(
                       else f"{delta:.4f}")
         console.print(table)
     if json_out is not None:
-        console.print(f"JSON report written to {json_out}")
+        console.print(f"JSON report written to {esc(json_out)}", highlight=False)

@@ -35,7 +35,7 @@ def test_ragged_csv_names_line(tmp_path, body, line):
 def test_duplicate_columns(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("a,a\n1,2\n")
-    with pytest.raises(SchemaError, match="duplicate column names: 'a'"):
+    with pytest.raises(DataFormatError, match=r"duplicate column names: 'a' \(columns 1 and 2\)"):
         read_csv(path)
     with pytest.raises(SchemaError, match="duplicate"):
         Dataset.from_pandas(pd.DataFrame([[1, 2]], columns=["a", "a"]))
