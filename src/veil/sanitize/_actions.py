@@ -429,13 +429,33 @@ def bottom_code(series: pd.Series, *, threshold: float, label: str | None = None
     return _code(series, threshold, label, "bottom_code", above=False)
 
 
-def age_90_plus(series: pd.Series, *, label: str = "90+") -> pd.Series:
-    """Safe Harbor ages: every age over 89 becomes ``"90+"`` (45 CFR 164.514(b)(2)(i)(C)).
+#: The top-coded age: an age of 90 in a Safe Harbor release stands for "90 or older".
+AGE_TOP = 90
 
-    Ages of 89 or less are kept (as strings, since the column now mixes
-    numbers and a label).
+
+def age_90_plus(series: pd.Series, *, label: str | None = None) -> pd.Series:
+    """Safe Harbor ages: every age over 89 is aggregated into one top category (45 CFR 164.514(b)(2)(i)(C)).
+
+    By default the top category is the number :data:`AGE_TOP` (90, read "90 or
+    older"), so the column stays numeric: interval hierarchies, numeric kinds
+    and queries such as ``count where age > 40`` keep working.  With
+    ``label`` (e.g. ``"90+"``) the top category is that text instead, and the
+    column becomes text.  Ages of 89 or less are kept.
+
+    Raises
+    ------
+    SchemaError
+        Non-numeric values (naming the rows).
     """
-    return _code(series, 89, label, "age_90_plus", above=True)
+    if label is not None:
+        return _code(series, 89, label, "age_90_plus", above=True)
+    series = _check_series(series, "age_90_plus")
+    values, miss = _numbers(series, "age_90_plus")
+    coded = np.where(values > 89, float(AGE_TOP), values)
+    if pd.api.types.is_numeric_dtype(series.dtype):
+        out = pd.Series(coded, index=series.index, name=series.name)
+        return out.astype(series.dtype) if pd.api.types.is_integer_dtype(series.dtype) else out
+    return _format_numbers(coded).set_axis(series.index).where(~miss).rename(series.name)
 
 
 # --------------------------------------------------------------------------- dates

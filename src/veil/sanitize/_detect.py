@@ -278,6 +278,28 @@ def _sample(present: pd.Series, size: int, seed: int) -> tuple[pd.Series, bool]:
 
 # --------------------------------------------------------------------------- combine
 
+_MIN_CONTRADICTING = 20
+
+
+def _contradicted(kind: str, how: str, whole: str, support: float, examined: int) -> bool:
+    """Whether the values contradict a column name that suggested ``kind`` (not an exclusive kind).
+
+    - a person name suggested by a word of the column name (``patient_type``
+      holding ``inpatient``) or by a word that is not ``name`` itself (``contact``
+      holding ``email``); a column called ``name`` stays a name even in lower case;
+    - a date name none of whose (at least 20) values looks like a date
+      (``visit_count`` holding ``1, 2, 3``).
+
+    Other kinds keep their name whatever the values (``patient_ssn`` without
+    dashes, a foreign postcode, an id of any shape): a missed identifier costs
+    more than a column flagged in error.
+    """
+    if kind == "name":
+        return how.startswith("a word") or "name" not in whole
+    if kind == "date":
+        return support == 0.0 and examined >= _MIN_CONTRADICTING
+    return False
+
 
 def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, threshold: float,
            min_rows_for_uniqueness: int) -> ColumnFinding:
@@ -292,6 +314,7 @@ def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, th
     examined = len(text)
     shares = _pattern_shares(text)
     names = _name_candidates(column)
+    whole_name = name_tokens(column)[0]
     evidence: list[Evidence] = []
     scores: dict[str, float] = {}
 
@@ -302,7 +325,7 @@ def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, th
             raw, support = shares[kname]
             if support >= _MIN_SHARE:
                 conf = conf + (1 - conf) * 0.9 * support
-            elif kind.exclusive:
+            elif kind.exclusive or _contradicted(kname, how, whole_name, support, examined):
                 conf = conf * (0.5 + support)   # the values contradict the name
         scores[kname] = conf
 

@@ -14,7 +14,7 @@ other unique identifiers
 ZIP code                                 first three digits, restricted ZIP3 -> 000
 date of birth                            year; years implying age > 89 aggregated
 other dates                              year
-age                                      ages over 89 -> "90+"
+age                                      ages over 89 -> 90 ("90 or older")
 quasi-identifiers outside the 18         kept; listed (handle with ``veil anonymize``)
 =======================================  ==========================================
 
@@ -34,7 +34,7 @@ import pandas as pd
 from veil._validation import check_real
 from veil.errors import ParameterError
 from veil.sanitize import _actions as act
-from veil.sanitize._detect import ScanReport, scan as run_scan
+from veil.sanitize._detect import ColumnFinding, ScanReport, scan as run_scan
 from veil.sanitize._patterns import KIND_BY_NAME
 from veil.sanitize._plan import (ActionSpec, Age90Plus, BirthYear, DeidentifyResult, Drop, Plan,
                                  PseudonymizeRandom, TruncateDates, Undecided, Zip3, deidentify)
@@ -46,6 +46,15 @@ ACTUAL_KNOWLEDGE = (
     "information could identify an individual (45 CFR 164.514(b)(2)(ii)); veil cannot decide this."
 )
 _UNCERTAIN_UNIQUE = 0.8
+
+
+def _named_identifier(finding: ColumnFinding) -> bool:
+    """Whether the column's name says it is an identifier (``subject_id``, ``uuid``, ``record_key``).
+
+    Such a column is removed (or given random ids with ``link``) whether or not
+    its values are unique per row: a subject seen on several rows is still identified.
+    """
+    return any(e.source == "name" and e.kind == "unique_identifier" for e in finding.evidence)
 
 
 def safe_harbor_plan(report: ScanReport, *, restricted_zip3: Iterable[str] | None = None,
@@ -90,7 +99,8 @@ def safe_harbor_plan(report: ScanReport, *, restricted_zip3: Iterable[str] | Non
             undecided.append(Undecided(column, f"{kind.description} with confidence {f.confidence:.2f} below "
                                        f"{min_confidence:.2f}; kept", f.kind, f.confidence))
             continue
-        if kind.name == "unique_identifier" and f.confidence < _UNCERTAIN_UNIQUE:
+        if kind.name == "unique_identifier" and not _named_identifier(f) and f.confidence < _UNCERTAIN_UNIQUE:
+            # only uniqueness speaks, and the values are decimal numbers: maybe a measurement
             undecided.append(Undecided(column, "unique per row but the values look like measurements, not a "
                                        "code; kept (drop it if it is an identifier)", f.kind, f.confidence))
             continue
@@ -112,6 +122,7 @@ def safe_harbor_plan(report: ScanReport, *, restricted_zip3: Iterable[str] | Non
             continue
         if kind.name == "age":
             actions[column] = Age90Plus()
+            notes[column] = "ages over 89 become 90, read as '90 or older' (the column stays numeric)"
             continue
         if kind.safe_harbor is not None:
             actions[column] = Drop()
