@@ -109,10 +109,9 @@ def query(
     from veil.dp import PrivacyAccountant, PrivacyBudget, PrivateTable, parse_query
     with user_errors():
         specs = [parse_query(q) for q in queries]
-        try:
-            frame = pd.read_csv(file, sep=sep, engine="python") if sep is None else pd.read_csv(file, sep=sep)
-        except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-            raise DataFormatError(f"Cannot read {file} as CSV: {exc}") from None
+        from veil.data import read_table  # the one reader: ragged rows, duplicate names, ... refused
+
+        frame = read_table(file, sep=sep, typed=True).to_pandas()
         key = _file_hash(file)
         state = None
         if budget_file is not None:

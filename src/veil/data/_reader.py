@@ -15,9 +15,9 @@ same way whichever command reads it, with a one-line
 
 CSV files are parsed by ``pyarrow.csv`` with every column read as text (so
 ``"07401"`` stays a ZIP code), a UTF-8 byte-order mark is dropped, CRLF line
-ends are accepted and blank lines are skipped.  With ``typed=True`` pyarrow
-infers numeric and date types instead (for the DP query command, whose
-aggregates need numbers).
+ends are accepted and blank lines are skipped.  With ``typed=True`` columns
+whose every value is a number or a boolean are read as such (for the DP query
+command, whose aggregates need numbers).
 
 The separator, when not given, is detected among ``, ; TAB |`` from the
 first lines (see :func:`sniff_separator`).
@@ -204,7 +204,8 @@ def read_table(
     na_values : sequence of str
         Cell texts read as missing (CSV only); ``()`` keeps every text.
     typed : bool, default False
-        Let pyarrow infer numeric and date columns instead of reading text.
+        Columns whose every value is an integer, a number or a boolean are
+        read as such (dates stay text), as ``pandas.read_csv`` does.
     row_labels : bool, default False
         The first column labels the rows (a matrix): its header may be empty.
 
@@ -276,7 +277,7 @@ def _parse_csv(data: bytes, path: Path, *, sep: str | None, encoding: str, na_va
         return "skip"
 
     convert = pacsv.ConvertOptions(
-        column_types=None if typed else {name: pa.string() for name in header},
+        column_types={name: pa.string() for name in header},
         null_values=list(na_values),
         strings_can_be_null=True,
         quoted_strings_can_be_null=True,
@@ -308,4 +309,29 @@ def _parse_csv(data: bytes, path: Path, *, sep: str | None, encoding: str, na_va
         )
     if table.num_rows == 0:
         raise DataFormatError(f"{_name(path)} has a header but no data rows.")
-    return table
+    return _with_numbers(table) if typed else table
+
+
+def _with_numbers(table: "pa.Table") -> "pa.Table":
+    """Text columns whose every value is an integer, a number or a boolean, as that type.
+
+    As ``pandas.read_csv`` infers them; dates stay text.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = []
+    for column in table.columns:
+        for target in (pa.int64(), pa.float64()):
+            try:
+                column = pc.cast(column, target)
+                break
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                continue
+        else:
+            lowered = pc.utf8_lower(column)
+            if pc.all(pc.is_in(lowered, value_set=pa.array(["true", "false"])), skip_nulls=True).as_py() and \
+                    pc.count(column).as_py() > 0:
+                column = pc.equal(lowered, "true")
+        columns.append(column)
+    return pa.table(columns, names=table.column_names)

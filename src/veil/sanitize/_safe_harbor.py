@@ -48,6 +48,20 @@ ACTUAL_KNOWLEDGE = (
 _UNCERTAIN_UNIQUE = 0.8
 
 
+def _release_date(as_of: str | None) -> pd.Timestamp:
+    """The release date of the age-over-89 rule: ``as_of``, or today."""
+    if as_of is None:
+        return pd.Timestamp.today()
+    try:
+        stamp = pd.Timestamp(as_of)
+    except (ValueError, TypeError):
+        stamp = None
+    if stamp is None or pd.isna(stamp):
+        raise ParameterError(f"The 'as_of' parameter of safe_harbor must be a date such as '2025-01-31'. "
+                             f"Got {as_of!r} instead.")
+    return stamp
+
+
 def _named_identifier(finding: ColumnFinding) -> bool:
     """Whether the column's name says it is an identifier (``subject_id``, ``uuid``, ``record_key``).
 
@@ -63,6 +77,7 @@ def safe_harbor_plan(report: ScanReport, *, restricted_zip3: Iterable[str] | Non
                      overrides: Plan | None = None) -> tuple[Plan, tuple[Undecided, ...], dict[str, str]]:
     """The Safe Harbor plan for a scanned table, the open questions, and a note per column."""
     min_confidence = check_real("min_confidence", min_confidence, "safe_harbor", low=0.0, high=1.0)
+    _release_date(as_of)
     possible_confidence = check_real("possible_confidence", possible_confidence, "safe_harbor", low=0.0, high=1.0)
     link = set(link)
     missing_link = [c for c in link if c not in report.columns]
@@ -185,7 +200,7 @@ def safe_harbor(frame: pd.DataFrame, *, scan: ScanReport | None = None,
     act.require_columns(frame, report.columns, "safe_harbor")
     plan, undecided, notes = safe_harbor_plan(report, restricted_zip3=restricted_zip3, as_of=as_of, link=link,
                                               min_confidence=min_confidence, overrides=overrides)
-    ref = pd.Timestamp.today() if as_of is None else pd.Timestamp(as_of)
+    ref = _release_date(as_of)
     return deidentify(frame, plan, key=key, rng=rng, _profile="safe-harbor", _undecided=undecided,
                       _notes={"as_of": ref.strftime("%Y-%m-%d"),
                               "restricted_zip3_given": restricted_zip3 is not None,
