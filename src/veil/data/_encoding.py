@@ -154,9 +154,10 @@ def _as_arrow(values: "pd.Series | pa.ChunkedArray | pa.Array") -> "pa.Array | N
     if values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
         return None  # Python objects (decimals, mixed types) keep their text, as format_labels gives it
     try:
-        return pa.array(values, from_pandas=True)
+        array = pa.array(values, from_pandas=True)
     except (pa.ArrowException, TypeError, ValueError):
         return None
+    return _as_arrow(array) if isinstance(array, pa.ChunkedArray) else array  # Arrow-backed pandas
 
 
 def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.ndarray, np.ndarray]:
