@@ -169,6 +169,8 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
     if array is None:  # pandas-only objects: the labels are made row by row
         raw, uniques = pd.factorize(format_labels(values), use_na_sentinel=True)  # type: ignore[arg-type]
         return raw.astype(np.int32, copy=False), np.asarray(uniques, dtype=object)
+    if pa.types.is_null(array.type):  # every value missing
+        return np.full(len(array), -1, dtype=np.int32), np.array([], dtype=object)
     encoded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
     indices = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
     dictionary = encoded.dictionary
