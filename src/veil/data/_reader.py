@@ -99,6 +99,17 @@ def _is_utf8(encoding: str) -> bool:
     return encoding.lower().replace("_", "-") in ("utf-8", "utf8", "utf-8-sig")
 
 
+def _physical_line(data: bytes, row: int) -> int:
+    """The file line of pyarrow's 1-based row ``row``, which skips blank lines (the header is row 1)."""
+    seen = 0
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.rstrip(b"\r"):
+            seen += 1
+            if seen == row:
+                return number
+    return row
+
+
 def _decode_check(data: bytes, path: Path, encoding: str) -> None:
     """Raise naming the line of the first byte that ``encoding`` cannot decode.
 
@@ -301,8 +312,8 @@ def _parse_csv(data: bytes, path: Path, *, sep: str | None, encoding: str, na_va
             detail = str(exc).splitlines()[0]
             raise DataFormatError(f"Cannot read {_name(path)} as CSV: {detail}") from None
     if bad_rows:
-        line, expected, actual = bad_rows[0]
-        where = f"line {line}" if line is not None else "a row"
+        row, expected, actual = bad_rows[0]
+        where = f"line {_physical_line(data, row)}" if row is not None else "a row"
         raise DataFormatError(
             f"{_name(path)}, {where}: expected {expected} fields (separated by {sep!r}) but found {actual}; "
             f"{len(bad_rows)} row(s) are ragged (or a quote is left open). Fix the file or pass the right separator."
