@@ -27,6 +27,10 @@ CASES: dict[str, tuple[bytes, list[str], list[list[str | None]]]] = {
     "missing-cells": (b"a,b\n1,\nNA,2\n", ["a", "b"], [["1", None], [None, "2"]]),
     "wide": ((",".join(f"c{i}" for i in range(WIDE)) + "\n" + ",".join(["7"] * WIDE) + "\n").encode(),
              [f"c{i}" for i in range(WIDE)], [["7"] * WIDE]),
+    # a header longer than the 64 KiB sample: every column is still read as text ("007" stays "007")
+    "header-wider-than-sample": ((",".join(f"column_number_{i:05d}" for i in range(5000)) + "\n"
+                                  + ",".join(["007"] * 5000) + "\n").encode(),
+                                 [f"column_number_{i:05d}" for i in range(5000)], [["007"] * 5000]),
     "markup-names": (b"[bold]x,[/]\n1,2\n", ["[bold]x", "[/]"], [["1", "2"]]),
     # wide enough to cross the sniffer's sample; scan judges each column, so the commands get 200
     "wide-200": ((",".join(f"c{i}" for i in range(200)) + "\n" + ",".join(["7"] * 200) + "\n").encode(),

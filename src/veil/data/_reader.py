@@ -190,7 +190,9 @@ def _sniff(head: bytes, full: bool, path: Path, encoding: str) -> str:
 
 
 def _header(data: bytes, encoding: str, sep: str) -> list[str]:
-    text = data[:_SNIFF_BYTES].decode(encoding, errors="replace").lstrip("\ufeff")
+    end = data.find(b"\n")
+    size = _SNIFF_BYTES if end < 0 else max(_SNIFF_BYTES, end + 1)  # a header wider than the sample
+    text = data[:size].decode(encoding, errors="replace").lstrip("\ufeff")
     return next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), [])
 
 
