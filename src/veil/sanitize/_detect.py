@@ -49,6 +49,7 @@ _DECIMAL = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?")
 _WORD_FACTOR = 0.8          # a name matched on one word, not as a whole
 _MIN_SHARE = 0.5            # a pattern defines a column only if most values match
 _FREE_TEXT_CHARS = 40
+_ARROW_REGEX_FROM = 2000     # sample size from which Arrow's regex engine is the faster
 
 
 @dataclass(frozen=True)
@@ -252,6 +253,10 @@ def _pattern_shares(sample: pd.Series) -> dict[str, tuple[float, float]]:
     n = len(sample)
     if n == 0:
         return out
+    if n < _ARROW_REGEX_FROM:
+        # pandas parses the pattern again at every Arrow regex call (about 1 ms); Python's re on a
+        # few values is faster, so a table of many short columns is not scanned for minutes
+        sample = sample.astype(object)
     for kind in KINDS:
         regex = kind.value_regex
         if regex is None:
