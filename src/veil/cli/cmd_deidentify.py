@@ -133,6 +133,11 @@ def deidentify_command(
                 out.write_text("mapping", _csv(result.mapping_frame()))
             if report_out is not None:
                 out.write_json("report", {"file": file.name, **result.report.to_dict()})
+    _print_summary(result, output, mapping_out)
+
+
+def _print_summary(result: Any, output: Path, mapping_out: Optional[Path]) -> None:
+    """What was done per column, what was kept, what is left undecided (every user string escaped)."""
     if result.mappings and mapping_out is None:
         err_console.print("[yellow]note:[/] random ids were assigned; their mapping is not saved "
                           "(pass --mapping-out to keep it).")

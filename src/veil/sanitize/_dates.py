@@ -116,7 +116,7 @@ def shift_dates(series: pd.Series, *, by: pd.Series, key: "bytes | str | Pseudon
     if key is not None:
         secret = PseudonymKey(key, "shift_dates")
         ctx = b"veil.shift_dates\x00" + str(context).encode("utf-8") + b"\x00"
-        draws = np.array([int.from_bytes(secret._hmac(ctx + str(u).encode("utf-8"))[:8], "big") % span
+        draws = np.array([int.from_bytes(secret.digest(ctx + str(u).encode("utf-8"))[:8], "big") % span
                           for u in uniques], dtype=np.int64)
     else:
         draws = generator(rng, "shift_dates").integers(0, span, size=len(uniques))

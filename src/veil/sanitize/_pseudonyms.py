@@ -78,7 +78,8 @@ class PseudonymKey:
     def __reduce__(self) -> Any:  # never pickle the secret by accident
         raise TypeError("PseudonymKey cannot be pickled")
 
-    def _hmac(self, message: bytes) -> bytes:
+    def digest(self, message: bytes) -> bytes:
+        """HMAC-SHA256 of ``message`` under the key (the key itself is never exposed)."""
         return hmac.new(self._secret, message, hashlib.sha256).digest()
 
 
@@ -130,7 +131,7 @@ def pseudonymize_hmac(series: pd.Series, *, key: "bytes | str | PseudonymKey", l
     text = as_text(series)
     codes, uniques = pd.factorize(text.where(~miss))
     ctx = str(context).encode("utf-8") + b"\x00"
-    digests = np.array([prefix + secret._hmac(ctx + str(u).encode("utf-8")).hex()[:length] for u in uniques],
+    digests = np.array([prefix + secret.digest(ctx + str(u).encode("utf-8")).hex()[:length] for u in uniques],
                        dtype=object)
     out = np.full(len(series), None, dtype=object)
     ok = codes >= 0
