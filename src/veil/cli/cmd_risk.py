@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -73,6 +74,13 @@ def risk(
         if json_out is not None:
             out.write_json("json", payload)
 
+    _print_report(report, file, top)
+    if json_out is not None:
+        console.print(f"JSON report written to {esc(json_out)}", highlight=False)
+
+
+def _print_report(report: Any, file: Path, top: int) -> None:
+    """The summary tables: overview, attacker models, population uniques, likely QIs, attribute disclosure."""
     overview = Table(title=f"{esc(file.name)}: re-identification risk", show_header=True)
     overview.add_column("measure")
     overview.add_column("value", justify="right")
@@ -137,5 +145,3 @@ def risk(
         table.add_row("δ-disclosure level", "unbounded (a class lacks a value)" if delta == float("inf")
                       else f"{delta:.4f}")
         console.print(table)
-    if json_out is not None:
-        console.print(f"JSON report written to {esc(json_out)}", highlight=False)
