@@ -105,7 +105,11 @@ def _print_report(report: Any, file: Path, top: int) -> None:
     models.add_row("journalist", _pct(j.highest), "", _pct(j.average), note)
     models.add_row("marketer", "", "", _pct(report.marketer.average), f"case: {report.marketer.case}")
     console.print(models)
+    _print_details(report, top)
 
+
+def _print_details(report: Any, top: int) -> None:
+    """Population uniques, the ranking of QI subsets, and attribute disclosure per sensitive attribute."""
     if report.population_uniques is not None:
         u = report.population_uniques
         uniq = Table(title=f"Population uniques (sampling fraction {u.sampling_fraction:.4g}, "
