@@ -103,3 +103,16 @@ def test_key_env_value_is_never_echoed(tmp_path):
     assert res.exit_code == 0, res.output
     assert SECRET not in res.output and SECRET not in out.read_text() and SECRET not in report.read_text()
     assert json.loads(report.read_text())["rows"] == 12
+
+
+def test_safe_harbor_output_still_answers_numeric_queries(tmp_path):
+    # before, "90+" turned age into text and "count where age > 40" failed on the release
+    source = tmp_path / "p.csv"
+    source.write_text("age,dx\n" + "".join(f"{a},{'ab'[a % 2]}\n" for a in (25, 45, 89, 90, 97, 104) * 4))
+    out = tmp_path / "o.csv"
+    assert run("deidentify", source, "--profile", "safe-harbor", "-o", out).exit_code == 0
+    ages = pd.read_csv(out)["age"]
+    assert pd.api.types.is_integer_dtype(ages) and ages.max() == 90
+    res = run("query", out, "count where age > 40", "--epsilon", "1", "--budget", "1")
+    assert res.exit_code == 0, res.output
+    assert "count where age > 40:" in res.output
