@@ -116,3 +116,9 @@ def test_safe_harbor_output_still_answers_numeric_queries(tmp_path):
     res = run("query", out, "count where age > 40", "--epsilon", "1", "--budget", "1")
     assert res.exit_code == 0, res.output
     assert "count where age > 40:" in res.output
+
+
+def test_boolean_words_are_not_person_names():
+    report = scan(pd.DataFrame({"flag": ["True", "False"] * 15, "answer": ["Yes", "No", "None"] * 10}))
+    for column in ("flag", "answer"):
+        assert not any(e.kind == "name" for e in report.columns[column].evidence), column
