@@ -30,6 +30,7 @@ CASES: dict[str, tuple[str, bytes, tuple[str, ...]]] = {
     "bad-utf8": ("t.csv", b"a,b\n1,2\n3,\xff\xfe\n", ("line 3", "not valid utf-8")),
     "bad-utf8-header": ("t.csv", b"a\xe9,b\n1,2\n", ("line 1", "not valid utf-8")),
     "nul-byte": ("t.csv", b"a,b\n1,2\n3,\x004\n", ("line 3", "NUL byte")),
+    "utf16-read-as-utf8": ("t.csv", "a,b\n1,2\n".encode("utf-16"), ("line 1", "--encoding utf-16")),
     "binary-garbage": ("t.csv", bytes(range(256)) * 16, ("NUL byte",)),
     "open-quote": ("t.csv", b'a,b\n"1,2\n3,4\n', ("line 2",)),
     "wide-ragged": ("t.csv", (",".join(f"c{i}" for i in range(WIDE)) + "\n"

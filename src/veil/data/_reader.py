@@ -275,8 +275,10 @@ def _parse_csv(data: bytes, path: Path, *, sep: str | None, encoding: str, na_va
         raise DataFormatError(f"{_name(path)} is empty: a CSV needs a header line and at least one data row.")
     nul = data.find(b"\x00")
     if nul >= 0 and not encoding.lower().replace("_", "-").startswith(("utf-16", "utf-32")):
+        utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
         raise DataFormatError(
-            f"{_name(path)}, line {_line_of(data, nul)}: a NUL byte; this looks like a binary file, not a CSV."
+            f"{_name(path)}, line {_line_of(data, nul)}: a NUL byte; "
+            + ("this is UTF-16 text: pass --encoding utf-16." if utf16 else "this looks like a binary file, not a CSV.")
         )
     _decode_check(data, path, encoding)
     if sep is None:
