@@ -306,6 +306,37 @@ def _contradicted(kind: str, how: str, whole: str, support: float, examined: int
     return False
 
 
+def _name_and_pattern_scores(column: object, text: pd.Series,
+                             sampled: bool) -> tuple[dict[str, float], list[Evidence]]:
+    """The confidence of each kind that the column name or the sampled values suggest, with the evidence."""
+    examined = len(text)
+    shares = _pattern_shares(text)
+    names = _name_candidates(column)
+    whole_name = name_tokens(column)[0]
+    evidence: list[Evidence] = []
+    scores: dict[str, float] = {}
+    for kname, (conf, how) in names.items():
+        kind = KIND_BY_NAME[kname]
+        evidence.append(Evidence("name", kname, how))
+        if kind.pattern is not None and examined:
+            raw, support = shares[kname]
+            if support >= _MIN_SHARE:
+                conf = conf + (1 - conf) * 0.9 * support
+            elif kind.exclusive or _contradicted(kname, how, whole_name, support, examined):
+                conf = conf * (0.5 + support)   # the values contradict the name
+        scores[kname] = conf
+    for kname, (raw, valid) in shares.items():
+        kind = KIND_BY_NAME[kname]
+        if valid >= _MIN_SHARE:
+            scores[kname] = max(scores.get(kname, 0.0), kind.pattern_strength * valid)
+        if raw >= 0.05 or kname in names:
+            detail = f"values match the {kind.description} pattern"
+            if kind.check is not None:
+                detail += f" ({raw:.1%} by shape, {valid:.1%} also pass the check)"
+            evidence.append(Evidence("pattern", kname, detail, valid, examined, sampled))
+    return scores, evidence
+
+
 def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, threshold: float,
            min_rows_for_uniqueness: int) -> ColumnFinding:
     rows = len(series)
@@ -317,32 +348,7 @@ def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, th
     sample, sampled = _sample(present, sample_size, seed)
     text = _as_text(sample) if len(sample) else sample.astype("str")
     examined = len(text)
-    shares = _pattern_shares(text)
-    names = _name_candidates(column)
-    whole_name = name_tokens(column)[0]
-    evidence: list[Evidence] = []
-    scores: dict[str, float] = {}
-
-    for kname, (conf, how) in names.items():
-        kind = KIND_BY_NAME[kname]
-        evidence.append(Evidence("name", kname, how))
-        if kind.pattern is not None and examined:
-            raw, support = shares[kname]
-            if support >= _MIN_SHARE:
-                conf = conf + (1 - conf) * 0.9 * support
-            elif kind.exclusive or _contradicted(kname, how, whole_name, support, examined):
-                conf = conf * (0.5 + support)   # the values contradict the name
-        scores[kname] = conf
-
-    for kname, (raw, valid) in shares.items():
-        kind = KIND_BY_NAME[kname]
-        if valid >= _MIN_SHARE:
-            scores[kname] = max(scores.get(kname, 0.0), kind.pattern_strength * valid)
-        if raw >= 0.05 or kname in names:
-            detail = f"values match the {kind.description} pattern"
-            if kind.check is not None:
-                detail += f" ({raw:.1%} by shape, {valid:.1%} also pass the check)"
-            evidence.append(Evidence("pattern", kname, detail, valid, examined, sampled))
+    scores, evidence = _name_and_pattern_scores(column, text, sampled)
 
     free_text = 0.0
     if examined:
