@@ -22,6 +22,7 @@ CASES: dict[str, tuple[bytes, list[str], list[list[str | None]]]] = {
     # the old reader split this file on the comma of a value
     "one-column-with-commas": (b"name\nSmith, John\nLee, Ann\nBob\n", ["name"],
                                [["Smith, John"], ["Lee, Ann"], ["Bob"]]),
+    "quoted-newline": (b'note,b\n"line one\nline two",1\nx,2\n', ["note", "b"], [["line one\nline two", "1"], ["x", "2"]]),
     "quoted-separator": (b'a,b\n"1,5",2\n', ["a", "b"], [["1,5", "2"]]),
     "leading-zeros": (b"zip,n\n07401,1\n00501,2\n", ["zip", "n"], [["07401", "1"], ["00501", "2"]]),
     "missing-cells": (b"a,b\n1,\nNA,2\n", ["a", "b"], [["1", None], [None, "2"]]),

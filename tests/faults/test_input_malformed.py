@@ -18,6 +18,7 @@ CASES: dict[str, tuple[str, bytes, tuple[str, ...]]] = {
     "ragged-short": ("t.csv", b"a,b\n1,2\n3\n", ("line 3", "expected 2 fields")),
     "ragged-long": ("t.csv", b"a,b\n1,2\n3,4\n5,6,7\n", ("line 4", "found 3")),
     "ragged-after-blank-lines": ("t.csv", b"a,b\n1,2\n\n\n3\n", ("line 5",)),
+    "ragged-after-multiline-value": ("t.csv", b'a,b\n"x\ny",2\n3,4\n5\n', ("line 5",)),
     "ragged-crlf": ("t.csv", b"a,b\r\n1,2\r\n3\r\n", ("line 3",)),
     "ragged-semicolon": ("t.csv", b"a;b;c\n1;2;3\n4;5\n", ("line 3",)),
     "duplicate-names": ("t.csv", b"a,b,a\n1,2,3\n", ("duplicate column names: 'a'", "columns 1 and 3")),

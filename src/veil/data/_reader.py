@@ -99,15 +99,26 @@ def _is_utf8(encoding: str) -> bool:
     return encoding.lower().replace("_", "-") in ("utf-8", "utf8", "utf-8-sig")
 
 
-def _physical_line(data: bytes, row: int) -> int:
-    """The file line of pyarrow's 1-based row ``row``, which skips blank lines (the header is row 1)."""
-    seen = 0
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if line.rstrip(b"\r"):
-            seen += 1
-            if seen == row:
-                return number
-    return row
+def _record_line(data: bytes, encoding: str, sep: str, row: int) -> int:
+    """The file line where pyarrow's 1-based record ``row`` starts (the header is record 1).
+
+    Records may span lines (a quoted value holding a newline) and blank lines
+    are skipped, so the line is found by reading the records again with
+    Python's csv module; this runs only to word an error.
+    """
+    text = data.decode(encoding, errors="replace")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    seen, start = 0, 1
+    try:
+        for record in reader:
+            if record:
+                seen += 1
+                if seen == row:
+                    return start
+            start = reader.line_num + 1
+    except csv.Error:  # a quote left open up to the end of the file: the record starts here
+        pass
+    return start
 
 
 def _decode_check(data: bytes, path: Path, encoding: str) -> None:
@@ -304,7 +315,8 @@ def _parse_csv(data: bytes, path: Path, *, sep: str | None, encoding: str, na_va
                 pa.BufferReader(data),
                 read_options=pacsv.ReadOptions(use_threads=False, encoding="utf8" if _is_utf8(encoding) else encoding,
                                                 block_size=block),
-                parse_options=pacsv.ParseOptions(delimiter=sep, invalid_row_handler=invalid),
+                parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True,
+                                                 invalid_row_handler=invalid),
                 convert_options=convert,
             )
             break
@@ -317,7 +329,7 @@ def _parse_csv(data: bytes, path: Path, *, sep: str | None, encoding: str, na_va
             raise DataFormatError(f"Cannot read {_name(path)} as CSV: {detail}") from None
     if bad_rows:
         row, expected, actual = bad_rows[0]
-        where = f"line {_physical_line(data, row)}" if row is not None else "a row"
+        where = f"line {_record_line(data, encoding, sep, row)}" if row is not None else "a row"
         raise DataFormatError(
             f"{_name(path)}, {where}: expected {expected} fields (separated by {sep!r}) but found {actual}; "
             f"{len(bad_rows)} row(s) are ragged (or a quote is left open). Fix the file or pass the right separator."
