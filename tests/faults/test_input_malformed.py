@@ -100,7 +100,10 @@ def test_unreadable_file(faults, tmp_path, command):
     try:
         before = faults.snapshot(tmp_path)
         outcome = faults.invoke(*_args(command, file, tmp_path))
-        faults.assert_refused(outcome, before, faults.snapshot(tmp_path), "permission denied")
+        # the CLI's argument check (click) may answer first, with its usage box instead of one line
+        assert outcome.exit_code == 2 and "Traceback" not in outcome.text
+        assert "permission denied" in outcome.stderr or "not readable" in outcome.stderr
+        assert faults.snapshot(tmp_path) == before
     finally:
         file.chmod(0o600)
 
@@ -112,3 +115,17 @@ def test_wrong_encoding_is_read_with_the_right_one(faults, tmp_path):
     refused = faults.invoke("describe", file)
     faults.assert_refused(refused, before, faults.snapshot(tmp_path), "line 2", "--encoding")
     assert faults.invoke("describe", file, "--encoding", "latin-1").exit_code == 0
+
+
+def test_unreadable_file_as_root_too(tmp_path, monkeypatch):
+    # root reads any file, so the reader's permission check is exercised by denying it in its view
+    # (the CLI's own argument check uses os.access too, and would answer first with a usage error)
+    import veil.data._reader as reader
+    from veil.data import read_table
+    from veil.errors import DataFormatError
+
+    file = tmp_path / "t.csv"
+    file.write_text("a,b\n1,2\n")
+    monkeypatch.setattr(reader.os, "access", lambda path, mode: False)
+    with pytest.raises(DataFormatError, match="^Cannot read '.*t.csv': permission denied.$"):
+        read_table(file)
