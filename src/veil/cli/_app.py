@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 import typer
 from rich.console import Console
+from rich.errors import MarkupError
 from rich.markup import escape
 
 from veil import __version__
@@ -30,8 +31,38 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-console = Console()
-err_console = Console(stderr=True)
+
+
+class _SafeConsole(Console):
+    """A console that never crashes on markup it did not mean.
+
+    Every user string a command prints (file and column names, values, clauses)
+    goes through :func:`esc` first.  As a last resort, text that still holds
+    broken markup (``[/]`` with nothing open) is printed literally instead of
+    raising :class:`rich.errors.MarkupError`.
+    """
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # noqa: A003 - rich's name
+        try:
+            super().print(*objects, **kwargs)
+        except MarkupError:
+            markup, self._markup = self._markup, False
+            try:
+                super().print(*objects, **kwargs)
+            finally:
+                self._markup = markup
+
+
+console = _SafeConsole()
+err_console = _SafeConsole(stderr=True)
+
+
+def esc(value: object) -> str:
+    """A user string (column or file name, value, clause) made safe to print: Rich markup escaped.
+
+    ``[bold]x`` prints as ``[bold]x``, never bold, and ``[/]`` never raises.
+    """
+    return escape(str(value))
 
 #: Exit code for invalid input or parameters (a VeilError).
 EXIT_INPUT_ERROR = 2
@@ -73,7 +104,11 @@ def split_list(value: str | None) -> list[str]:
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:
-    """Write ``payload`` as JSON to ``path`` through a temporary file and a rename."""
+    """Write ``payload`` as JSON to ``path`` through a temporary file and a rename.
+
+    Prefer :class:`veil.pipeline.Outputs`, which also refuses a destination
+    that is an input; this helper remains for the commands not yet moved to it.
+    """
     write_text_atomic(path, json.dumps(payload, indent=2, sort_keys=False, allow_nan=False) + "\n")
 
 
@@ -104,6 +139,27 @@ def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
                 raise ParameterError(f"{option} expects NAME=VALUE. Got {item!r} instead.")
             out[name.strip()] = rest.strip()
     return out
+
+
+def read_frame(path: Path, *, sep: str | None = None, encoding: str = "utf-8"):
+    """Read a CSV/Parquet file through the one reader, every cell as text, nothing read as missing.
+
+    For the commands that look at raw values (``scan``, ``deidentify``): the
+    index is numbered from 1, the first data row after the header, as messages
+    count rows.
+    """
+    import pandas as pd
+
+    from veil.data import read_table
+
+    frame = read_table(path, sep=sep, encoding=encoding, na_values=()).to_pandas()
+    frame.index = pd.RangeIndex(1, len(frame) + 1)
+    return frame
+
+
+def input_files(*paths: object) -> list[Path]:
+    """The paths among ``paths`` (``None`` and non-paths dropped), for :class:`veil.pipeline.Outputs`'s ``inputs``."""
+    return [Path(p) for p in paths if isinstance(p, (str, Path))]
 
 
 def load_dataset(

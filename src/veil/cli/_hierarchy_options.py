@@ -72,6 +72,13 @@ def parse_hierarchy_options(values: list[str] | None) -> dict[str, str]:
     return out
 
 
+def hierarchy_files(values: list[str] | None) -> list[str]:
+    """The files that ``--hierarchy`` options read (ARX files, taxonomies), for the writer's inputs."""
+    from veil.hierarchy import parse_spec
+
+    return [f for spec in parse_hierarchy_options(values).values() for f in parse_spec(spec).files]
+
+
 def refuse_with_config(values: list[str] | None, auto: bool) -> None:
     """With a release configuration, the hierarchies are set in the file, not by options.
 

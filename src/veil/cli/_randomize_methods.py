@@ -44,7 +44,7 @@ def _read_transition(column: str, path: Path, categories: list[str]):
     from veil.dataset import read_csv
 
     where = f"--transition {column}={path}"
-    frame = read_csv(path, na_values=())
+    frame = read_csv(path, na_values=(), row_labels=True)
     rows, header, frame = _matrix_labels(frame, where)
     values = _matrix_entries(frame, rows, header, where)
     _check_categories(header, categories, column, where)

@@ -17,13 +17,14 @@ from veil.cli._app import (
     EXIT_REQUIREMENT_FAILED,
     app,
     console,
+    esc,
+    input_files,
     load_dataset,
     parse_assignments,
     split_list,
     user_errors,
-    write_json_atomic,
 )
-from veil.cli._hierarchy_options import attach_hierarchies, auto_hierarchies_option
+from veil.cli._hierarchy_options import attach_hierarchies, auto_hierarchies_option, hierarchy_files
 
 #: ``--require`` keys that need ``--population`` (clauses ``KEY OP NUMBER``, like the others).
 POPULATION_REQUIREMENT_KEYS: dict[str, str] = {
@@ -157,8 +158,11 @@ def check_command(
     from veil.classes import ClassTable
     from veil.errors import ParameterError
     from veil.models import evaluate, requested_levels
+    from veil.pipeline import Outputs
 
     with user_errors():
+        # every input named, and the --json destination refused if it is one of them, before any work
+        outputs = Outputs({"json": json_out}, inputs=input_files(file, population, *hierarchy_files(hierarchy)))
         if missing not in ("value", "error"):
             raise ParameterError(f"--missing must be 'value' or 'error'. Got {missing!r} instead.")
         clauses = [] if require is None else _parse_cli_requirements(require, population=population is not None)
@@ -183,11 +187,13 @@ def check_command(
             payload = dict(items[:at] + list(levels.items()) + items[at:])
             payload["facts"].update(_POPULATION_FACTS)
         payload["requirements"] = [r.to_dict() for r in results]
-        if json_out is not None:
-            write_json_atomic(json_out, payload)
+        with outputs:
+            if json_out is not None:
+                outputs.write_json("json", payload)
+            outputs.commit()
 
     title = (
-        f"{file.name}: {report.records:,} records, {report.classes:,} classes, "
+        f"{esc(file.name)}: {report.records:,} records, {report.classes:,} classes, "
         f"{report.suppressed_records:,} suppressed ({report.input_suppressed:,} in the input)"
     )
     table = Table(title=title)
@@ -211,35 +217,36 @@ def check_command(
     op = "<" if report.strict else "<="
     for name, s in report.sensitive.items():
         table.add_section()
-        table.add_row(f"distinct l-diversity [{name}]", _fmt(s.distinct_l), f"{s.distinct_values} distinct values in table")
-        table.add_row(f"entropy l-diversity [{name}]", _fmt(s.entropy_l), "exp(min class entropy), natural log")
+        name = esc(f"[{name}]")  # "[diagnosis]" would otherwise be read as a markup tag and vanish
+        table.add_row(f"distinct l-diversity {name}", _fmt(s.distinct_l), f"{s.distinct_values} distinct values in table")
+        table.add_row(f"entropy l-diversity {name}", _fmt(s.entropy_l), "exp(min class entropy), natural log")
         table.add_row(
-            f"recursive (c,{s.recursive_l})-diversity [{name}]", _fmt(s.recursive_c),
+            f"recursive (c,{s.recursive_l})-diversity {name}", _fmt(s.recursive_c),
             f"smallest c; r1 {op} c*sum(r_i, i>={s.recursive_l})" + (" (c must exceed it)" if report.strict else ""),
         )
         if s.ordered:
-            table.add_row(f"t-closeness, ordered [{name}]", _fmt(s.t_ordered), "EMD, ordered distance /(m-1)")
+            table.add_row(f"t-closeness, ordered {name}", _fmt(s.t_ordered), "EMD, ordered distance /(m-1)")
         else:
-            table.add_row(f"t-closeness, equal [{name}]", _fmt(s.t_equal), "EMD, equal distance")
+            table.add_row(f"t-closeness, equal {name}", _fmt(s.t_equal), "EMD, equal distance")
         if s.t_hierarchical is not None:
-            table.add_row(f"t-closeness, hierarchical [{name}]", _fmt(s.t_hierarchical), "EMD, hierarchy distance")
-        table.add_row(f"δ-disclosure [{name}]", _fmt(s.delta_disclosure), "ln, every value; holds for δ above it")
+            table.add_row(f"t-closeness, hierarchical {name}", _fmt(s.t_hierarchical), "EMD, hierarchy distance")
+        table.add_row(f"δ-disclosure {name}", _fmt(s.delta_disclosure), "ln, every value; holds for δ above it")
         table.add_row(
-            f"δ-disclosure, present values [{name}]", _fmt(s.delta_disclosure_present_values), "ln, ARX/pycanon variant",
+            f"δ-disclosure, present values {name}", _fmt(s.delta_disclosure_present_values), "ln, ARX/pycanon variant",
         )
-        table.add_row(f"(α,k)-anonymity [{name}]", f"α={_fmt(s.alpha)}, k={s.alpha_k}", "largest value share")
-        table.add_row(f"basic β-likeness [{name}]", _fmt(s.beta_likeness), "largest relative gain")
-        table.add_row(f"enhanced β-likeness [{name}]", _fmt(s.enhanced_beta_likeness), "cap -ln q(s)")
+        table.add_row(f"(α,k)-anonymity {name}", f"α={_fmt(s.alpha)}, k={s.alpha_k}", "largest value share")
+        table.add_row(f"basic β-likeness {name}", _fmt(s.beta_likeness), "largest relative gain")
+        table.add_row(f"enhanced β-likeness {name}", _fmt(s.enhanced_beta_likeness), "cap -ln q(s)")
     console.print(table)
     for note in report.notes + tuple(n for s in report.sensitive.values() for n in s.notes):
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
+        console.print(f"[yellow]note:[/] {esc(note)}", highlight=False)
     if results:
         req = Table(title="requirements")
         req.add_column("clause")
         req.add_column("level", justify="right")
         req.add_column("met")
         for r in results:
-            req.add_row(escape(r.clause), _fmt(r.actual), ("[green]yes[/]" if r.met else "[red]no[/]") + (f" ({r.note})" if r.note else ""))
+            req.add_row(esc(r.clause), _fmt(r.actual), ("[green]yes[/]" if r.met else "[red]no[/]") + (f" ({r.note})" if r.note else ""))
         console.print(req)
         if not all(r.met for r in results):
             raise typer.Exit(EXIT_REQUIREMENT_FAILED)

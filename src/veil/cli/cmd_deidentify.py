@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 
-from veil.cli._app import app, console, err_console, user_errors, write_json_atomic, write_text_atomic
-from veil.cli.cmd_scan import check_output, read_table
+from veil.cli._app import app, console, err_console, esc, input_files, read_frame, user_errors
 from veil.errors import ConfigError, ParameterError
 
 _PROFILES = ("safe-harbor",)
+_DEFAULT_KEY_ENV = "VEIL_PSEUDONYM_KEY"
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
 def _load_config(path: Path) -> dict[str, Any]:
@@ -45,12 +47,18 @@ def _read_key(key_env: str, key_file: Optional[Path], required: bool) -> Optiona
         except OSError as exc:
             raise ParameterError(f"Cannot read the key file {str(key_file)!r}: {exc.strerror}.") from None
         return raw.rstrip(b"\r\n")
+    # --key-env names a variable; a user may paste the key itself there, so its value is never echoed
+    # (only the default name is quoted back).
+    named = "VEIL_PSEUDONYM_KEY" if key_env == _DEFAULT_KEY_ENV else "named by --key-env"
+    if not _ENV_NAME.match(key_env):
+        raise ParameterError("--key-env takes the NAME of an environment variable that holds the key (letters, "
+                             "digits and _), not the key itself; the value given is not shown.")
     value = os.environ.get(key_env)
     if value:
         return value.encode("utf-8")
     if required:
         raise ParameterError(f"A pseudonymization key is needed but missing: set the environment variable "
-                             f"{key_env} or pass --key-file (at least 16 bytes). Keys are never accepted as "
+                             f"{named} or pass --key-file (at least 16 bytes). Keys are never accepted as "
                              "command-line values.")
     return None
 
@@ -67,7 +75,7 @@ def _zip3_file(path: Optional[Path]) -> Optional[list[str]]:
 
 @app.command("deidentify")
 def deidentify_command(
-    file: Path = typer.Argument(..., help="CSV file to de-identify."),
+    file: Path = typer.Argument(..., help="CSV or Parquet file to de-identify."),
     output: Path = typer.Option(..., "-o", "--output", help="De-identified CSV to write."),
     profile: Optional[str] = typer.Option(None, "--profile", help="Profile to apply: safe-harbor."),
     config: Optional[Path] = typer.Option(None, "--config",
@@ -86,9 +94,11 @@ def deidentify_command(
                                                             "random ids instead of dropping (safe-harbor)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed for random ids and shifts (default: fresh)."),
     sep: Optional[str] = typer.Option(None, "--sep", help="Field separator (default: sniffed)."),
+    encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),
 ) -> None:
     """Remove or mask direct identifiers: `--profile safe-harbor` or a plan from `--config`."""
     from veil.cli._app import split_list
+    from veil.pipeline import publishing
     from veil.sanitize import Plan, deidentify, safe_harbor
 
     with user_errors():
@@ -105,44 +115,46 @@ def deidentify_command(
         if chosen is None and plan is None:
             raise ParameterError("Nothing to do: pass --profile safe-harbor or --config with a 'deidentify' "
                                  "section ('columns' and/or 'profile').")
-        for path in (output, mapping_out, report_out):
-            if path is not None:
-                check_output(path, file, *(p for p in (config, key_file, restricted_zip3) if p is not None))
-        outs = [p.resolve() for p in (output, mapping_out, report_out) if p is not None]
-        if len(set(outs)) != len(outs):
-            from veil.errors import OutputError
-            raise OutputError("--output, --mapping-out and --report must be different files.")
-        frame = read_table(file, sep)
-        needs_key = plan is not None and plan.needs_key
-        key = _read_key(key_env, key_file, needs_key)
-        if chosen == "safe-harbor":
-            zips = _zip3_file(restricted_zip3) if restricted_zip3 is not None else section.get("restricted_zip3")
-            links = split_list(link) if link else list(section.get("link", []))
-            result = safe_harbor(frame, restricted_zip3=zips, as_of=as_of or section.get("as_of"), link=links,
-                                 rng=seed, key=key, overrides=plan)
-        else:
-            result = deidentify(frame, plan, key=key, rng=seed)
-        if result.mappings and mapping_out is None:
-            err_console.print("[yellow]note:[/] random ids were assigned; their mapping is not saved "
-                              "(pass --mapping-out to keep it).")
-        buffer = io.StringIO()
-        result.frame.to_csv(buffer, index=False)
-        payloads = [(output, buffer.getvalue())]
-        if mapping_out is not None and result.mappings:
-            mbuf = io.StringIO()
-            result.mapping_frame().to_csv(mbuf, index=False)
-            payloads.append((mapping_out, mbuf.getvalue()))
-        for path, text in payloads:
-            write_text_atomic(path, text)
-        if report_out is not None:
-            write_json_atomic(report_out, {"file": file.name, **result.report.to_dict()})
-        rep = result.report
-        for a in rep.done:
-            console.print(f"  {a.column}: {a.action} ({a.changed} values changed){' - ' + a.note if a.note else ''}",
+        destinations = {"data": output, "mapping": mapping_out, "report": report_out}
+        inputs = input_files(file, config, key_file, restricted_zip3)
+        with publishing(destinations, inputs=inputs) as out:  # clashes refused here, before any work
+            frame = read_frame(file, sep=sep, encoding=encoding)
+            needs_key = plan is not None and plan.needs_key
+            key = _read_key(key_env, key_file, needs_key)
+            if chosen == "safe-harbor":
+                zips = _zip3_file(restricted_zip3) if restricted_zip3 is not None else section.get("restricted_zip3")
+                links = split_list(link) if link else list(section.get("link", []))
+                result = safe_harbor(frame, restricted_zip3=zips, as_of=as_of or section.get("as_of"), link=links,
+                                     rng=seed, key=key, overrides=plan)
+            else:
+                result = deidentify(frame, plan, key=key, rng=seed)
+            out.write_text("data", _csv(result.frame))
+            if mapping_out is not None:  # written even when empty: the set of outputs is fixed up front
+                out.write_text("mapping", _csv(result.mapping_frame()))
+            if report_out is not None:
+                out.write_json("report", {"file": file.name, **result.report.to_dict()})
+    _print_summary(result, output, mapping_out)
+
+
+def _print_summary(result: Any, output: Path, mapping_out: Optional[Path]) -> None:
+    """What was done per column, what was kept, what is left undecided (every user string escaped)."""
+    if result.mappings and mapping_out is None:
+        err_console.print("[yellow]note:[/] random ids were assigned; their mapping is not saved "
+                          "(pass --mapping-out to keep it).")
+    rep = result.report
+    for a in rep.done:
+        console.print(f"  {esc(a.column)}: {a.action} ({a.changed} values changed)"
+                      f"{' - ' + esc(a.note) if a.note else ''}", highlight=False)
+    if rep.kept:
+        console.print(f"  kept unchanged: {esc(', '.join(rep.kept))}", highlight=False)
+    for u in rep.undecided:
+        err_console.print(f"[yellow]undecided:[/] {esc(u.column) + ': ' if u.column else ''}{esc(u.reason)}",
                           highlight=False)
-        if rep.kept:
-            console.print(f"  kept unchanged: {', '.join(rep.kept)}", highlight=False)
-        for u in rep.undecided:
-            err_console.print(f"[yellow]undecided:[/] {u.column + ': ' if u.column else ''}{u.reason}",
-                              highlight=False)
-        console.print(f"Wrote {output} ({len(result.frame)} rows, {len(result.frame.columns)} columns).")
+    console.print(f"Wrote {esc(output)} ({len(result.frame)} rows, {len(result.frame.columns)} columns).",
+                  highlight=False)
+
+
+def _csv(frame: Any) -> str:
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False)
+    return buffer.getvalue()

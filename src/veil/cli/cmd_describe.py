@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from veil.cli._app import app, console, user_errors
+from veil.cli._app import app, console, esc, user_errors
 
 
 @app.command("describe")
@@ -16,15 +16,15 @@ def describe(
     sep: str = typer.Option(None, "--sep", help="CSV separator (default: detected)."),
     encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),
 ) -> None:
-    """Describe a table: rows, columns, inferred kinds, distinct values, missing values."""
+    """Describe a table: rows, columns, inferred kinds, distinct values, missing values (writes nothing)."""
     from veil.dataset import Dataset
 
     with user_errors():
         dataset = Dataset.read(file, sep=sep, encoding=encoding)
         summary = dataset.describe()
-    table = Table(title=f"{file.name}: {dataset.n_records:,} rows, {len(dataset.columns)} columns")
+    table = Table(title=f"{esc(file.name)}: {dataset.n_records:,} rows, {len(dataset.columns)} columns")
     for column in ("column", "kind", "distinct", "missing"):
         table.add_column(column, justify="right" if column in ("distinct", "missing") else "left")
     for row in summary.itertuples(index=False):
-        table.add_row(str(row.column), str(row.kind), f"{row.distinct:,}", f"{row.missing:,}")
+        table.add_row(esc(row.column), str(row.kind), f"{row.distinct:,}", f"{row.missing:,}")
     console.print(table)

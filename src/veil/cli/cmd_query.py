@@ -17,25 +17,15 @@ from typing import Any, Optional
 import typer
 
 from veil.cli._app import app, console, split_list, user_errors
-from veil.errors import BudgetExceededError, DataFormatError, ParameterError
+from veil.errors import BudgetExceededError, ParameterError
 
-_DELIMITERS = (",", ";", "\t", "|")
 
 
 def _read_csv(file: Path, sep: Optional[str]) -> Any:
-    """Read the CSV; without ``--sep`` the separator is the most frequent of , ; tab | in the
-    header (a comma when none occurs: a one-column file)."""
-    import pandas as pd
+    """Read the data through veil's one reader (ragged rows, duplicate names, ... refused)."""
+    from veil.data import read_table
 
-    try:
-        if sep is None:
-            with open(file, encoding="utf-8", newline="") as fh:
-                header = fh.readline()
-            counts = {d: header.count(d) for d in _DELIMITERS}
-            sep = max(_DELIMITERS, key=lambda d: counts[d]) if any(counts.values()) else ","
-        return pd.read_csv(file, sep=sep)
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-        raise DataFormatError(f"Cannot read {file} as CSV: {str(exc).splitlines()[0]}") from None
+    return read_table(file, sep=sep, typed=True).to_pandas()
 
 
 def _bounds_text(ans: Any) -> str:

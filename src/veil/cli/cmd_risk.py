@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
 
-from veil.cli._app import app, console, split_list, user_errors, write_json_atomic
-from veil.cli._hierarchy_options import attach_hierarchies, auto_hierarchies_option, hierarchy_option
+from veil.cli._app import app, console, esc, input_files, split_list, user_errors
+from veil.cli._hierarchy_options import attach_hierarchies, auto_hierarchies_option, hierarchy_files, hierarchy_option
 
 #: Without --max-qi-size, every QI subset is ranked up to this many QIs (2^q - 1 subsets).
 _ALL_SUBSETS_UP_TO = 10
@@ -48,18 +49,18 @@ def risk(
     """Re-identification risk: prosecutor / journalist / marketer, uniqueness, likely QIs."""
     from veil.classes import ClassTable
     from veil.dataset import Dataset
-    from veil.errors import OutputError, ParameterError
+    from veil.errors import ParameterError
+    from veil.pipeline import publishing
     from veil.risk import assess
 
-    with user_errors():
+    # every input named, and the --json destination refused if it is one of them, before any work
+    with user_errors(), publishing({"json": json_out}, inputs=input_files(file, population, *hierarchy_files(hierarchy))) as out:
         qis = split_list(qi)
         sens = split_list(sensitive)
         if not qis:
             raise ParameterError("--qi needs at least one column.")
         if population is not None and population_fraction is not None:
             raise ParameterError("Give either --population or --population-fraction, not both.")
-        if json_out is not None and Path(json_out).resolve() == Path(file).resolve():
-            raise OutputError("--json would overwrite the input file; choose another path.")
         dataset = Dataset.read(file, sep=sep, encoding=encoding, quasi_identifiers=qis, sensitive=sens)
         dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies)  # checked against the table
         classes = ClassTable.from_dataset(dataset)
@@ -75,9 +76,16 @@ def risk(
         )
         payload = report.to_dict()
         if json_out is not None:
-            write_json_atomic(json_out, payload)
+            out.write_json("json", payload)
 
-    overview = Table(title=f"{file.name}: re-identification risk", show_header=True)
+    _print_report(report, file, top)
+    if json_out is not None:
+        console.print(f"JSON report written to {esc(json_out)}", highlight=False)
+
+
+def _print_report(report: Any, file: Path, top: int) -> None:
+    """The summary tables: overview, attacker models, population uniques, likely QIs, attribute disclosure."""
+    overview = Table(title=f"{esc(file.name)}: re-identification risk", show_header=True)
     overview.add_column("measure")
     overview.add_column("value", justify="right")
     overview.add_row("records", f"{report.records:,}")
@@ -101,7 +109,11 @@ def risk(
     models.add_row("journalist", _pct(j.highest), "", _pct(j.average), note)
     models.add_row("marketer", "", "", _pct(report.marketer.average), f"case: {report.marketer.case}")
     console.print(models)
+    _print_details(report, top)
 
+
+def _print_details(report: Any, top: int) -> None:
+    """Population uniques, the ranking of QI subsets, and attribute disclosure per sensitive attribute."""
     if report.population_uniques is not None:
         u = report.population_uniques
         uniq = Table(title=f"Population uniques (sampling fraction {u.sampling_fraction:.4g}, "
@@ -125,11 +137,11 @@ def risk(
         for column in ("attributes", "distinction", "separation"):
             ranking.add_column(column, justify="left" if column == "attributes" else "right")
         for score in report.quasi_identifiers[:top]:
-            ranking.add_row(", ".join(score.attributes), _pct(score.distinction), _pct(score.separation))
+            ranking.add_row(esc(", ".join(score.attributes)), _pct(score.distinction), _pct(score.separation))
         console.print(ranking)
 
     for name, s in report.sensitive.items():
-        table = Table(title=f"Attribute disclosure: {name}", show_header=True)
+        table = Table(title=f"Attribute disclosure: {esc(name)}", show_header=True)
         table.add_column("measure")
         table.add_column("value", justify="right")
         table.add_row("homogeneous classes", f"{s.homogeneity.homogeneous_classes:,}")
@@ -141,5 +153,3 @@ def risk(
         table.add_row("δ-disclosure level", "unbounded (a class lacks a value)" if delta == float("inf")
                       else f"{delta:.4f}")
         console.print(table)
-    if json_out is not None:
-        console.print(f"JSON report written to {json_out}")

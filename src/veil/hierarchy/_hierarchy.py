@@ -14,6 +14,10 @@ from veil.errors import HierarchyError
 __all__ = ["Hierarchy"]
 
 
+#: How many lists of values :meth:`Hierarchy.leaf_index` keeps answers for (oldest dropped first).
+_LEAF_CACHE = 32
+
+
 class Hierarchy:
     """A value generalization hierarchy for one attribute.
 
@@ -46,6 +50,7 @@ class Hierarchy:
             m.setflags(write=False)
         self._validate()
         self._rollups: dict[tuple[int, int], np.ndarray] = {}
+        self._leaf_indexes: dict[tuple[object, ...], np.ndarray] = {}
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -170,8 +175,16 @@ class Hierarchy:
         """For each value at ``level``, how many leaves it covers (used by ILoss)."""
         return self._leaf_counts[level]
 
+    @cached_property
+    def _leaf_lookup(self) -> pd.Index:
+        return pd.Index(self.labels[0])
+
     def leaf_index(self, values: Sequence[str] | np.ndarray, *, column: str = "") -> np.ndarray:
-        """The leaf code of each of ``values``.
+        """The leaf code of each of ``values`` (read-only; cached per distinct list of values).
+
+        The search asks for the same column's labels at every node it checks;
+        the answer is kept on the hierarchy (at most :data:`_LEAF_CACHE` lists),
+        so the leaf table is hashed once, not once per node.
 
         Raises
         ------
@@ -179,7 +192,11 @@ class Hierarchy:
             A value is not a leaf of the hierarchy (names the column and value).
         """
         values = np.asarray(values, dtype=object)
-        index = pd.Index(self.labels[0]).get_indexer(values)
+        key = tuple(values.tolist())
+        cached = self._leaf_indexes.get(key)
+        if cached is not None:
+            return cached
+        index = self._leaf_lookup.get_indexer(values)
         if (index < 0).any():
             bad = values[index < 0]
             col = column or self.name
@@ -188,7 +205,12 @@ class Hierarchy:
                 + (f" (nor {len(bad) - 1} other value(s))" if len(bad) > 1 else "")
                 + "; add a row for it to the hierarchy."
             )
-        return index.astype(np.int32)
+        index = index.astype(np.int32)
+        index.setflags(write=False)
+        if len(self._leaf_indexes) >= _LEAF_CACHE:
+            self._leaf_indexes.pop(next(iter(self._leaf_indexes)))
+        self._leaf_indexes[key] = index
+        return index
 
     def with_value(self, value: str) -> "Hierarchy":
         """A copy with one more leaf that keeps itself below the top level.

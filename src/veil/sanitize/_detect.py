@@ -49,6 +49,7 @@ _DECIMAL = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?")
 _WORD_FACTOR = 0.8          # a name matched on one word, not as a whole
 _MIN_SHARE = 0.5            # a pattern defines a column only if most values match
 _FREE_TEXT_CHARS = 40
+_ARROW_REGEX_FROM = 2000     # sample size from which Arrow's regex engine is the faster
 
 
 @dataclass(frozen=True)
@@ -252,6 +253,10 @@ def _pattern_shares(sample: pd.Series) -> dict[str, tuple[float, float]]:
     n = len(sample)
     if n == 0:
         return out
+    if n < _ARROW_REGEX_FROM:
+        # pandas parses the pattern again at every Arrow regex call (about 1 ms); Python's re on a
+        # few values is faster, so a table of many short columns is not scanned for minutes
+        sample = sample.astype(object)
     for kind in KINDS:
         regex = kind.value_regex
         if regex is None:
@@ -278,6 +283,59 @@ def _sample(present: pd.Series, size: int, seed: int) -> tuple[pd.Series, bool]:
 
 # --------------------------------------------------------------------------- combine
 
+_MIN_CONTRADICTING = 20
+
+
+def _contradicted(kind: str, how: str, whole: str, support: float, examined: int) -> bool:
+    """Whether the values contradict a column name that suggested ``kind`` (not an exclusive kind).
+
+    - a person name suggested by a word of the column name (``patient_type``
+      holding ``inpatient``) or by a word that is not ``name`` itself (``contact``
+      holding ``email``); a column called ``name`` stays a name even in lower case;
+    - a date name none of whose (at least 20) values looks like a date
+      (``visit_count`` holding ``1, 2, 3``).
+
+    Other kinds keep their name whatever the values (``patient_ssn`` without
+    dashes, a foreign postcode, an id of any shape): a missed identifier costs
+    more than a column flagged in error.
+    """
+    if kind == "name":
+        return how.startswith("a word") or "name" not in whole
+    if kind == "date":
+        return support == 0.0 and examined >= _MIN_CONTRADICTING
+    return False
+
+
+def _name_and_pattern_scores(column: object, text: pd.Series,
+                             sampled: bool) -> tuple[dict[str, float], list[Evidence]]:
+    """The confidence of each kind that the column name or the sampled values suggest, with the evidence."""
+    examined = len(text)
+    shares = _pattern_shares(text)
+    names = _name_candidates(column)
+    whole_name = name_tokens(column)[0]
+    evidence: list[Evidence] = []
+    scores: dict[str, float] = {}
+    for kname, (conf, how) in names.items():
+        kind = KIND_BY_NAME[kname]
+        evidence.append(Evidence("name", kname, how))
+        if kind.pattern is not None and examined:
+            raw, support = shares[kname]
+            if support >= _MIN_SHARE:
+                conf = conf + (1 - conf) * 0.9 * support
+            elif kind.exclusive or _contradicted(kname, how, whole_name, support, examined):
+                conf = conf * (0.5 + support)   # the values contradict the name
+        scores[kname] = conf
+    for kname, (raw, valid) in shares.items():
+        kind = KIND_BY_NAME[kname]
+        if valid >= _MIN_SHARE:
+            scores[kname] = max(scores.get(kname, 0.0), kind.pattern_strength * valid)
+        if raw >= 0.05 or kname in names:
+            detail = f"values match the {kind.description} pattern"
+            if kind.check is not None:
+                detail += f" ({raw:.1%} by shape, {valid:.1%} also pass the check)"
+            evidence.append(Evidence("pattern", kname, detail, valid, examined, sampled))
+    return scores, evidence
+
 
 def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, threshold: float,
            min_rows_for_uniqueness: int) -> ColumnFinding:
@@ -290,31 +348,7 @@ def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, th
     sample, sampled = _sample(present, sample_size, seed)
     text = _as_text(sample) if len(sample) else sample.astype("str")
     examined = len(text)
-    shares = _pattern_shares(text)
-    names = _name_candidates(column)
-    evidence: list[Evidence] = []
-    scores: dict[str, float] = {}
-
-    for kname, (conf, how) in names.items():
-        kind = KIND_BY_NAME[kname]
-        evidence.append(Evidence("name", kname, how))
-        if kind.pattern is not None and examined:
-            raw, support = shares[kname]
-            if support >= _MIN_SHARE:
-                conf = conf + (1 - conf) * 0.9 * support
-            elif kind.exclusive:
-                conf = conf * (0.5 + support)   # the values contradict the name
-        scores[kname] = conf
-
-    for kname, (raw, valid) in shares.items():
-        kind = KIND_BY_NAME[kname]
-        if valid >= _MIN_SHARE:
-            scores[kname] = max(scores.get(kname, 0.0), kind.pattern_strength * valid)
-        if raw >= 0.05 or kname in names:
-            detail = f"values match the {kind.description} pattern"
-            if kind.check is not None:
-                detail += f" ({raw:.1%} by shape, {valid:.1%} also pass the check)"
-            evidence.append(Evidence("pattern", kname, detail, valid, examined, sampled))
+    scores, evidence = _name_and_pattern_scores(column, text, sampled)
 
     free_text = 0.0
     if examined:

@@ -171,8 +171,9 @@ _DATE = (
     r"|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
     r")"
 )
+# a plain decimal number (a latitude such as 40.712776) is never a phone number
 _PHONE = (
-    r"(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]?\d{3,4}[ .-]?\d{3,4}"
+    r"(?![-+]?\d+\.\d+\Z)(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]?\d{3,4}[ .-]?\d{3,4}"
     r"(?: ?(?:x|ext\.?) ?\d{1,5})?"
 )
 
@@ -226,6 +227,8 @@ KINDS: tuple[Kind, ...] = (
                          r"provider|owner|holder|cardholder|account_holder)_(full_|first_|last_)?name",
                          r"surname", r"forename", r"fname", r"lname", r"patient", r"customer",
                          r"person", r"author", r"contact", r"initials"), 0.7,
+         # booleans and null words are capitalised words but never names
+         r"(?!(?:True|False|Yes|No|None|Null|Nan)\Z)"
          r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?: [A-Z]\.?)?(?: (?:[A-Z][a-z]+|[A-Z]')?[A-Za-z][a-z]+(?:-[A-Z][a-z]+)?)?", 0.3,
          description="person name (capitalised words; weak from values alone)"),
     Kind("medical_record_number", DI, 8, (r"mrn", r"medical_record\w*", r"med_rec\w*", r"chart(_number|_no|_id)?",

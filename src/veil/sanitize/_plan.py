@@ -150,7 +150,7 @@ class Zip3(ActionSpec):
     restricted_zip3: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "restricted_zip3", tuple(sorted(act._zip3_list(self.restricted_zip3))))
+        object.__setattr__(self, "restricted_zip3", tuple(sorted(act.zip3_list(self.restricted_zip3))))
 
     def apply(self, column, frame, rt):
         return act.zip3(frame[column], restricted_zip3=self.restricted_zip3), None
@@ -224,13 +224,14 @@ class TruncateDates(ActionSpec):
 
 @dataclass(frozen=True)
 class Age90Plus(ActionSpec):
-    """Ages over 89 become ``label`` ("90+")."""
+    """Ages over 89 become the number 90 ("90 or older"; the column stays numeric), or ``label`` when given."""
 
     action: ClassVar[str] = "age_90_plus"
-    label: str = "90+"
+    label: str | None = None
 
     def __post_init__(self) -> None:
-        _check_str("label", self.label, "Age90Plus")
+        if self.label is not None:
+            _check_str("label", self.label, "Age90Plus")
 
     def apply(self, column, frame, rt):
         return act.age_90_plus(frame[column], label=self.label), None
@@ -414,15 +415,24 @@ class DeidentifyResult:
 
 
 def _changed(before: pd.Series, after: pd.Series) -> int:
-    old = act._text(before).where(~act._missing(before))
+    """Values whose text differs, missing (NA or blank) on both sides counting as unchanged.
+
+    Texts are compared after the same normalisation (stripped, integral floats
+    without ``.0``), so an action that keeps a value in another spelling
+    (``"051"`` read as 51) is not counted as a change.
+    """
+    old = act.as_text(before).where(~act.missing_mask(before))
     if pd.api.types.is_datetime64_any_dtype(after.dtype):
         new = after.dt.strftime("%Y-%m-%d %H:%M:%S")
         old = act.parse_dates(before).dt.strftime("%Y-%m-%d %H:%M:%S") if len(before) else old
     else:
-        new = act._text(after)
-    diff = (old.astype("str").to_numpy(dtype=object, na_value=None)
-            != new.astype("str").to_numpy(dtype=object, na_value=None))
-    return int(np.sum(diff))
+        new = act.as_text(after).where(~act.missing_mask(after))
+    old_values = old.astype(object).to_numpy(dtype=object, na_value=None)
+    new_values = new.astype(object).to_numpy(dtype=object, na_value=None)
+    numeric_old = pd.to_numeric(pd.Series(old_values, dtype=object), errors="coerce").to_numpy(dtype=float)
+    numeric_new = pd.to_numeric(pd.Series(new_values, dtype=object), errors="coerce").to_numpy(dtype=float)
+    same_number = ~np.isnan(numeric_old) & (numeric_old == numeric_new)
+    return int(np.sum((old_values != new_values) & ~same_number))
 
 
 def deidentify(frame: pd.DataFrame, plan: Plan, *, key: "bytes | str | act.PseudonymKey | None" = None,
@@ -461,7 +471,7 @@ def deidentify(frame: pd.DataFrame, plan: Plan, *, key: "bytes | str | act.Pseud
     needed = [c for col, spec in plan.columns.items() for c in spec.columns_read(col)]
     act.require_columns(frame, dict.fromkeys(needed), "deidentify")
     secret = act.PseudonymKey(key, "deidentify") if (key is not None or plan.needs_key) else None
-    runtime = _Runtime(secret, act._generator(rng, "deidentify"))
+    runtime = _Runtime(secret, act.generator(rng, "deidentify"))
     notes_by_column = dict(_notes_by_column or {})
     out = frame.copy()
     done: list[ActionResult] = []
@@ -471,7 +481,7 @@ def deidentify(frame: pd.DataFrame, plan: Plan, *, key: "bytes | str | act.Pseud
         new, mapping = spec.apply(column, frame, runtime)
         if new is None:
             drops.append(column)
-            changed = len(frame)
+            changed = int(np.sum(~act.missing_mask(frame[column])))  # missing cells had nothing to remove
         else:
             out[column] = new
             changed = 0 if isinstance(spec, Keep) else _changed(frame[column], new)

@@ -14,7 +14,7 @@ other unique identifiers
 ZIP code                                 first three digits, restricted ZIP3 -> 000
 date of birth                            year; years implying age > 89 aggregated
 other dates                              year
-age                                      ages over 89 -> "90+"
+age                                      ages over 89 -> 90 ("90 or older")
 quasi-identifiers outside the 18         kept; listed (handle with ``veil anonymize``)
 =======================================  ==========================================
 
@@ -34,7 +34,7 @@ import pandas as pd
 from veil._validation import check_real
 from veil.errors import ParameterError
 from veil.sanitize import _actions as act
-from veil.sanitize._detect import ScanReport, scan as run_scan
+from veil.sanitize._detect import ColumnFinding, ScanReport, scan as run_scan
 from veil.sanitize._patterns import KIND_BY_NAME
 from veil.sanitize._plan import (ActionSpec, Age90Plus, BirthYear, DeidentifyResult, Drop, Plan,
                                  PseudonymizeRandom, TruncateDates, Undecided, Zip3, deidentify)
@@ -48,19 +48,67 @@ ACTUAL_KNOWLEDGE = (
 _UNCERTAIN_UNIQUE = 0.8
 
 
+def _release_date(as_of: str | None) -> pd.Timestamp:
+    """The release date of the age-over-89 rule: ``as_of``, or today."""
+    if as_of is None:
+        return pd.Timestamp.today()
+    try:
+        stamp = pd.Timestamp(as_of)
+    except (ValueError, TypeError):
+        stamp = None
+    if stamp is None or pd.isna(stamp):
+        raise ParameterError(f"The 'as_of' parameter of safe_harbor must be a date such as '2025-01-31'. "
+                             f"Got {as_of!r} instead.")
+    return stamp
+
+
+def _link_columns(report: ScanReport, link: Iterable[str]) -> set[str]:
+    """The ``link`` columns, each checked to be in the table."""
+    columns = set(link)
+    missing = [c for c in columns if c not in report.columns]
+    if missing:
+        from veil.errors import ColumnNotFoundError
+        raise ColumnNotFoundError(f"safe_harbor: link column(s) {', '.join(map(repr, missing))} not in the "
+                                  f"table. Available columns: {', '.join(map(repr, report.columns))}.")
+    return columns
+
+
+def _treatment(kind: Any, restricted: tuple[str, ...] | None, as_of: str | None) -> tuple[ActionSpec | None, str]:
+    """The Safe Harbor action for a column confidently found to be of ``kind``, and its note.
+
+    Quasi-identifiers that are not among the 18 types get no action (they are kept, in ``report.kept``).
+    """
+    if kind.name == "zip":
+        return Zip3(restricted or ()), ("no restricted ZIP3 list given: every ZIP3 kept" if restricted is None else "")
+    if kind.name == "date_of_birth":
+        return BirthYear(as_of), "year only; birth years implying an age over 89 aggregated"
+    if kind.name == "date":
+        return TruncateDates("year"), "year only (treated as a date related to an individual)"
+    if kind.name == "age":
+        return Age90Plus(), "ages over 89 become 90, read as '90 or older' (the column stays numeric)"
+    if kind.safe_harbor is not None:
+        return Drop(), f"Safe Harbor item {kind.safe_harbor}: {kind.description}"
+    return None, ""
+
+
+def _named_identifier(finding: ColumnFinding) -> bool:
+    """Whether the column's name says it is an identifier (``subject_id``, ``uuid``, ``record_key``).
+
+    Such a column is removed (or given random ids with ``link``) whether or not
+    its values are unique per row: a subject seen on several rows is still identified.
+    """
+    return any(e.source == "name" and e.kind == "unique_identifier" for e in finding.evidence)
+
+
 def safe_harbor_plan(report: ScanReport, *, restricted_zip3: Iterable[str] | None = None,
                      as_of: str | None = None, link: Iterable[str] = (), min_confidence: float = 0.5,
                      possible_confidence: float = 0.3,
                      overrides: Plan | None = None) -> tuple[Plan, tuple[Undecided, ...], dict[str, str]]:
     """The Safe Harbor plan for a scanned table, the open questions, and a note per column."""
     min_confidence = check_real("min_confidence", min_confidence, "safe_harbor", low=0.0, high=1.0)
+    _release_date(as_of)
     possible_confidence = check_real("possible_confidence", possible_confidence, "safe_harbor", low=0.0, high=1.0)
-    link = set(link)
-    missing_link = [c for c in link if c not in report.columns]
-    if missing_link:
-        from veil.errors import ColumnNotFoundError
-        raise ColumnNotFoundError(f"safe_harbor: link column(s) {', '.join(map(repr, missing_link))} not in the "
-                                  f"table. Available columns: {', '.join(map(repr, report.columns))}.")
+    link = _link_columns(report, link)
     restricted = None if restricted_zip3 is None else tuple(restricted_zip3)
     actions: dict[str, ActionSpec] = {}
     undecided: list[Undecided] = []
@@ -90,34 +138,20 @@ def safe_harbor_plan(report: ScanReport, *, restricted_zip3: Iterable[str] | Non
             undecided.append(Undecided(column, f"{kind.description} with confidence {f.confidence:.2f} below "
                                        f"{min_confidence:.2f}; kept", f.kind, f.confidence))
             continue
-        if kind.name == "unique_identifier" and f.confidence < _UNCERTAIN_UNIQUE:
+        if kind.name == "unique_identifier" and not _named_identifier(f) and f.confidence < _UNCERTAIN_UNIQUE:
+            # only uniqueness speaks, and the values are decimal numbers: maybe a measurement
             undecided.append(Undecided(column, "unique per row but the values look like measurements, not a "
                                        "code; kept (drop it if it is an identifier)", f.kind, f.confidence))
             continue
-        if kind.name == "zip":
-            actions[column] = Zip3(restricted or ())
-            if restricted is None:
-                notes[column] = "no restricted ZIP3 list given: every ZIP3 kept"
-                undecided.append(Undecided(column, "ZIP3 areas with 20,000 people or fewer must become 000, but "
-                                           "no list of them was given (restricted_zip3 / --restricted-zip3); "
-                                           "all ZIP3 values were kept", f.kind, f.confidence))
-            continue
-        if kind.name == "date_of_birth":
-            actions[column] = BirthYear(as_of)
-            notes[column] = "year only; birth years implying an age over 89 aggregated"
-            continue
-        if kind.name == "date":
-            actions[column] = TruncateDates("year")
-            notes[column] = "year only (treated as a date related to an individual)"
-            continue
-        if kind.name == "age":
-            actions[column] = Age90Plus()
-            continue
-        if kind.safe_harbor is not None:
-            actions[column] = Drop()
-            notes[column] = f"Safe Harbor item {kind.safe_harbor}: {kind.description}"
-            continue
-        # quasi-identifiers that are not among the 18 types are kept (report.kept)
+        action, note = _treatment(kind, restricted, as_of)
+        if action is not None:
+            actions[column] = action
+        if note:
+            notes[column] = note
+        if kind.name == "zip" and restricted is None:
+            undecided.append(Undecided(column, "ZIP3 areas with 20,000 people or fewer must become 000, but "
+                                       "no list of them was given (restricted_zip3 / --restricted-zip3); "
+                                       "all ZIP3 values were kept", f.kind, f.confidence))
     if overrides is not None:
         for column, spec in overrides.columns.items():
             if column not in actions:
@@ -174,7 +208,7 @@ def safe_harbor(frame: pd.DataFrame, *, scan: ScanReport | None = None,
     act.require_columns(frame, report.columns, "safe_harbor")
     plan, undecided, notes = safe_harbor_plan(report, restricted_zip3=restricted_zip3, as_of=as_of, link=link,
                                               min_confidence=min_confidence, overrides=overrides)
-    ref = pd.Timestamp.today() if as_of is None else pd.Timestamp(as_of)
+    ref = _release_date(as_of)
     return deidentify(frame, plan, key=key, rng=rng, _profile="safe-harbor", _undecided=undecided,
                       _notes={"as_of": ref.strftime("%Y-%m-%d"),
                               "restricted_zip3_given": restricted_zip3 is not None,

@@ -35,7 +35,7 @@ def test_ragged_csv_names_line(tmp_path, body, line):
 def test_duplicate_columns(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("a,a\n1,2\n")
-    with pytest.raises(SchemaError, match="duplicate column names: 'a'"):
+    with pytest.raises(DataFormatError, match=r"duplicate column names: 'a' \(columns 1 and 2\)"):
         read_csv(path)
     with pytest.raises(SchemaError, match="duplicate"):
         Dataset.from_pandas(pd.DataFrame([[1, 2]], columns=["a", "a"]))
@@ -121,3 +121,80 @@ def test_object_columns_of_other_python_values_become_text():
     frame = pd.DataFrame({"v": pd.Series([Decimal("1.5"), 2, None], dtype=object)})
     encoded = Dataset.from_pandas(frame, quasi_identifiers=["v"]).encode("v")
     assert sorted(encoded.labels.tolist()) == ["1.5", "2", "<missing>"]
+
+
+# ---------------------------------------------------------------- the Arrow encoding
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from veil.data import encode_values, format_labels, sort_labels  # noqa: E402
+
+
+def _reference_encoding(series: pd.Series, kind: Kind):
+    """The encoding before Arrow: text labels row by row, factorize, sort (kept here as the oracle)."""
+    raw, uniques = pd.factorize(format_labels(series), use_na_sentinel=True)
+    ordered = sort_labels(np.asarray(uniques, dtype=object), kind, None, "c")
+    if (raw < 0).any():
+        ordered = np.append(ordered, np.array([MISSING], dtype=object))
+    labels = np.append(np.asarray(uniques, dtype=object), MISSING)[raw]  # -1 reads MISSING
+    return ordered.tolist(), labels.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "07401", "7401", "", "Zürich", "10", "9"])),
+                min_size=1, max_size=30))
+def test_arrow_encoding_equals_the_row_by_row_encoding_on_text(values):
+    series = pd.Series(values, dtype=object)
+    encoded = encode_values(series, column="c")
+    labels, per_row = _reference_encoding(series, Kind.CATEGORICAL)
+    assert encoded.labels.tolist() == labels
+    assert encoded.labels[encoded.codes].tolist() == per_row
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.integers(-5, 300), st.floats(-10, 10, width=32), st.just(float("nan"))),
+                min_size=1, max_size=30))
+def test_arrow_encoding_equals_the_row_by_row_encoding_on_numbers(values):
+    series = pd.Series([np.nan if v is None else v for v in values], dtype=float)
+    encoded = encode_values(series, column="c", kind=Kind.NUMERIC)
+    labels, per_row = _reference_encoding(series, Kind.NUMERIC)
+    assert encoded.labels.tolist() == labels
+    assert encoded.labels[encoded.codes].tolist() == per_row
+
+
+def test_arrow_table_and_pandas_frame_encode_alike(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("zip,age,when\n07401,9,2020-01-02\n,10,2020-01-01\n10001,9,\n")
+    from_file = Dataset.read(path, quasi_identifiers=["zip", "age", "when"], kinds={"age": "numeric", "when": "date"})
+    from_frame = Dataset.from_pandas(from_file.frame, quasi_identifiers=["zip", "age", "when"],
+                                     kinds={"age": "numeric", "when": "date"})
+    for column in ("zip", "age", "when"):
+        a, b = from_file.encode(column), from_frame.encode(column)
+        assert a.labels.tolist() == b.labels.tolist() and a.codes.tolist() == b.codes.tolist()
+    assert from_file.encode("age").labels.tolist() == ["9", "10"]
+    assert from_file.encode("when").labels.tolist() == ["2020-01-01", "2020-01-02", MISSING]
+
+
+def test_categorical_and_datetime_columns_encode_to_their_labels():
+    cat = pd.Series(pd.Categorical(["b", "a", None, "b"], categories=["c", "b", "a"]))
+    encoded = encode_values(cat, column="c")
+    assert encoded.labels.tolist() == ["a", "b", MISSING]  # the unused category "c" is not a value
+    assert encoded.codes.tolist() == [1, 0, 2, 1]
+    stamps = pd.Series(pd.to_datetime(["2020-01-01 10:00", "2020-01-01 12:00", "2019-05-05 00:00"]))
+    encoded = encode_values(stamps, column="d", kind=Kind.DATE)
+    assert encoded.labels.tolist() == ["2019-05-05", "2020-01-01"]  # two times of one day are one label
+    assert encoded.codes.tolist() == [1, 1, 0]
+
+
+def test_one_column_file_keeps_commas_in_values(tmp_path):
+    path = tmp_path / "names.csv"
+    path.write_text("name\nSmith, John\nLee, Ann\n")
+    assert read_csv(path)["name"].tolist() == ["Smith, John", "Lee, Ann"]
+
+
+def test_matrix_corner_cell_may_be_empty_only_when_asked(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text(",a,b\na,0.9,0.1\nb,0.2,0.8\n")
+    with pytest.raises(DataFormatError, match="column 1 has an empty name"):
+        read_csv(path)
+    assert read_csv(path, row_labels=True).shape == (2, 3)

@@ -81,4 +81,4 @@ def test_empty_file_exits_2(tmp_path):
     path = tmp_path / "empty.csv"
     path.write_text("Gender,YOB\n")
     result = runner.invoke(app, ["risk", str(path), "--qi", "Gender,YOB"])
-    assert result.exit_code == 2 and "no records" in result.output
+    assert result.exit_code == 2 and "no data rows" in result.output

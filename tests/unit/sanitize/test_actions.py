@@ -102,8 +102,14 @@ def test_top_and_bottom_coding():
 
 
 def test_age_90_plus():
+    # default: ages over 89 become the number 90 ("90 or older"); the column stays numeric text
     out = age_90_plus(pd.Series(["45", "89", "90", "104", ""]))
-    assert out.tolist()[:4] == ["45", "89", "90+", "90+"] and pd.isna(out[4])
+    assert out.tolist()[:4] == ["45", "89", "90", "90"] and pd.isna(out[4])
+    assert pd.to_numeric(out).max() == 90
+    ints = age_90_plus(pd.Series([45, 89, 90, 104]))
+    assert ints.tolist() == [45, 89, 90, 90] and pd.api.types.is_integer_dtype(ints)
+    labelled = age_90_plus(pd.Series(["45", "89", "90", "104", ""]), label="90+")
+    assert labelled.tolist()[:4] == ["45", "89", "90+", "90+"] and pd.isna(labelled[4])
 
 
 def test_truncate_dates():

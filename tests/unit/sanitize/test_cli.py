@@ -88,7 +88,7 @@ def test_deidentify_key_errors(csv, tmp_path, env, message):
 
 def test_deidentify_errors(csv, tmp_path):
     res = run("deidentify", csv, "--profile", "safe-harbor", "-o", csv)
-    assert res.exit_code == 2 and "same file as input" in res.output
+    assert res.exit_code == 2 and "is an input of this command" in res.output
     cfg = tmp_path / "c.yaml"
     cfg.write_text("columns:\n  nope: {action: drop}\n")
     out = tmp_path / "o.csv"

@@ -1,0 +1,47 @@
+"""Tables in: the one reader, the schema, :class:`Dataset` and the encoding to integer codes.
+
+- :func:`read_table` reads a CSV or Parquet file through pyarrow with one
+  validation for every command (ragged rows, duplicate or empty column names,
+  empty files, undecodable bytes, NUL bytes, ... each a one-line
+  :class:`~veil.errors.DataFormatError` naming the line or the column);
+- :class:`Schema` assigns roles (:class:`Role`) and kinds (:class:`Kind`) to columns;
+- :class:`Dataset` holds a table with its schema and hierarchies and encodes
+  each column once to ``int32`` codes (Arrow dictionary encoding,
+  :func:`encode_values`).
+
+``veil.dataset`` and ``veil.schema`` re-export these names.
+"""
+
+from veil.data._dataset import Dataset, MissingPolicy, read_csv
+from veil.data._encoding import MISSING, EncodedColumn, encode_values, format_labels, infer_kind, sort_labels
+from veil.data._reader import (
+    DEFAULT_NA_VALUES,
+    PARQUET_SUFFIXES,
+    SEPARATORS,
+    check_column_names,
+    read_table,
+    sniff_separator,
+)
+from veil.data._schema import Attribute, Kind, Role, Schema
+
+__all__ = [
+    "Attribute",
+    "DEFAULT_NA_VALUES",
+    "Dataset",
+    "EncodedColumn",
+    "Kind",
+    "MISSING",
+    "MissingPolicy",
+    "PARQUET_SUFFIXES",
+    "Role",
+    "SEPARATORS",
+    "Schema",
+    "check_column_names",
+    "encode_values",
+    "format_labels",
+    "infer_kind",
+    "read_csv",
+    "read_table",
+    "sniff_separator",
+    "sort_labels",
+]

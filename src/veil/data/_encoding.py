@@ -1,0 +1,244 @@
+"""Encoding a column to ``int32`` codes over a sorted dictionary of text labels.
+
+A column is dictionary-encoded by Arrow (``dictionary_encode``): the rows
+become integer indices without any per-row Python object, and only the
+dictionary, whose size is the number of distinct values, is turned into text
+labels (:func:`format_labels`) and ordered as the attribute's kind requires
+(:func:`sort_labels`).  The row indices are then remapped to that order with
+one numpy take.  A pandas column that Arrow cannot hold (mixed Python objects)
+falls back to ``pandas.factorize`` on its labels, with the same result.
+
+Values are kept as text labels, exactly as read: ``"07401"`` stays a ZIP code
+and is never turned into the number 7401.  Numeric and date attributes are
+ordered by value (``"9" < "10"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from veil.data._schema import Kind
+from veil.errors import SchemaError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
+
+__all__ = ["MISSING", "EncodedColumn", "format_labels", "sort_labels", "infer_kind", "encode_values"]
+
+#: The label of a missing value when missing values are kept as a value of their own.
+MISSING = "<missing>"
+
+
+@dataclass(frozen=True, eq=False)
+class EncodedColumn:
+    """One column as integer codes over a dictionary of labels.
+
+    Attributes
+    ----------
+    name : str
+        The column.
+    codes : numpy.ndarray of int32, shape (n_records,)
+        ``labels[codes[i]]`` is record ``i``'s value.
+    labels : numpy.ndarray of str (object), shape (n_values,)
+        The distinct values, in the attribute's order (by value for numeric
+        and date kinds, the declared order for ordinal, else lexicographic),
+        including declared domain values that do not occur.
+    missing_code : int
+        The code of :data:`MISSING`, or -1 when the column has no missing value.
+    """
+
+    name: str
+    codes: np.ndarray
+    labels: np.ndarray
+    missing_code: int = -1
+
+    @property
+    def n_values(self) -> int:
+        return len(self.labels)
+
+
+def format_labels(values: pd.Series) -> pd.Series:
+    """Turn values into their text labels: integral floats lose ``.0``, NaN stays NaN."""
+    if pd.api.types.is_bool_dtype(values):
+        return values.map({True: "True", False: "False"}).astype(object)
+    if pd.api.types.is_integer_dtype(values):
+        return values.astype("Int64").astype(str).where(values.notna(), np.nan).astype(object)
+    if pd.api.types.is_float_dtype(values):
+        arr = values.to_numpy(dtype=float, na_value=np.nan)
+        out = np.full(arr.shape, np.nan, dtype=object)
+        ok = ~np.isnan(arr)
+        integral = ok & (np.mod(arr, 1) == 0) & (np.abs(arr) < 2**53)
+        out[integral] = arr[integral].astype(np.int64).astype(str)
+        rest = ok & ~integral
+        out[rest] = arr[rest].astype(str)
+        return pd.Series(out, index=values.index, dtype=object)
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return values.dt.strftime("%Y-%m-%d").astype(object)
+    present = values.notna()
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if inferred in ("string", "empty"):
+        return values.astype(object).where(present, np.nan)
+    if inferred in ("date", "datetime"):  # datetime.date objects (e.g. Parquet date columns)
+        stamps = pd.to_datetime(values.where(present), errors="coerce")
+        if stamps.notna().sum() == present.sum():
+            return stamps.dt.strftime("%Y-%m-%d").astype(object).where(present, np.nan)
+    # other Python objects (decimals, mixed types): their text
+    return values.astype(str).astype(object).where(present, np.nan)
+
+
+def sort_labels(labels: np.ndarray, kind: Kind, domain: tuple[str, ...] | None, column: str) -> np.ndarray:
+    """Order distinct labels as the attribute's kind requires.
+
+    Raises
+    ------
+    SchemaError
+        A value outside a declared ordinal domain, a non-number in a numeric
+        column, or a non-date in a date column.
+    """
+    if domain is not None:
+        extra = sorted(set(labels.tolist()) - set(domain))
+        if kind is Kind.ORDINAL and extra:
+            raise SchemaError(
+                f"Column {column!r} has value {extra[0]!r}, which is not in its declared "
+                f"ordinal domain; add it to the domain in its place in the order."
+            )
+        return np.array(list(domain) + extra, dtype=object)
+    if kind is Kind.NUMERIC:
+        numbers = pd.to_numeric(pd.Series(labels), errors="coerce").to_numpy(dtype=float)
+        if np.isnan(numbers).any():
+            bad = labels[np.isnan(numbers)][0]
+            raise SchemaError(
+                f"Column {column!r} is declared numeric but has the non-numeric value {bad!r}."
+            )
+        return labels[np.lexsort((labels.astype(str), numbers))]
+    if kind is Kind.DATE:
+        dates = pd.to_datetime(pd.Series(labels), errors="coerce", format="mixed")
+        if dates.isna().any():
+            bad = labels[dates.isna().to_numpy()][0]
+            raise SchemaError(f"Column {column!r} is declared a date but has the value {bad!r}.")
+        return labels[np.lexsort((labels.astype(str), dates.to_numpy().astype("int64")))]
+    return np.sort(labels.astype(str)).astype(object)
+
+
+def infer_kind(series: pd.Series) -> Kind:
+    """Guess a column's kind from its values: numeric, date, else categorical."""
+    values = series.dropna()
+    if len(values) == 0:
+        return Kind.CATEGORICAL
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        return Kind.NUMERIC
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return Kind.DATE
+    sample = values.astype(str).head(1000)
+    if pd.to_numeric(sample, errors="coerce").notna().all():
+        return Kind.NUMERIC
+    if sample.str.contains(r"[-/.]", regex=True).all():
+        dates = pd.to_datetime(sample, errors="coerce", format="mixed")
+        if dates.notna().all():
+            return Kind.DATE
+    return Kind.CATEGORICAL
+
+
+def _as_arrow(values: "pd.Series | pa.ChunkedArray | pa.Array") -> "pa.Array | None":
+    """One Arrow array of the column, or None when Arrow cannot hold it (mixed objects)."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if isinstance(values, pa.Array):
+        return values
+    if values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
+        return None  # Python objects (decimals, mixed types) keep their text, as format_labels gives it
+    try:
+        array = pa.array(values, from_pandas=True)
+    except (pa.ArrowException, TypeError, ValueError):
+        return None
+    return _as_arrow(array) if isinstance(array, pa.ChunkedArray) else array  # Arrow-backed pandas
+
+
+def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.ndarray, np.ndarray]:
+    """``(raw, labels)``: per-row indices into ``labels`` (text, distinct), -1 for a missing value."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    array = _as_arrow(values)
+    if array is None:  # pandas-only objects: the labels are made row by row
+        raw, uniques = pd.factorize(format_labels(values), use_na_sentinel=True)  # type: ignore[arg-type]
+        return raw.astype(np.int32, copy=False), np.asarray(uniques, dtype=object)
+    if pa.types.is_null(array.type):  # every value missing
+        return np.full(len(array), -1, dtype=np.int32), np.array([], dtype=object)
+    encoded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
+    indices = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    dictionary = encoded.dictionary
+    if pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type):
+        texts = pd.Series(dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    else:
+        texts = format_labels(dictionary.to_pandas())
+    # labels that format alike (two timestamps of one day, NaN) are merged; NaN is missing
+    present = texts.notna().to_numpy()
+    labels, inverse = np.unique(texts[present].astype(str).to_numpy(dtype=object), return_inverse=True)
+    remap = np.full(len(texts) + 1, -1, dtype=np.int32)
+    remap[np.flatnonzero(present)] = inverse
+    raw = remap[indices]  # index -1 reads the appended -1
+    used = np.bincount(raw[raw >= 0], minlength=len(labels)) > 0
+    if not used.all():  # unused categories of a pandas categorical
+        shift = np.cumsum(used) - 1
+        labels = labels[used]
+        raw = np.where(raw >= 0, shift[np.maximum(raw, 0)], -1).astype(np.int32)
+    return raw, labels.astype(object)
+
+
+def encode_values(
+    values: "pd.Series | pa.ChunkedArray | pa.Array",
+    *,
+    column: str,
+    kind: Kind = Kind.CATEGORICAL,
+    domain: tuple[str, ...] | None = None,
+    missing: str = "value",
+) -> EncodedColumn:
+    """Encode one column's values to codes over its labels, sorted for ``kind``.
+
+    Parameters
+    ----------
+    values : pandas.Series or pyarrow array
+    column : str
+        The column's name (for the result and the messages).
+    kind, domain
+        The attribute's kind and declared domain.
+    missing : {"value", "error"}
+        A missing value is the label :data:`MISSING` (coded last), or an error.
+
+    Raises
+    ------
+    SchemaError
+        Missing values with ``missing="error"`` (naming up to five rows,
+        0-based), or a value that does not fit its kind.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> e = encode_values(pd.Series(["10", "9", None, "10"]), column="age", kind=Kind.NUMERIC)
+    >>> e.labels.tolist(), e.codes.tolist()
+    (['9', '10', '<missing>'], [1, 0, 2, 1])
+    """
+    raw, uniques = _dictionary(values)
+    ordered = sort_labels(uniques, kind, domain, column)
+    missing_rows = raw < 0
+    missing_code = -1
+    if missing_rows.any():
+        if missing == "error":
+            rows = np.flatnonzero(missing_rows)[:5].tolist()
+            raise SchemaError(
+                f"Column {column!r} has {int(missing_rows.sum())} missing value(s) "
+                f"(first rows, 0-based: {rows}); fill them, or keep them as a value of "
+                "their own with missing='value'."
+            )
+        missing_code = len(ordered)
+        ordered = np.append(ordered, np.array([MISSING], dtype=object))
+    remap = np.append(pd.Index(ordered).get_indexer(uniques), missing_code).astype(np.int32)
+    codes = remap[raw]  # -1 indexes the appended missing code
+    return EncodedColumn(column, codes.astype(np.int32, copy=False), ordered, missing_code)
