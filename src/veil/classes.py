@@ -605,6 +605,34 @@ class ClassTable:
             }
         return table
 
+    def suppressed_group(self) -> "ClassTable | None":
+        """The suppressed records as one class (``*`` in every QI), or ``None`` if there are none.
+
+        Its sensitive histograms are the whole table's minus the released
+        classes' (input-suppressed records included): the records an attacker
+        sees when suppressed records are published with their sensitive values.
+        """
+        n = int(self.n_records - self.counts.sum())
+        if n <= 0:
+            return None
+        histograms = {
+            name: h._with_counts((h.overall - h.counts.sum(axis=0)).reshape(1, -1).astype(np.int64))
+            for name, h in self.sensitive.items()
+        }
+        top = tuple(h.height for h in self.hierarchies)
+        return ClassTable(
+            quasi_identifiers=self.quasi_identifiers,
+            hierarchies=self.hierarchies,
+            levels=top,
+            codes=np.zeros((1, len(top)), dtype=np.int32),
+            counts=np.array([n], dtype=np.int64),
+            n_records=n,
+            suppressed=0,
+            input_suppressed=0,
+            base=self.base,
+            sensitive=histograms,
+        )
+
     # ------------------------------------------------------------------ rows
     def row_classes(self) -> np.ndarray:
         """For each record of the original table, its class here, or -1 if suppressed."""
