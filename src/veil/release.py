@@ -329,6 +329,11 @@ def _run_with_engine(
          **({"level": report["transformation"][n]} if n in report["transformation"] else {})}
         for n in _columns_of(input_path, config)
     ]
+    unchanged = [c["name"] for c in report["columns"] if c["role"] == "unlisted"]
+    if unchanged:
+        report.setdefault("warnings", []).append(
+            f"Columns with no declared role released unchanged: {', '.join(unchanged)}."
+        )
     return FileRelease(report)
 
 

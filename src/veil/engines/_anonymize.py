@@ -33,7 +33,8 @@ import pandas as pd
 from veil.classes import SUPPRESSED, ClassTable
 from veil.dataset import DEFAULT_NA_VALUES, MISSING
 from veil.engines._classes import class_table_from_counts
-from veil.engines._output import check_output, remove_quietly, temporary_path
+from veil.engines._output import check_output
+from veil.pipeline import publishing
 from veil.engines._protocol import Engine
 from veil.engines._registry import get_engine
 from veil.engines._source import COUNT_COLUMN, Source
@@ -105,6 +106,26 @@ class FullDomainRecoding:
             gone = merged.loc[merged["_merge"] == "left_only", list(qis)]
             suppressed = tuple(sorted(gone.itertuples(index=False, name=None)))
         return cls(tuple(qis), tuple(int(l) for l in classes.levels), mappings, suppressed)
+
+
+def reader_for(engine: Engine) -> Engine:
+    """The engine that reads a written file back for its verification.
+
+    The Spark engine's files are read back by DuckDB (or pandas): the check
+    does not run through the engine that wrote them, and Spark does not read
+    the writer's hidden temporary files.
+    """
+    if engine.name != "spark":
+        return engine
+    try:
+        import duckdb  # noqa: F401
+    except ImportError:
+        from veil.engines._local import LocalEngine
+
+        return LocalEngine()
+    from veil.engines._duckdb import DuckDBEngine
+
+    return DuckDBEngine()
 
 
 def _released_classes(classes: pd.DataFrame, qis: Sequence[str], na_values: Sequence[str]) -> tuple[pd.DataFrame, int]:
@@ -338,7 +359,8 @@ def _anonymize_file(
     progress: Callable[[int, int], None] | None,
 ) -> dict[str, Any]:
     from veil.algorithms.lattice import search
-    from veil.anonymization import _BOUNDED_BY_UNSUPPRESSED, _k_of
+    from veil.anonymization import BOUNDED_BY_UNSUPPRESSED, largest_k
+    from veil.anonymization import SEED_WARNING
     from veil.models import evaluate
     from veil.risk import assess
     from veil.utility import get_metric, utility_report
@@ -381,7 +403,7 @@ def _anonymize_file(
         counts, quasi_identifiers=qis, sensitive=sens, hierarchies=hierarchies, kinds=kinds, domains=domains
     )
     seconds["class_table"] = time.perf_counter() - tick
-    k = _k_of(models)
+    k = largest_k(models)
     if k is not None and k > base.n_records:
         raise ParameterError(
             f"k={k} is larger than the table ({base.n_records} records): no class can be that large."
@@ -395,14 +417,16 @@ def _anonymize_file(
     tick = time.perf_counter()
     result = search(
         base, models, loss=loss, metric_name=metric,
-        monotone_metric=metric in _BOUNDED_BY_UNSUPPRESSED,
+        monotone_metric=metric in BOUNDED_BY_UNSUPPRESSED,
         suppression_limit=suppression_limit, min_levels=low, max_levels=high, progress=progress,
     )
     seconds["search"] = time.perf_counter() - tick
     recoding = FullDomainRecoding.from_classes(result.classes)
 
-    unverified = temporary_path(out, tag="unverified", hidden=False)
-    try:
+    with publishing({"data": out}, inputs=[source.path]) as outputs:
+        # the released file is written and verified as a temporary of the one
+        # writer; it is renamed into place only when the verification passed
+        unverified = outputs.temporary("data")
         tick = time.perf_counter()
         applied = engine.apply(
             source, recoding.mappings, recoding.suppressed, unverified,
@@ -412,15 +436,11 @@ def _anonymize_file(
         tick = time.perf_counter()
         written = Source.from_path(unverified, sep=",", na_values=na_values)
         verified = _verify(
-            engine, written, base, result.classes, models, sensitive=sens, hierarchies=hierarchies,
+            reader_for(engine), written, base, result.classes, models, sensitive=sens, hierarchies=hierarchies,
             kinds=kinds, drop_suppressed=drop_suppressed, records_out=applied.records_out,
             na_values=written.na_values,
         )
         seconds["verify"] = time.perf_counter() - tick
-        os.replace(unverified, out)
-    except BaseException:
-        remove_quietly(unverified)
-        raise
 
     suppressed = int(result.classes.suppressed)
     dropped = base.n_records - applied.records_out
@@ -444,7 +464,9 @@ def _anonymize_file(
             "nodes_checked": result.nodes_checked,
             "seconds": round(result.seconds, 6),
         },
-        "output_order": {"shuffled": True, "seed": seed},
+        "output_order": {"shuffled": True, "reproducible": seed is not None,
+                         **({"seed": int(seed)} if seed is not None else {})},
+        "warnings": [SEED_WARNING] if seed is not None else [],
         "verified": True,
         "engine": engine.name,
         "output": str(out),

@@ -20,7 +20,7 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 from veil.dataset import MISSING
-from veil.engines._output import check_output, write_atomically
+from veil.engines._output import check_output, write_into
 from veil.engines._protocol import (
     MARK_SEPARATOR,
     UNCOVERED_MARK,
@@ -261,7 +261,7 @@ class DuckDBEngine:
                 finally:
                     con.close()
 
-        write_atomically(out_path, write)
+        write_into(out_path, write)
         return ApplyResult(out_path, written[0])
 
     @staticmethod

@@ -21,7 +21,7 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 from veil.dataset import MISSING
-from veil.engines._output import check_output, remove_quietly, write_atomically
+from veil.engines._output import check_output, remove_quietly, write_into
 from veil.engines._protocol import (
     MARK_SEPARATOR,
     EngineError,
@@ -369,7 +369,7 @@ class SparkEngine:
             finally:
                 remove_quietly(folder)
 
-        write_atomically(out_path, write)
+        write_into(out_path, write)
         return written[0]
 
 
