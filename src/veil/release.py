@@ -244,8 +244,8 @@ def _engine_policy(config: ReleaseConfig, input_path: Path, mode: str) -> None:
     from veil.engines import Source
 
     source = Source.from_path(input_path, sep=config.input.sep)
-    withheld = [c for c in source.columns if c not in config.attributes and not config.keep_unlisted]
-    withheld += [n for n in config.names("identifier") if n in source.columns]
+    withheld = [n for n in config.names("identifier") if n in source.columns]
+    withheld += [c for c in source.columns if c not in config.attributes and not config.keep_unlisted]
     if withheld:
         raise ConfigError(
             f"engine: the {config.engine} engine publishes every column of the input; the column "

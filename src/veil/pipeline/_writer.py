@@ -172,8 +172,11 @@ class Outputs:
         tmp = self.temporary(role)
         try:
             write(tmp)
-        except PermissionError as exc:
-            raise OutputError(f"Cannot write {str(self._dest[role])!r}: {exc.strerror}.") from None
+        except OutputError:
+            raise
+        except OSError as exc:  # permissions, a full disk, an I/O error: one line, nothing published
+            _remove(tmp)
+            raise OutputError(f"Cannot write {str(self._dest[role])!r}: {exc.strerror or exc}.") from None
         return tmp
 
     def write_text(self, role: str, text: str) -> Path:
