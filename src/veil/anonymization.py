@@ -131,6 +131,7 @@ def verify(
     *,
     label: str | None = None,
     suppressed: str = "blank",
+    suppressed_rows: np.ndarray | None = None,
 ) -> ClassTable:
     """Rebuild the class table from released rows and check every model on it.
 
@@ -140,6 +141,10 @@ def verify(
     their sensitive values and, as one group, must meet every model that
     reads a sensitive attribute; otherwise they are left out of the check
     and the distributions are judged against the whole input.
+
+    ``suppressed_rows`` marks the suppressed rows of ``data`` when known
+    (default: the rows with ``*`` in every QI; a full-domain node can also
+    generalize a class to ``*`` everywhere without suppressing it).
 
     Raises
     ------
@@ -151,7 +156,8 @@ def verify(
     if label is not None and label not in sensitive and label in data.columns:
         sensitive.append(label)
     if suppressed != "keep":
-        data = data.loc[~_star_rows(data, qis)]
+        mask = _star_rows(data, qis) if suppressed_rows is None else np.asarray(suppressed_rows, dtype=np.bool_)
+        data = data.loc[~mask]
     if len(data) == 0:  # every record was suppressed: check the all-'*' table it stands for
         data = dataset.frame.copy()
         for name in qis:
@@ -302,7 +308,7 @@ def anonymize(
     star = _star_rows(outcome.data, dataset.quasi_identifiers)
     _check_suppression(outcome, star, problem, mode)
     data, source_rows = _publish(outcome.data, star, dataset, mode, published, shuffle=shuffle, seed=seed)
-    verified = verify(data, dataset, models, label=label, suppressed=mode)
+    verified = verify(data, dataset, models, label=label, suppressed=mode, suppressed_rows=star[source_rows])
     columns = [replace(c, level=outcome.transformation.get(c.name)) for c in columns]
     report = _report(dataset, models, problem, outcome, verified, data, star, mode, columns,
                      weights=weights, shuffle=shuffle, seed=seed)

@@ -12,6 +12,7 @@ nothing behind.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +32,21 @@ __all__ = ["dataset_from_config", "run_config", "write_table", "write_json", "ch
 
 
 def check_output_path(output: str | Path, *inputs: str | Path) -> Path:
-    """Refuse an output that is an input, or whose folder cannot be written (see :class:`Outputs`)."""
+    """Refuse an output that is an input, or whose folder cannot be written.
+
+    A check only (kept for the commands that call it); releases check every
+    destination against every input through :class:`Outputs`.
+    """
     out = Path(output)
-    Outputs({"output": out}, inputs=inputs)
+    for source in inputs:
+        src = Path(source)
+        if out.resolve() == src.resolve() or (out.exists() and src.exists() and os.path.samefile(out, src)):
+            raise OutputError(f"The output {str(out)!r} is the input file; veil never overwrites its input.")
+    folder = out.parent if str(out.parent) else Path(".")
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"Cannot write {str(out)!r}: {str(folder)!r} is not a folder.")
+    if folder.exists() and not os.access(folder, os.W_OK):
+        raise OutputError(f"Cannot write {str(out)!r}: the folder {str(folder)!r} is not writable.")
     return out
 
 
@@ -273,7 +286,6 @@ def _run_with_engine(
 ) -> FileRelease:
     """Run the release through the DuckDB or Spark engine, file to file, into ``out``'s temporary."""
     from veil.engines import anonymize_file, get_engine
-    from veil.pipeline._suppressed import SuppressedGroup, sensitive_models
 
     refused = {
         "deidentify": config.deidentify is not None,
@@ -295,9 +307,6 @@ def _run_with_engine(
     mode = options["suppressed"]
     _engine_policy(config, input_path, mode)
     engine = get_engine(config.engine)
-    searched = list(models)
-    if mode == "keep" and sensitive_models(models):
-        searched.append(SuppressedGroup(tuple(sensitive_models(models))))
     tmp = out.temporary("data")
     report = anonymize_file(
         input_path,
@@ -305,7 +314,7 @@ def _run_with_engine(
         quasi_identifiers=config.names("quasi-identifier"),
         sensitive=config.names("sensitive"),
         hierarchies=_engine_hierarchies(config, engine, input_path),
-        models=searched,
+        models=models,
         suppression_limit=config.suppression_limit,
         metric=config.metric,
         output=tmp,
@@ -320,7 +329,6 @@ def _run_with_engine(
         max_levels=options["max_levels"],
         progress=progress,
     )
-    report["models"] = [m.name for m in models]
     report["output"] = str(out.destination("data"))
     report["suppressed_records"] = mode
     report["columns"] = [

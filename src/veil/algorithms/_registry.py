@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from veil.algorithms._recoding import Recoding
@@ -79,6 +80,10 @@ class Outcome:
 
     Attributes
     ----------
+    suppressed_rows : numpy.ndarray of bool
+        Row-aligned: the suppressed records (a full-domain node may also
+        generalize a class to ``*`` in every QI; that class is not suppressed).
+        ``None``: the records with ``*`` in every QI.
     data : pandas.DataFrame
         Every input column, row-aligned with the input, QIs released,
         suppressed records ``*`` in every QI (the pipeline drops, blanks or
@@ -102,6 +107,7 @@ class Outcome:
     recoding: Recoding | None = None
     nodes_total: int | None = None
     nodes_checked: int | None = None
+    suppressed_rows: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -160,6 +166,7 @@ def _full_domain(problem: Problem, result: SearchResult) -> Outcome:
         data=result.classes.apply(problem.dataset), algorithm=result.algorithm, seconds=result.seconds,
         transformation=dict(zip(qis, (int(x) for x in result.node))), search=result,
         nodes_total=result.nodes_total, nodes_checked=result.nodes_checked,
+        suppressed_rows=result.classes.row_classes() < 0,
     )
 
 

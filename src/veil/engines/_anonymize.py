@@ -35,6 +35,7 @@ from veil.dataset import DEFAULT_NA_VALUES, MISSING
 from veil.engines._classes import class_table_from_counts
 from veil.engines._output import check_output
 from veil.pipeline import publishing
+from veil.pipeline._suppressed import SuppressedGroup, sensitive_models
 from veil.engines._protocol import Engine
 from veil.engines._registry import get_engine
 from veil.engines._source import COUNT_COLUMN, Source
@@ -271,6 +272,9 @@ def anonymize_file(
         Seed of the row shuffle (reproducible output); default a fresh secret one.
     drop_suppressed : bool, default False
         Leave suppressed records out instead of writing ``*`` in every QI.
+        Kept, they publish their sensitive values, so the suppressed group
+        must then meet every model that reads a sensitive attribute (the
+        search accounts for it; see ``docs/security.md``).
     sep : str, optional
         The CSV separator of the input (default: detected).
     na_values : sequence of str
@@ -414,9 +418,14 @@ def _anonymize_file(
 
     low = [int((min_levels or {}).get(q, 0)) for q in qis]
     high = [int((max_levels or {}).get(q, h.height)) for q, h in zip(qis, base.hierarchies)]
+    # suppressed records are published with their sensitive values unless
+    # dropped: the suppressed group must then meet the sensitive models too
+    searched = list(models)
+    if not drop_suppressed and sensitive_models(models):
+        searched.append(SuppressedGroup(tuple(sensitive_models(models))))
     tick = time.perf_counter()
     result = search(
-        base, models, loss=loss, metric_name=metric,
+        base, searched, loss=loss, metric_name=metric,
         monotone_metric=metric in BOUNDED_BY_UNSUPPRESSED,
         suppression_limit=suppression_limit, min_levels=low, max_levels=high, progress=progress,
     )
@@ -436,7 +445,7 @@ def _anonymize_file(
         tick = time.perf_counter()
         written = Source.from_path(unverified, sep=",", na_values=na_values)
         verified = _verify(
-            reader_for(engine), written, base, result.classes, models, sensitive=sens, hierarchies=hierarchies,
+            reader_for(engine), written, base, result.classes, searched, sensitive=sens, hierarchies=hierarchies,
             kinds=kinds, drop_suppressed=drop_suppressed, records_out=applied.records_out,
             na_values=written.na_values,
         )

@@ -78,26 +78,55 @@ def verify_release_table(frame: pd.DataFrame, result: Any, dataset: Any, models:
     if [str(c) for c in frame.columns] != published:
         raise _fail("the columns differ from the published ones")
     qis = list(dataset.quasi_identifiers)
+    rows = result.source_rows
+    if rows is None or len(rows) != len(frame):
+        raise _fail(f"{len(frame)} rows in the file, {report['records_out']} in the report")
     star = np.ones(len(frame), dtype=np.bool_)
     for name in qis:
         star &= _text(frame[name]) == SUPPRESSED
-    _check_counts(frame, star, report)
     mode = report["suppressed_records"]
+    suppressed = _suppressed_rows(frame, star, rows, dataset, report, mode)
+    _check_counts(frame, suppressed, report)
     if mode == "blank":
         for name in dataset.sensitive:
-            if not np.all(_text(frame.loc[star, name]) == SUPPRESSED):
+            if not np.all(_text(frame.loc[suppressed, name]) == SUPPRESSED):
                 raise _fail(f"a suppressed record publishes its value of {name!r}")
-    classes = verify(frame, dataset, models, label=label, suppressed=mode)
-    if len(frame) > int(star.sum()) and classes.n_classes != report["classes_released"]:
+    classes = verify(frame, dataset, models, label=label, suppressed=mode, suppressed_rows=suppressed)
+    if not star.all() and classes.n_classes != report["classes_released"]:
         raise _fail(f"{classes.n_classes} classes in the file, {report['classes_released']} in the report")
-    rows = result.source_rows
-    if rows is None or len(rows) != len(frame):
-        raise _fail("the row correspondence is missing")
     _check_values(frame, star, rows, dataset, report, mode)
+
+
+def _suppressed_rows(frame, star, rows, dataset, report, mode) -> np.ndarray:
+    """The suppressed rows, read from the file: ``*`` in every QI where the
+    record's generalization at the reported levels is not ``*`` everywhere
+    (a node may generalize a whole class to ``*``), and, with ``blank``,
+    ``*`` rows whose sensitive values are withheld."""
+    levels = report["transformation"]
+    if not levels:
+        return star
+    everywhere = np.ones(len(frame), dtype=np.bool_)
+    for name in dataset.quasi_identifiers:
+        everywhere &= _generalized(dataset, name, int(levels[name]), rows) == SUPPRESSED
+    suppressed = star & ~everywhere
+    if mode == "blank" and dataset.sensitive:
+        withheld = np.ones(len(frame), dtype=np.bool_)
+        for name in dataset.sensitive:
+            withheld &= _text(frame[name]) == SUPPRESSED
+        suppressed |= star & everywhere & withheld
+    elif mode == "keep":
+        # an all-'*' class and the suppressed group look alike in the file: the
+        # report's figure must lie between what the file proves and what it allows
+        low, high = int(suppressed.sum()), int(star.sum())
+        if not low <= report["suppressed"] <= high:
+            raise _fail(f"{report['suppressed']} suppressed records in the report, between {low} and {high} in the file")
+        return star
+    return suppressed
 
 
 def _check_counts(frame: pd.DataFrame, star: np.ndarray, report: Mapping[str, Any]) -> None:
     n_out, n_star = len(frame), int(star.sum())
+    keep = report["suppressed_records"] == "keep" and report["transformation"]
     if n_out != report["records_out"]:
         raise _fail(f"{n_out} rows in the file, {report['records_out']} in the report")
     if report["records"] != n_out + report["suppressed_dropped"]:
@@ -105,7 +134,7 @@ def _check_counts(frame: pd.DataFrame, star: np.ndarray, report: Mapping[str, An
     if report["suppressed_records"] == "drop":
         if n_star or report["suppressed_dropped"] != report["suppressed"]:
             raise _fail("suppressed records were to be dropped")
-    elif n_star != report["suppressed"] or report["suppressed_dropped"]:
+    elif (n_star != report["suppressed"] and not keep) or report["suppressed_dropped"]:
         raise _fail(f"{n_star} suppressed rows in the file, {report['suppressed']} in the report")
     eligible = report["records"] - report["input_suppressed"]
     newly = report["suppressed"] - report["input_suppressed"]

@@ -130,7 +130,7 @@ class Outputs:
             for source in sources:
                 if _same_file(out, source):
                     raise OutputError(
-                        f"The {role} output {str(out)!r} is an input of this command; veil never overwrites an input."
+                        f"The {role} output {str(out)!r} is an input of this command; veil never overwrites its input."
                     )
             for other in roles[:i]:
                 if _same_file(out, self._dest[other]):
