@@ -305,7 +305,9 @@ def anonymize(
                        weights=weights, min_levels=min_levels, max_levels=max_levels, options=options,
                        progress=progress)
     outcome = spec.run(problem)
-    star = _star_rows(outcome.data, dataset.quasi_identifiers)
+    star = outcome.suppressed_rows
+    if star is None:  # a local recoding: the records with '*' in every QI
+        star = _star_rows(outcome.data, dataset.quasi_identifiers)
     _check_suppression(outcome, star, problem, mode)
     data, source_rows = _publish(outcome.data, star, dataset, mode, published, shuffle=shuffle, seed=seed)
     verified = verify(data, dataset, models, label=label, suppressed=mode, suppressed_rows=star[source_rows])

@@ -53,7 +53,7 @@ def read_written(path: Path) -> pd.DataFrame:
 def _text(values: pd.Series | np.ndarray) -> np.ndarray:
     """Cells as the CSV writer writes them: text, missing as ``""``."""
     series = pd.Series(values, dtype=object)
-    out = series.astype(str).to_numpy(dtype=object)
+    out = np.array(series.astype(str).to_numpy(dtype=object), dtype=object, copy=True)
     out[series.isna().to_numpy()] = ""
     return out
 
