@@ -287,8 +287,14 @@ class ClassTable:
         quasi_identifiers: Sequence[str] | None = None,
         sensitive: Sequence[str] | None = None,
         hierarchies: Mapping[str, Hierarchy] | None = None,
+        weights: np.ndarray | None = None,
     ) -> "ClassTable":
         """Build the class table of ``dataset`` (the only pass over its rows).
+
+        The one class-table builder: from a table's rows, or (``weights``)
+        from an engine's grouped counts, one row per distinct combination
+        weighted by its number of records
+        (:func:`veil.engines.class_table_from_counts`).
 
         Parameters
         ----------
@@ -299,6 +305,8 @@ class ClassTable:
             Hierarchies per QI; default: the dataset's.  A QI without one gets a
             flat hierarchy (its values, then ``*``).  A hierarchy is also used
             for a sensitive attribute (hierarchical t-closeness).
+        weights : numpy.ndarray of int64, optional
+            Records per row (grouped counts); default one per row.
 
         Raises
         ------
@@ -322,6 +330,7 @@ class ClassTable:
             raise SchemaError("The table has no records; there is nothing to analyse.")
         given = dict(dataset.hierarchies)
         given.update(hierarchies or {})
+        w = None if weights is None else np.asarray(weights, dtype=np.int64)
 
         n = dataset.n_records
         bound: list[Hierarchy] = []
@@ -346,7 +355,7 @@ class ClassTable:
             bound.append(hierarchy)
             leaf_columns.append(leaf[encoded.codes])
         keep = ~star_rows
-        input_suppressed = int(star_rows.sum())
+        input_suppressed = int(star_rows.sum() if w is None else w[star_rows].sum())
         if qis:
             matrix = np.column_stack([c[keep] for c in leaf_columns]).astype(np.int32, copy=False)
         else:
@@ -354,7 +363,8 @@ class ClassTable:
         radices = [h.n_values(0) for h in bound]
         codes, inverse = _group(matrix, radices)
         n_classes = len(codes)
-        counts = np.bincount(inverse, minlength=n_classes).astype(np.int64)
+        kept = None if w is None else w[keep]
+        counts = np.rint(np.bincount(inverse, weights=kept, minlength=n_classes)).astype(np.int64)
         row_class = np.full(n, -1, dtype=np.int64)
         row_class[keep] = inverse
 
@@ -363,8 +373,9 @@ class ClassTable:
             encoded = dataset.encode(name)
             v = encoded.n_values
             flat = inverse * v + encoded.codes[keep]
-            hist = np.bincount(flat, minlength=n_classes * v).reshape(n_classes, v).astype(np.int64)
-            overall = np.bincount(encoded.codes, minlength=v).astype(np.int64)
+            hist = np.rint(np.bincount(flat, weights=kept, minlength=n_classes * v)).astype(np.int64)
+            hist = hist.reshape(n_classes, v)
+            overall = np.rint(np.bincount(encoded.codes, weights=w, minlength=v)).astype(np.int64)
             kind = dataset.schema.kind(name)
             hierarchy = given.get(name)
             if hierarchy is not None:
@@ -379,13 +390,13 @@ class ClassTable:
             levels=tuple(0 for _ in qis),
             codes=codes,
             counts=counts,
-            n_records=n,
+            n_records=n if w is None else int(w.sum()),
             suppressed=input_suppressed,
             input_suppressed=input_suppressed,
             base=None,
             base_map=np.arange(n_classes, dtype=np.int64),
             sensitive=histograms,
-            row_class=row_class,
+            row_class=row_class if w is None else None,
         )
 
     @classmethod
