@@ -416,7 +416,7 @@ class ClassTable:
             }
         return table
 
-    def suppressedgroup_codes(self) -> "ClassTable | None":
+    def suppressed_group(self) -> "ClassTable | None":
         """The suppressed records as one class (``*`` in every QI), or ``None`` if there are none.
 
         Its sensitive histograms are the whole table's minus the released
