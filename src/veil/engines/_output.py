@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from veil.errors import OutputError
 
-__all__ = ["check_output", "temporary_path", "write_into", "remove_quietly"]
+__all__ = ["check_output", "write_into", "remove_quietly"]
 
 
 def check_output(output: str | os.PathLike[str], *inputs: str | os.PathLike[str]) -> Path:
@@ -53,16 +52,6 @@ def check_output(output: str | os.PathLike[str], *inputs: str | os.PathLike[str]
     return out
 
 
-def temporary_path(output: Path, *, tag: str = "tmp", hidden: bool = True) -> Path:
-    """A fresh path beside ``output`` that keeps its extension (so its format).
-
-    Hidden (a leading dot) unless ``hidden=False``: a file an engine must read
-    back cannot be hidden, because Spark (Hadoop) skips files named ``.*``.
-    """
-    dot = "." if hidden else ""
-    return output.with_name(f"{dot}{output.name}.veil-{tag}-{secrets.token_hex(6)}{output.suffix}")
-
-
 def remove_quietly(path: Path) -> None:
     """Remove a file or folder if it exists (cleanup after a failure)."""
     with contextlib.suppress(FileNotFoundError):
@@ -90,13 +79,3 @@ def write_into(output: Path, write: Callable[[Path], None]) -> None:
 
     with publishing({"data": output}) as out:
         out.write("data", write)
-
-
-@contextlib.contextmanager
-def cleaned_on_error(path: Path) -> Iterator[Path]:
-    """Remove ``path`` if the block raises."""
-    try:
-        yield path
-    except BaseException:
-        remove_quietly(path)
-        raise
