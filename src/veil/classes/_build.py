@@ -9,14 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from veil.classes._grouping import SUPPRESSED, SensitiveHistogram, group_codes
 from veil.classes._table import ClassTable
 from veil.dataset import MISSING, Dataset
-from veil.errors import ColumnNotFoundError, SchemaError
+from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 from veil.hierarchy import Hierarchy
 
-__all__ = ["build"]
+__all__ = ["build", "suppressed_group", "apply_to_rows"]
 
 
 def build(
@@ -143,3 +144,52 @@ def build(
         sensitive=histograms,
         row_class=row_class if w is None else None,
     )
+
+
+def suppressed_group(table: ClassTable) -> ClassTable | None:
+    """The suppressed records of ``table`` as one class (see :meth:`ClassTable.suppressed_group`)."""
+    n = int(table.n_records - table.counts.sum())
+    if n <= 0:
+        return None
+    histograms = {
+        name: h.with_counts((h.overall - h.counts.sum(axis=0)).reshape(1, -1).astype(np.int64))
+        for name, h in table.sensitive.items()
+    }
+    top = tuple(h.height for h in table.hierarchies)
+    return ClassTable(
+        quasi_identifiers=table.quasi_identifiers,
+        hierarchies=table.hierarchies,
+        levels=top,
+        codes=np.zeros((1, len(top)), dtype=np.int32),
+        counts=np.array([n], dtype=np.int64),
+        n_records=n,
+        suppressed=0,
+        input_suppressed=0,
+        base=table.base,
+        sensitive=histograms,
+    )
+
+
+def apply_to_rows(table: ClassTable, dataset: Dataset, *, drop_suppressed: bool = False) -> pd.DataFrame:
+    """``table``'s transformation on ``dataset``'s rows (see :meth:`ClassTable.apply`)."""
+    base = table.base
+    if dataset.n_records != table.n_records:
+        raise ParameterError(
+            f"The dataset has {dataset.n_records} records but the class table was built "
+            f"from {table.n_records}."
+        )
+    row_base = base.row_classes()  # a base table maps each record to its own class
+    row_class = table.row_classes()
+    suppressed = row_class < 0
+    out = dataset.frame.copy()
+    for i, (name, h, level) in enumerate(zip(table.quasi_identifiers, table.hierarchies, table.levels)):
+        if base.n_classes == 0:  # every record arrived suppressed
+            out[name] = pd.array(np.full(len(out), SUPPRESSED, dtype=object), dtype=object)
+            continue
+        leaf = base.codes[np.maximum(row_base, 0), i]
+        labels = h.labels[level][h.maps[level][leaf]]
+        labels = np.where(suppressed, SUPPRESSED, labels)
+        out[name] = pd.array(labels, dtype=object)
+    if drop_suppressed:
+        out = out.loc[~suppressed].reset_index(drop=True)
+    return out

@@ -31,7 +31,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from veil.classes._grouping import SUPPRESSED, SensitiveHistogram, group_codes, group_keys, pack_codes, unpack_codes
+from veil.classes._grouping import SensitiveHistogram, group_codes, group_keys, pack_codes, unpack_codes
 from veil.dataset import Dataset
 from veil.errors import ColumnNotFoundError, ParameterError
 from veil.hierarchy import Hierarchy
@@ -423,26 +423,9 @@ class ClassTable:
         classes' (input-suppressed records included): the records an attacker
         sees when suppressed records are published with their sensitive values.
         """
-        n = int(self.n_records - self.counts.sum())
-        if n <= 0:
-            return None
-        histograms = {
-            name: h.with_counts((h.overall - h.counts.sum(axis=0)).reshape(1, -1).astype(np.int64))
-            for name, h in self.sensitive.items()
-        }
-        top = tuple(h.height for h in self.hierarchies)
-        return ClassTable(
-            quasi_identifiers=self.quasi_identifiers,
-            hierarchies=self.hierarchies,
-            levels=top,
-            codes=np.zeros((1, len(top)), dtype=np.int32),
-            counts=np.array([n], dtype=np.int64),
-            n_records=n,
-            suppressed=0,
-            input_suppressed=0,
-            base=self.base,
-            sensitive=histograms,
-        )
+        from veil.classes._build import suppressed_group
+
+        return suppressed_group(self)
 
     # ------------------------------------------------------------------ rows
     def row_classes(self) -> np.ndarray:
@@ -459,25 +442,6 @@ class ClassTable:
         :data:`SUPPRESSED` in every QI (or are dropped with ``drop_suppressed``).
         Other columns are unchanged.  Row order is kept (shuffle separately).
         """
-        base = self.base
-        if dataset.n_records != self.n_records:
-            raise ParameterError(
-                f"The dataset has {dataset.n_records} records but the class table was built "
-                f"from {self.n_records}."
-            )
-        row_base = base._row_class
-        assert row_base is not None
-        row_class = self.row_classes()
-        suppressed = row_class < 0
-        out = dataset.frame.copy()
-        for i, (name, h, level) in enumerate(zip(self.quasi_identifiers, self.hierarchies, self.levels)):
-            if base.n_classes == 0:  # every record arrived suppressed
-                out[name] = pd.array(np.full(len(out), SUPPRESSED, dtype=object), dtype=object)
-                continue
-            leaf = base.codes[np.maximum(row_base, 0), i]
-            labels = h.labels[level][h.maps[level][leaf]]
-            labels = np.where(suppressed, SUPPRESSED, labels)
-            out[name] = pd.array(labels, dtype=object)
-        if drop_suppressed:
-            out = out.loc[~suppressed].reset_index(drop=True)
-        return out
+        from veil.classes._build import apply_to_rows
+
+        return apply_to_rows(self, dataset, drop_suppressed=drop_suppressed)
