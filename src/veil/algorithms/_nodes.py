@@ -21,7 +21,7 @@ from veil.errors import InfeasibleError, ParameterError
 from veil.models._base import PrivacyModel
 
 __all__ = ["Lattice", "NodeEvaluation", "SearchResult", "Evaluator", "LossFunction", "ADDITIVE_METRICS",
-           "limit_records", "loss_bounds", "prepare", "infeasible"]
+           "limit_records", "loss_bounds", "prepare", "infeasible", "node_index", "predecessors", "NodeSets"]
 
 #: Metrics whose unsuppressed loss is a sum of per-attribute terms that depend
 #: only on that attribute's level (so the bound of every node is precomputed).
@@ -283,3 +283,46 @@ def infeasible(evaluator: Evaluator, lattice: Lattice, limit: int) -> Infeasible
     )
 
 
+def node_index(nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest levels and mixed-radix strides of a lattice's node list (lexicographic
+    order), so that a node's row is ``((node - low) * stride).sum()``."""
+    low = nodes.min(axis=0).astype(np.int64)
+    radix = nodes.max(axis=0).astype(np.int64) - low + 1
+    stride = np.ones(nodes.shape[1], dtype=np.int64)
+    for i in range(nodes.shape[1] - 2, -1, -1):
+        stride[i] = stride[i + 1] * radix[i + 1]
+    return low, stride
+
+
+def predecessors(nodes: np.ndarray, i: int, low: np.ndarray, stride: np.ndarray) -> list[int]:
+    """Rows of the nodes one level lower than node ``i`` in one attribute."""
+    node = nodes[i].astype(np.int64)
+    base = int(((node - low) * stride).sum())
+    return [base - int(stride[a]) for a in range(len(node)) if node[a] > low[a]]
+
+
+class NodeSets:
+    """Up-sets and down-sets of lattice nodes, from per-attribute lookup tables
+    (``nodes[:, a] <= level`` and ``>= level`` precomputed), so that tagging
+    a node's generalizations or specializations is a few boolean ANDs."""
+
+    def __init__(self, nodes: np.ndarray) -> None:
+        self.nodes = nodes
+        top = int(nodes.max()) + 1 if nodes.size else 1
+        levels = np.arange(top)
+        self._le = [nodes[:, a][None, :] <= levels[:, None] for a in range(nodes.shape[1])]
+        self._ge = [nodes[:, a][None, :] >= levels[:, None] for a in range(nodes.shape[1])]
+
+    def _combine(self, tables: list[np.ndarray], i: int) -> np.ndarray:
+        out = np.ones(len(self.nodes), dtype=np.bool_)
+        for table, level in zip(tables, self.nodes[i]):
+            out &= table[level]
+        return out
+
+    def below(self, i: int) -> np.ndarray:
+        """Mask of node ``i`` and every node that specializes it."""
+        return self._combine(self._le, i)
+
+    def above(self, i: int) -> np.ndarray:
+        """Mask of node ``i`` and every node that generalizes it."""
+        return self._combine(self._ge, i)

@@ -44,8 +44,8 @@ from typing import Any
 import numpy as np
 
 from veil.algorithms._nodes import (
-    ADDITIVE_METRICS, Evaluator, Lattice, LossFunction, NodeEvaluation, SearchResult, infeasible, loss_bounds,
-    limit_records, prepare,
+    ADDITIVE_METRICS, Evaluator, Lattice, LossFunction, NodeEvaluation, NodeSets, SearchResult, infeasible,
+    limit_records, loss_bounds, node_index, predecessors, prepare,
 )
 from veil.classes import ClassTable
 from veil.models._base import PrivacyModel
@@ -55,59 +55,14 @@ __all__ = ["Lattice", "SearchResult", "NodeEvaluation", "search", "exhaustive_se
 # old private names, kept for one release (the node machinery moved to veil.algorithms._nodes)
 _Evaluator, _limit_records, _bounds, _prepare, _infeasible = Evaluator, limit_records, loss_bounds, prepare, infeasible
 
-def _node_index(nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The lowest levels and mixed-radix strides of a lattice's node list (lexicographic
-    order), so that a node's row is ``((node - low) * stride).sum()``."""
-    low = nodes.min(axis=0).astype(np.int64)
-    radix = nodes.max(axis=0).astype(np.int64) - low + 1
-    stride = np.ones(nodes.shape[1], dtype=np.int64)
-    for i in range(nodes.shape[1] - 2, -1, -1):
-        stride[i] = stride[i + 1] * radix[i + 1]
-    return low, stride
-
-
-def _predecessors(nodes: np.ndarray, i: int, low: np.ndarray, stride: np.ndarray) -> list[int]:
-    """Rows of the nodes one level lower than node ``i`` in one attribute."""
-    node = nodes[i].astype(np.int64)
-    base = int(((node - low) * stride).sum())
-    return [base - int(stride[a]) for a in range(len(node)) if node[a] > low[a]]
-
-
-class _Sets:
-    """Up-sets and down-sets of lattice nodes, from per-attribute lookup tables
-    (``nodes[:, a] <= level`` and ``>= level`` precomputed), so that tagging
-    a node's generalizations or specializations is a few boolean ANDs."""
-
-    def __init__(self, nodes: np.ndarray) -> None:
-        self.nodes = nodes
-        top = int(nodes.max()) + 1 if nodes.size else 1
-        levels = np.arange(top)
-        self._le = [nodes[:, a][None, :] <= levels[:, None] for a in range(nodes.shape[1])]
-        self._ge = [nodes[:, a][None, :] >= levels[:, None] for a in range(nodes.shape[1])]
-
-    def _combine(self, tables: list[np.ndarray], i: int) -> np.ndarray:
-        out = np.ones(len(self.nodes), dtype=np.bool_)
-        for table, level in zip(tables, self.nodes[i]):
-            out &= table[level]
-        return out
-
-    def below(self, i: int) -> np.ndarray:
-        """Mask of node ``i`` and every node that specializes it."""
-        return self._combine(self._le, i)
-
-    def above(self, i: int) -> np.ndarray:
-        """Mask of node ``i`` and every node that generalizes it."""
-        return self._combine(self._ge, i)
-
-
 def _descend(
     nodes: np.ndarray, bounds: np.ndarray, current: int, step: Callable[[int], bool]
 ) -> int:
     """Greedy descent from the solution ``current``: move to the predecessor with
     the lowest bound that ``step`` accepts as a solution, until none is."""
-    low, stride = _node_index(nodes)
+    low, stride = node_index(nodes)
     while True:
-        for i in sorted(_predecessors(nodes, current, low, stride), key=lambda j: bounds[j]):
+        for i in sorted(predecessors(nodes, current, low, stride), key=lambda j: bounds[j]):
             if step(i):
                 current = i
                 break
@@ -128,8 +83,8 @@ def _classify(
     """
     n, q = nodes.shape
     status = np.zeros(n, dtype=np.int8)
-    sets = _Sets(nodes)
-    low, stride = _node_index(nodes)
+    sets = NodeSets(nodes)
+    low, stride = node_index(nodes)
     high = nodes.max(axis=0).astype(np.int64)
     span = np.maximum(high - low, 1)
 
@@ -192,7 +147,7 @@ def _search_top_down(
     highest bound first, so that a failing node tags its whole down-set."""
     n, q = nodes.shape
     status = np.zeros(n, dtype=np.int8)  # 1 solution, -1 not, 0 unknown
-    sets = _Sets(nodes)
+    sets = NodeSets(nodes)
     evaluated = np.zeros(n, dtype=np.bool_)
     losses = np.full(n, np.inf)
     heights = nodes.sum(axis=1).astype(np.int64)
@@ -391,7 +346,7 @@ def _search_mixed(
     heights = nodes.sum(axis=1).astype(np.int64)
     rest = [m for m in evaluator.models if m not in monotone_part]
     status = np.zeros(n, dtype=np.int8)  # the monotone models: 1 pass, -1 fail, 0 unknown
-    sets = _Sets(nodes)
+    sets = NodeSets(nodes)
     done = np.zeros(n, dtype=np.bool_)  # judged against every model
     losses = np.full(n, np.inf)
     best: dict[str, Any] = {"loss": np.inf, "key": None, "result": None}
