@@ -209,6 +209,7 @@ def anonymize(
     allow_identifiers: Sequence[str] = (),
     policy: ReleasePolicy | None = None,
 ) -> AnonymizationResult:
+    # long: the public entry point: its numpydoc docstring documents every parameter; the body is the five named steps
     """Anonymize ``dataset`` so that it satisfies every model, with the least loss.
 
     Parameters

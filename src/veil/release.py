@@ -284,6 +284,7 @@ def _run_with_engine(
     out: Outputs,
     progress: Callable[[int, int], None] | None,
 ) -> FileRelease:
+    # long: the engine refusals, then one call with every configured option
     """Run the release through the DuckDB or Spark engine, file to file, into ``out``'s temporary."""
     from veil.engines import anonymize_file, get_engine
 

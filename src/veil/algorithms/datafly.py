@@ -42,6 +42,7 @@ def datafly(
     max_levels: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SearchResult:
+    # long: long for its numpydoc docstring (with the paper's algorithm); the loop is short
     """Generalize greedily until the models hold within the suppression limit.
 
     Parameters

@@ -73,6 +73,7 @@ def _descend(
 def _classify(
     evaluator: "Evaluator", nodes: np.ndarray, known: dict[int, NodeEvaluation]
 ) -> np.ndarray:
+    # long: predictive tagging and its closure, read as one algorithm
     """Status of every node (1 solution, -1 not) for monotone models, by binary
     search along chains with predictive tagging (the idea of OLA and Flash).
 
@@ -142,6 +143,7 @@ def _search_top_down(
     start: float,
     progress: Callable[[int, int], None] | None,
 ) -> SearchResult:
+    # long: one strategy with its two closures (judge, step); splitting it would scatter its state
     """Monotone models and an additive metric: a greedy descent gives a first
     solution, then every node whose bound is below the best loss is settled,
     highest bound first, so that a failing node tags its whole down-set."""
@@ -216,6 +218,7 @@ def search(
     max_levels: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SearchResult:
+    # long: a public entry point: long for its numpydoc docstring; the body dispatches to the strategies
     """Find the transformation with the least loss that satisfies every model.
 
     Parameters
@@ -329,6 +332,7 @@ def _search_mixed(
     start: float,
     progress: Callable[[int, int], None] | None,
 ) -> SearchResult:
+    # long: one strategy with its closures over the shared evaluator state
     """Some models are monotone with suppression and some are not, and the metric
     is additive.
 

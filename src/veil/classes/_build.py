@@ -28,6 +28,7 @@ def build(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     weights: np.ndarray | None = None,
 ) -> ClassTable:  # the builder stays one function: one pass over the rows, read top to bottom
+    # long: the one pass over the rows, read top to bottom (encode, group, count, histograms)
     """Build the class table of ``dataset`` (the only pass over its rows).
 
     The one class-table builder: from a table's rows, or (``weights``)

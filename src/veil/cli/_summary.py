@@ -21,6 +21,7 @@ def _fmt(value: Any) -> str:
 
 
 def print_summary(report: dict[str, Any], written: dict[str, str] | None = None) -> None:
+    # long: one table row per report figure
     """Print the transformation, suppression, achieved levels, utility and risk."""
     search = report["search"]
     if report["transformation"]:

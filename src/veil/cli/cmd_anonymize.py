@@ -32,6 +32,7 @@ def _config_from_flags(
     identifiers: list[str] | None = None, insensitive: list[str] | None = None, suppressed: str | None = None,
     keep_unlisted: bool = False, allow_identifiers: list[str] | None = None,
 ):
+    # long: maps each flag to its configuration key, one line each
     from veil.algorithms import ALGORITHMS
     from veil.config import ReleaseConfig, check_consistency
     from veil.errors import ConfigError, ParameterError
@@ -126,6 +127,7 @@ def anonymize_command(
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
 ) -> None:
+    # long: a Typer command: one line per flag
     """Anonymize a table: optimal generalization and suppression, verified, with a report."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

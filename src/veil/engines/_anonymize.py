@@ -97,6 +97,7 @@ def _verify(
     records_out: int,
     na_values: Sequence[str],
 ) -> ClassTable | None:
+    # long: each check of the written file is a few lines; kept in one place so that none is skipped
     """Rebuild the class table of the written file and check it (see the module docstring)."""
     qis = base.quasi_identifiers
     counts = engine.group_count(written, qis, sensitive)
@@ -180,6 +181,7 @@ def anonymize_file(
     max_levels: Mapping[str, int] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
+    # long: a public entry point: long for its numpydoc docstring; the body only resolves the engine
     """Anonymize a CSV or Parquet file into another through an engine, verified.
 
     The same job as :func:`veil.anonymize` (the least-loss generalization and
@@ -301,6 +303,7 @@ def _anonymize_file(
     max_levels: Mapping[str, int] | None,
     progress: Callable[[int, int], None] | None,
 ) -> dict[str, Any]:
+    # long: the file-to-file path's steps in order (group-count, class table, search, apply, verify, report); to be folded into the Problem/Outcome protocol
     from veil.algorithms.lattice import search
     from veil.anonymization import BOUNDED_BY_UNSUPPRESSED, largest_k
     from veil.anonymization import SEED_WARNING

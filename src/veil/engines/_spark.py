@@ -283,6 +283,7 @@ class SparkEngine:
         seed: int,
         drop_suppressed: bool,
     ) -> int:
+        # long: the Spark plan and its write, closures over one session
         _, F, _ = _import_pyspark()
         from pyspark.sql import Observation
 
