@@ -34,7 +34,7 @@ __all__ = ["Outputs", "publishing", "remove_stale_temporaries"]
 
 PathLike = str | os.PathLike[str]
 
-_TEMP = re.compile(r"^\..+\.veil-(\d+)-[0-9a-f]{12}(\.[^.]*)?$")
+_TEMP = re.compile(r"^\..+\.veil-(\d+)-[0-9a-f]{12}(\..*)?$")  # any suffix: an engine's parts folder too
 
 
 def _same_file(a: Path, b: Path) -> bool:
