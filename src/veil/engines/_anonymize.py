@@ -303,39 +303,11 @@ def _anonymize_file(
     max_levels: Mapping[str, int] | None,
     progress: Callable[[int, int], None] | None,
 ) -> dict[str, Any]:
-    # long: the file-to-file path's steps in order (group-count, class table, search, apply, verify, report); to be folded into the Problem/Outcome protocol
-    from veil.algorithms.lattice import search
-    from veil.anonymization import BOUNDED_BY_UNSUPPRESSED, largest_k
-    from veil.anonymization import SEED_WARNING
-    from veil.models import evaluate
-    from veil.risk import assess
-    from veil.utility import get_metric, utility_report
-
+    # the file-to-file path: check, group-count, class table, search, apply + verify, report
     start = time.perf_counter()
     seconds: dict[str, float] = {}
     models = list(models)
-    if not models:
-        raise ParameterError("At least one privacy model is needed to anonymize (e.g. KAnonymity(k=5)).")
-    qis = tuple(quasi_identifiers)
-    if not qis:
-        raise ParameterError("No quasi-identifier is given; there is nothing to anonymize.")
-    sens = list(dict.fromkeys(sensitive))
-    hierarchies = dict(hierarchies)
-    missing = [q for q in qis if q not in hierarchies]
-    if missing:
-        raise HierarchyError(
-            f"No hierarchy is given for the quasi-identifier(s) {', '.join(map(repr, missing))}; "
-            "give one per QI (a file, or a builder such as intervals or masking)."
-        )
-    if label is not None:
-        if label in qis:
-            raise ParameterError(f"The class label {label!r} is a quasi-identifier; choose another attribute.")
-        if label not in sens:
-            sens.append(label)
-    for name in list(min_levels or {}) + list(max_levels or {}):
-        if name not in qis:
-            raise ParameterError(f"A level bound is given for {name!r}, which is not a quasi-identifier.")
-    metric_spec = get_metric(metric)
+    qis, sens = _check_file_problem(models, quasi_identifiers, sensitive, hierarchies, label, min_levels, max_levels)
     kinds = dict(kinds or {})
     source = Source.from_path(path, sep=sep, na_values=na_values)
     source.require(qis + tuple(sens))
@@ -349,28 +321,14 @@ def _anonymize_file(
         counts, quasi_identifiers=qis, sensitive=sens, hierarchies=hierarchies, kinds=kinds, domains=domains
     )
     seconds["class_table"] = time.perf_counter() - tick
-    k = largest_k(models)
-    if k is not None and k > base.n_records:
-        raise ParameterError(
-            f"k={k} is larger than the table ({base.n_records} records): no class can be that large."
-        )
-
-    def loss(classes: ClassTable) -> float:
-        return metric_spec.loss(classes, label=label, weights=weights, k=k)
-
-    low = [int((min_levels or {}).get(q, 0)) for q in qis]
-    high = [int((max_levels or {}).get(q, h.height)) for q, h in zip(qis, base.hierarchies)]
     # suppressed records are published with their sensitive values unless
     # dropped: the suppressed group must then meet the sensitive models too
     searched = list(models)
     if not drop_suppressed and sensitive_models(models):
         searched.append(SuppressedGroup(tuple(sensitive_models(models))))
     tick = time.perf_counter()
-    result = search(
-        base, searched, loss=loss, metric_name=metric,
-        monotone_metric=metric in BOUNDED_BY_UNSUPPRESSED,
-        suppression_limit=suppression_limit, min_levels=low, max_levels=high, progress=progress,
-    )
+    result = _search(base, searched, metric=metric, label=label, weights=weights, min_levels=min_levels,
+                     max_levels=max_levels, suppression_limit=suppression_limit, progress=progress)
     seconds["search"] = time.perf_counter() - tick
     recoding = FullDomainRecoding.from_classes(result.classes)
 
@@ -392,21 +350,85 @@ def _anonymize_file(
             na_values=written.na_values,
         )
         seconds["verify"] = time.perf_counter() - tick
+    report = _file_report(base, result, verified, models, applied.records_out, metric=metric, label=label,
+                          weights=weights, suppression_limit=suppression_limit, seed=seed)
+    report.update({"engine": engine.name, "output": str(out), "classes": int(base.n_classes),
+                   "seconds": {name: round(value, 6) for name, value in seconds.items()},
+                   "seconds_total": round(time.perf_counter() - start, 6)})
+    return report
 
-    suppressed = int(result.classes.suppressed)
-    dropped = base.n_records - applied.records_out
-    report: dict[str, Any] = {
+
+def _check_file_problem(models, quasi_identifiers, sensitive, hierarchies, label, min_levels, max_levels):
+    """Refuse a bad problem before reading the file; the QIs and the sensitive attributes (label included)."""
+    if not models:
+        raise ParameterError("At least one privacy model is needed to anonymize (e.g. KAnonymity(k=5)).")
+    qis = tuple(quasi_identifiers)
+    if not qis:
+        raise ParameterError("No quasi-identifier is given; there is nothing to anonymize.")
+    sens = list(dict.fromkeys(sensitive))
+    missing = [q for q in qis if q not in hierarchies]
+    if missing:
+        raise HierarchyError(
+            f"No hierarchy is given for the quasi-identifier(s) {', '.join(map(repr, missing))}; "
+            "give one per QI (a file, or a builder such as intervals or masking)."
+        )
+    if label is not None:
+        if label in qis:
+            raise ParameterError(f"The class label {label!r} is a quasi-identifier; choose another attribute.")
+        if label not in sens:
+            sens.append(label)
+    for name in list(min_levels or {}) + list(max_levels or {}):
+        if name not in qis:
+            raise ParameterError(f"A level bound is given for {name!r}, which is not a quasi-identifier.")
+    return qis, sens
+
+
+def _search(base, models, *, metric, label, weights, min_levels, max_levels, suppression_limit, progress):
+    """The lattice search on the class table, exactly as :func:`veil.anonymize` runs it."""
+    from veil.algorithms.lattice import search
+    from veil.anonymization import BOUNDED_BY_UNSUPPRESSED, largest_k
+    from veil.utility import get_metric
+
+    metric_spec = get_metric(metric)
+    k = largest_k(models)
+    if k is not None and k > base.n_records:
+        raise ParameterError(
+            f"k={k} is larger than the table ({base.n_records} records): no class can be that large."
+        )
+
+    def loss(classes: ClassTable) -> float:
+        return metric_spec.loss(classes, label=label, weights=weights, k=k)
+
+    qis = base.quasi_identifiers
+    low = [int((min_levels or {}).get(q, 0)) for q in qis]
+    high = [int((max_levels or {}).get(q, h.height)) for q, h in zip(qis, base.hierarchies)]
+    return search(
+        base, models, loss=loss, metric_name=metric, monotone_metric=metric in BOUNDED_BY_UNSUPPRESSED,
+        suppression_limit=suppression_limit, min_levels=low, max_levels=high, progress=progress,
+    )
+
+
+def _file_report(base, result, verified, models, records_out, *, metric, label, weights, suppression_limit, seed):
+    """The report of a file-to-file release (the keys of :func:`veil.anonymize`'s)."""
+    from veil.anonymization import SEED_WARNING, largest_k
+    from veil.models import evaluate
+    from veil.risk import assess
+    from veil.utility import utility_report
+
+    qis = base.quasi_identifiers
+    return {
         "transformation": dict(zip(qis, (int(x) for x in result.node))),
         "records": int(base.n_records),
-        "records_out": int(applied.records_out),
-        "suppressed": suppressed,
-        "suppressed_dropped": int(dropped),
+        "records_out": int(records_out),
+        "suppressed": int(result.classes.suppressed),
+        "suppressed_dropped": int(base.n_records - records_out),
         "input_suppressed": int(base.input_suppressed),
         "suppression_limit": suppression_limit,
         "models": [m.name for m in models],
         "metric": metric,
         "achieved": evaluate(verified).to_dict() if verified is not None else None,
-        "utility": utility_report(result.classes, original=base, label=label, weights=weights, k=k),
+        "utility": utility_report(result.classes, original=base, label=label, weights=weights,
+                                  k=largest_k(models)),
         "risk_before": assess(base, qi_subsets_max_size=0).to_dict(),
         "risk_after": assess(verified, qi_subsets_max_size=0).to_dict() if verified is not None else None,
         "search": {
@@ -419,10 +441,4 @@ def _anonymize_file(
                          **({"seed": int(seed)} if seed is not None else {})},
         "warnings": [SEED_WARNING] if seed is not None else [],
         "verified": True,
-        "engine": engine.name,
-        "output": str(out),
-        "classes": int(base.n_classes),
-        "seconds": {name: round(value, 6) for name, value in seconds.items()},
-        "seconds_total": round(time.perf_counter() - start, 6),
     }
-    return report
