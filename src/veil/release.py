@@ -23,7 +23,7 @@ import pandas as pd
 from veil.anonymization import AnonymizationResult, anonymize
 from veil.config import ReleaseConfig, build_hierarchy, build_model
 from veil.dataset import MISSING, Dataset
-from veil.errors import ConfigError, OutputError
+from veil.errors import ConfigError, DataFormatError, OutputError
 from veil.pipeline import Outputs, ReleasePolicy, verify_written
 from veil.pipeline._policy import suppressed_mode
 
@@ -270,10 +270,15 @@ def _engine_policy(config: ReleaseConfig, input_path: Path, mode: str) -> None:
             f"suppressed: the {config.engine} engine drops or keeps suppressed records; set suppressed: drop "
             "(or keep), or use engine: local."
         )
-    if source.format == "csv":
-        sample = pd.read_csv(input_path, sep=source.sep, dtype=str, keep_default_na=False, nrows=10_000)
-    else:
-        sample = pd.read_parquet(input_path).head(10_000)
+    try:  # the identifier scan reads a sample: the first 10,000 rows
+        if source.format == "csv":
+            sample = pd.read_csv(input_path, sep=source.sep, dtype=str, keep_default_na=False, nrows=10_000,
+                                 encoding="utf-8")
+        else:
+            sample = pd.read_parquet(input_path).head(10_000)
+    except (ValueError, UnicodeDecodeError, OSError) as exc:  # ragged rows, bad encoding, unreadable
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataFormatError(f"Cannot read {str(input_path)!r}: {first}") from None
     policy = policy_from_config(config)
     policy.check_identifiers(sample, [c for c in source.columns if c not in config.names("identifier")])
 

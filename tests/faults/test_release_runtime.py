@@ -245,3 +245,20 @@ def test_two_concurrent_runs_leave_one_complete_verified_set(ws):
     sizes = released.loc[~star].groupby(["zip", "age", "sex"]).size()
     assert sizes.min() >= report["achieved"]["k"]
     assert not ws.temporaries()
+
+
+@pytest.mark.parametrize("damage", ["ragged", "latin-1", "empty"])
+def test_duckdb_release_of_a_damaged_file_is_refused(ws, damage):
+    text = ws.config.read_text().replace("  name: {role: identifier}\n", "")
+    ws.write_config(text=text + "engine: duckdb\nsuppressed: drop\nkeep_unlisted: true\noutput: {path: out/a.csv}\n")
+    body = ws.frame.drop(columns=["name"]).to_csv(index=False)
+    if damage == "ragged":
+        body += "47677,30,F,flu,a,EXTRA,FIELDS\n"
+        ws.data.write_text(body, encoding="utf-8")
+    elif damage == "latin-1":
+        ws.data.write_bytes((body + "47677,30,F,flu,caf\xe9\n").encode("latin-1"))
+    else:
+        ws.data.write_text("", encoding="utf-8")
+    before = ws.hashes()
+    result = runner.invoke(app, ["anonymize", str(ws.config)])
+    assert_clean_failure(result, ws, before, outputs=[ws.out / "a.csv"])
