@@ -171,3 +171,14 @@ def test_newline_in_a_column_name_is_handled(ws):
     assert "Traceback" not in result.output
     assert result.exit_code in (0, 2), result.output
     assert not ws.temporaries()
+
+
+def test_identifier_pseudonymized_by_an_explicit_action_is_published_as_such(ws):
+    ws.write_config("deidentify: {columns: {name: {action: pseudonymize, method: random}}}\n"
+                    "output: {path: out/a.csv, report: out/a.json}")
+    result = runner.invoke(app, ["anonymize", str(ws.config)])
+    _ok(result, ws)  # no real name in any output
+    columns = {c["name"]: c for c in _report(ws)["columns"]}
+    assert columns["name"] == {"name": "name", "role": "identifier", "treatment": "pseudonymized"}
+    released = _released(ws)
+    assert "name" in released.columns and released["name"].nunique() == len(released)
