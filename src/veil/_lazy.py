@@ -25,6 +25,7 @@ EXTRAS = {
     "phe": "he",
     "sklearn": "ml",
     "hypothesis": "testing",
+    "dp_accounting": "pld",
 }
 
 

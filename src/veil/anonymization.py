@@ -1,13 +1,23 @@
 """``veil.anonymize``: the main job, from a dataset and privacy models to a verified release.
 
-Steps: build the class table once; search the generalization lattice for the
-transformation with the least information loss that satisfies every model
-within the suppression limit (:mod:`veil.algorithms.lattice`); apply it to the
-rows; shuffle the output rows (so the order does not reveal which input
-record became which output record); **re-verify** every model from scratch
-on the output table; reconcile the row counts; report.  An output that fails
-its own requested model raises :class:`~veil.errors.VerificationError`: it
-is never returned or written.
+The steps, each a named function below (``docs/architecture.md`` draws them):
+
+1. **plan**: check the problem, decide each column's treatment through the
+   release policy (:class:`veil.pipeline.ReleasePolicy`: identifiers dropped,
+   unlisted columns withheld, published columns scanned for identifiers) and
+   build the class table once;
+2. **search**: run the algorithm named (:data:`veil.algorithms.ALGORITHMS`);
+   with ``suppressed="keep"`` the suppressed group must meet the sensitive
+   models too, and the search accounts for it;
+3. **apply**: the chosen transformation on the rows, the suppressed records
+   dropped, blanked or kept, only the published columns, the rows shuffled by
+   OS randomness (a seed only on request: it would undo the shuffle);
+4. **verify**: every model re-checked from scratch on the released table;
+   an output that fails its own requested model raises
+   :class:`~veil.errors.VerificationError` and is never returned.
+
+Writing (and the second, independent verification of the written file) is
+:func:`veil.release.run_config`'s, through :class:`veil.pipeline.Outputs`.
 """
 
 from __future__ import annotations
@@ -20,38 +30,28 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from veil.algorithms._recoding import Recoding
-from veil.algorithms.lattice import SearchResult, search
+from veil.algorithms.lattice import SearchResult
 from veil.classes import SUPPRESSED, ClassTable
 from veil.dataset import MISSING, Dataset
 from veil.errors import HierarchyError, InfeasibleError, ParameterError, VerificationError
 from veil.models import KAnonymity, PrivacyModel
+from veil.pipeline._policy import ColumnTreatment, ReleasePolicy, suppressed_mode
+from veil.pipeline._report import SEED_WARNING, release_report
+from veil.pipeline._suppressed import SuppressedGroup, sensitive_models
 from veil.utility import METRICS
-from veil.schema import Role
 
-__all__ = ["anonymize", "AnonymizationResult", "verify", "ALGORITHMS"]
+__all__ = ["anonymize", "AnonymizationResult", "verify", "ALGORITHMS", "largest_k", "SEED_WARNING"]
 
-#: The anonymization algorithms :func:`anonymize` runs, by name.  ``lattice``
-#: (the default) is the optimal full-domain search; ``datafly`` a greedy
-#: full-domain heuristic; ``mondrian`` multidimensional local recoding;
-#: ``tds`` top-down specialization (HDTDS, for LKC-privacy and classification);
-#: ``mdav`` microaggregation of numeric quasi-identifiers.
+#: The anonymization algorithms :func:`anonymize` runs, by name (the registry
+#: :data:`veil.algorithms.ALGORITHMS` may hold more).
 ALGORITHMS = ("lattice", "datafly", "mondrian", "tds", "mdav")
-
-#: Utility metrics that need no hierarchy (computed on the released classes of
-#: a local recoding); the full-domain metrics need one level per attribute.
-_RECODING_METRICS = ("discernibility", "avg-class-size", "classification")
-#: Utility figures local-recoding algorithms compute themselves: report name ->
-#: key of ``Recoding.details`` (Mondrian's NCP, MDAV's SSE/SST).
-_RECODING_FIGURES = {"ncp": "ncp", "sse_sst": "information_loss"}
 
 #: Metrics whose loss never goes down when records are suppressed, so the loss
 #: of a node's unsuppressed table bounds the loss of every later node.
-#: The registry's ``bounded_by_unsuppressed`` fact (:data:`veil.utility.METRICS`).
-_BOUNDED_BY_UNSUPPRESSED = frozenset(
-    name for name, spec in METRICS.items() if spec.bounded_by_unsuppressed
-)
-
+#: The registry's ``bounded_by_unsuppressed`` fact (:data:`veil.utility.METRICS`), read at
+#: search time so that a metric registered later is judged by its own fact.
+BOUNDED_BY_UNSUPPRESSED = frozenset(name for name, spec in METRICS.items() if spec.bounded_by_unsuppressed)
+_BOUNDED_BY_UNSUPPRESSED = BOUNDED_BY_UNSUPPRESSED  # old private name, kept for one release
 
 @dataclass
 class AnonymizationResult:
@@ -60,10 +60,11 @@ class AnonymizationResult:
     Attributes
     ----------
     data : pandas.DataFrame
-        The released table (QIs generalized, suppressed records ``*``, rows
-        shuffled unless asked otherwise).
+        The released table: the published columns only, QIs generalized,
+        suppressed records per the ``suppressed`` mode, rows shuffled unless
+        asked otherwise.
     transformation : dict of str to int
-        The chosen level per quasi-identifier.
+        The chosen level per quasi-identifier (empty for local recodings).
     classes : ClassTable
         The search's class table at the chosen node, violating classes suppressed.
     verified : ClassTable
@@ -71,6 +72,13 @@ class AnonymizationResult:
     search : SearchResult
     report : dict
         The JSON report (see ``docs/anonymization.md``).
+    source_rows : numpy.ndarray
+        For each released row, the input row it came from.  Kept in memory
+        for the verification of the written file; never written.
+    columns : list of ColumnTreatment
+        Every input column's role and treatment.
+    suppressed_mode : str
+        ``drop``, ``blank`` or ``keep``.
     """
 
     data: pd.DataFrame
@@ -79,14 +87,28 @@ class AnonymizationResult:
     verified: ClassTable
     search: SearchResult
     report: dict[str, Any] = field(default_factory=dict)
+    source_rows: np.ndarray | None = field(default=None, repr=False)
+    columns: list[ColumnTreatment] = field(default_factory=list)
+    suppressed_mode: str = "blank"
 
     def to_dict(self) -> dict[str, Any]:
         return self.report
 
 
-def _k_of(models: Sequence[PrivacyModel]) -> int | None:
+def largest_k(models: Sequence[PrivacyModel]) -> int | None:
+    """The largest ``k`` among the k-anonymity models, or ``None``."""
     ks = [m.k for m in models if isinstance(m, KAnonymity)]
     return max(ks) if ks else None
+
+
+_k_of = largest_k  # old private name, kept for one release
+
+
+def _star_rows(data: pd.DataFrame, qis: Sequence[str]) -> np.ndarray:
+    star = np.ones(len(data), dtype=np.bool_)
+    for name in qis:
+        star &= data[name].astype(str).to_numpy() == SUPPRESSED
+    return star
 
 
 def verify(
@@ -95,35 +117,66 @@ def verify(
     models: Sequence[PrivacyModel],
     *,
     label: str | None = None,
+    suppressed: str = "blank",
+    suppressed_rows: np.ndarray | None = None,
 ) -> ClassTable:
     """Rebuild the class table from released rows and check every model on it.
 
     The QIs are read as the released labels (flat hierarchies): the check
     does not trust the search.  Records with ``*`` in every QI are the
-    suppressed ones.
+    suppressed ones: with ``suppressed="keep"`` they are published with
+    their sensitive values and, as one group, must meet every model that
+    reads a sensitive attribute; otherwise they are left out of the check
+    and the distributions are judged against the whole input.
+
+    ``suppressed_rows`` marks the suppressed rows of ``data`` when known
+    (default: the rows with ``*`` in every QI; a full-domain node can also
+    generalize a class to ``*`` everywhere without suppressing it).
 
     Raises
     ------
     VerificationError
         A model fails on the released table.
     """
+    qis = dataset.quasi_identifiers
     sensitive = list(dataset.sensitive)
-    if label is not None and label not in sensitive:
+    if label is not None and label not in sensitive and label in data.columns:
         sensitive.append(label)
+    if suppressed != "keep":
+        mask = _star_rows(data, qis) if suppressed_rows is None else np.asarray(suppressed_rows, dtype=np.bool_)
+        data = data.loc[~mask]
+    if len(data) == 0:  # every record was suppressed: check the all-'*' table it stands for
+        data = dataset.frame.copy()
+        for name in qis:
+            data[name] = SUPPRESSED
+    classes = _released_classes(data, dataset, sensitive)
+    checked = list(models)
+    if suppressed == "keep" and sensitive_models(models):
+        checked.append(SuppressedGroup(tuple(sensitive_models(models))))
+    failed = [m for m in checked if not m.check(classes)]
+    if failed:
+        names = ", ".join(m.name for m in failed)
+        raise VerificationError(
+            f"The anonymized table fails its own requested model(s): {names}. This is a bug in veil; "
+            "nothing was written. Please report it with the configuration."
+        )
+    return classes
+
+
+def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[str]) -> ClassTable:
+    """The class table of released rows, the QIs as flat labels; distributions
+    judged against the whole input (suppressed records included)."""
     kinds = {name: dataset.schema.kind(name).value for name in sensitive if name in dataset.schema}
     # the input's value order (ordered t-closeness); the missing-value label is
     # added back by the encoding itself
     domains = {name: [str(v) for v in dataset.encode(name).labels if str(v) != MISSING] for name in sensitive}
     released = Dataset.from_pandas(
         data, quasi_identifiers=dataset.quasi_identifiers, sensitive=sensitive, kinds=kinds,
-        domains=domains,
-        missing=dataset.missing,
+        domains=domains, missing=dataset.missing,
     )
     hierarchies = {name: dataset.hierarchies[name] for name in sensitive if name in dataset.hierarchies}
     classes = ClassTable.from_dataset(released, hierarchies=hierarchies)
     if len(data) < dataset.n_records:
-        # suppressed records were dropped: judge distributions against the whole input
-        # table, suppressed records included, exactly as the search did
         for name in sensitive:
             hist = classes.sensitive[name]
             original = dataset.encode(name)
@@ -133,13 +186,6 @@ def verify(
             if overall.sum() != dataset.n_records:  # a value only the input has: widen the domain
                 raise VerificationError(f"The released values of {name!r} do not match the input's.")
             classes.sensitive[name] = replace(hist, overall=overall)
-    failed = [m for m in models if not m.check(classes)]
-    if failed:
-        names = ", ".join(m.name for m in failed)
-        raise VerificationError(
-            f"The anonymized table fails its own requested model(s): {names}. This is a bug in veil; "
-            "nothing was written. Please report it with the configuration."
-        )
     return classes
 
 
@@ -159,7 +205,12 @@ def anonymize(
     progress: Callable[[int, int], None] | None = None,
     algorithm: str = "lattice",
     options: Mapping[str, Any] | None = None,
+    suppressed: str | None = None,
+    keep_unlisted: bool = False,
+    allow_identifiers: Sequence[str] = (),
+    policy: ReleasePolicy | None = None,
 ) -> AnonymizationResult:
+    # long: the public entry point: its numpydoc docstring documents every parameter; the body is the five named steps
     """Anonymize ``dataset`` so that it satisfies every model, with the least loss.
 
     Parameters
@@ -182,19 +233,33 @@ def anonymize(
     shuffle : bool, default True
         Shuffle the output rows, so their order does not link them to input rows.
     seed : int, optional
-        Seed of the shuffle, for reproducible output.
+        Seed of the shuffle, for a reproducible order.  Default: OS
+        randomness.  A seed undoes the shuffle for whoever knows it: the
+        report then says so (``output_order.seed`` and a warning).
     drop_suppressed : bool, default False
-        Drop suppressed records instead of keeping them with ``*``.
+        The old name of ``suppressed="drop"``.
     progress : callable, optional
         ``progress(done, total)`` during the search.
     algorithm : str, default "lattice"
-        One of :data:`ALGORITHMS`.  ``lattice`` finds the optimum of
-        ``metric``; the others are heuristics (see ``docs/algorithms/``).
-        Local-recoding algorithms (``mondrian``, ``tds``, ``mdav``) report an
-        empty ``transformation`` and their own facts under ``recoding``.
+        A name of :data:`veil.algorithms.ALGORITHMS`.  ``lattice`` finds the
+        optimum of ``metric``; the others are heuristics (see
+        ``docs/algorithms/``).  Local-recoding algorithms (``mondrian``,
+        ``tds``, ``mdav``) report an empty ``transformation`` and their own
+        facts under ``recoding``.
     options : mapping, optional
-        Extra keyword arguments of the chosen algorithm (e.g. ``{"strict":
-        False}`` for Mondrian, ``{"score": "infogain"}`` for TDS).
+        Extra keyword arguments of the chosen algorithm.
+    suppressed : {"blank", "drop", "keep"}, default "blank"
+        What the release does with suppressed records: ``blank`` publishes
+        them with ``*`` in every QI and every sensitive attribute; ``drop``
+        leaves them out; ``keep`` publishes their sensitive values, and the
+        suppressed group must then meet every model that reads a sensitive
+        attribute (the search accounts for it).
+    keep_unlisted : bool, default False
+        Publish columns with no declared role unchanged (else they are withheld).
+    allow_identifiers : sequence of str
+        Published columns the identifier scan may flag, allowed by name.
+    policy : ReleasePolicy, optional
+        The whole column policy (overrides ``keep_unlisted`` and ``allow_identifiers``).
 
     Returns
     -------
@@ -206,202 +271,147 @@ def anonymize(
         A quasi-identifier has no hierarchy.
     ParameterError
         Bad parameters (``k`` larger than the table, unknown metric, ...).
+    IdentifierLeakError
+        A published column looks like a direct identifier (see :class:`~veil.pipeline.ReleasePolicy`).
     InfeasibleError
         No transformation satisfies the models within the suppression limit.
     VerificationError
         The output failed its own re-check (a bug; nothing is returned).
     """
-    from veil.models import evaluate
-    from veil.risk import assess
-    from veil.utility import METRICS, get_metric, utility_report
+    from veil.algorithms._registry import get_algorithm
 
     start = time.perf_counter()
     models = list(models)
+    policy = policy or ReleasePolicy(keep_unlisted=keep_unlisted, allow_identifiers=tuple(allow_identifiers))
+    mode = suppressed_mode(suppressed, drop_suppressed=drop_suppressed)
+    spec = get_algorithm(algorithm)
+    _check_problem(dataset, models, spec, label, min_levels, max_levels, options)
+    columns = policy.columns(dataset)
+    published = [c.name for c in columns if c.treatment != "dropped"]
+    # quasi-identifiers are generalized and judged by the models; every column published as it is is scanned
+    policy.check_identifiers(dataset.frame, [c.name for c in columns if c.treatment not in ("dropped", "generalized")])
+    problem = _problem(dataset, models, mode, suppression_limit=suppression_limit, metric=metric, label=label,
+                       weights=weights, min_levels=min_levels, max_levels=max_levels, options=options,
+                       progress=progress)
+    outcome = spec.run(problem)
+    star = outcome.suppressed_rows
+    if star is None:  # a local recoding: the records with '*' in every QI
+        star = _star_rows(outcome.data, dataset.quasi_identifiers)
+    _check_suppression(outcome, star, problem, mode)
+    data, source_rows = _publish(outcome.data, star, dataset, mode, published, shuffle=shuffle, seed=seed)
+    verified = verify(data, dataset, models, label=label, suppressed=mode, suppressed_rows=star[source_rows])
+    columns = [replace(c, level=outcome.transformation.get(c.name)) for c in columns]
+    report = release_report(dataset, models, problem, outcome, verified, data, star, mode, columns,
+                            weights=weights, shuffle=shuffle, seed=seed)
+    report["seconds_total"] = round(time.perf_counter() - start, 6)
+    search_result = outcome.search or SearchResult(
+        node=(), classes=verified, loss=float("nan"), nodes_total=0, nodes_checked=0,
+        seconds=outcome.seconds, algorithm=outcome.algorithm,
+    )
+    classes = outcome.search.classes if outcome.search is not None else verified
+    return AnonymizationResult(data, outcome.transformation, classes, verified, search_result, report,
+                               source_rows, columns, mode)
+
+
+def _check_problem(dataset, models, spec, label, min_levels, max_levels, options) -> None:
+    """Refuse a bad problem before any work (one message per rule)."""
     if not models:
         raise ParameterError("At least one privacy model is needed to anonymize (e.g. KAnonymity(k=5)).")
     qis = dataset.quasi_identifiers
     if not qis:
         raise ParameterError("The dataset declares no quasi-identifiers; there is nothing to anonymize.")
     missing = [q for q in qis if q not in dataset.hierarchies]
-    if missing and algorithm in ("lattice", "datafly"):
+    if missing and spec.full_domain:
         raise HierarchyError(
             f"No hierarchy is given for the quasi-identifier(s) {', '.join(map(repr, missing))}; "
             "give one per QI (a file, or a builder such as intervals or masking)."
         )
-    k = _k_of(models)
+    k = largest_k(models)
     if k is not None and k > dataset.n_records:
         raise ParameterError(
             f"k={k} is larger than the table ({dataset.n_records} records): no class can be that large."
         )
-    metric_spec = get_metric(metric)
-    sensitive = list(dataset.sensitive)
     if label is not None:
         if label in qis:
             raise ParameterError(f"The class label {label!r} is a quasi-identifier; choose another attribute.")
         if label not in dataset.columns:
             raise ParameterError(f"The class label {label!r} is not a column of the table.")
-        if label not in sensitive:
-            sensitive.append(label)
+    for name in list(min_levels or {}) + list(max_levels or {}):
+        if name not in qis:
+            raise ParameterError(f"A level bound is given for {name!r}, which is not a quasi-identifier.")
+    if options and not spec.takes_options:
+        raise ParameterError(f"The {spec.name} algorithm takes no options. Got {', '.join(map(repr, options))}.")
+    if (min_levels or max_levels) and not spec.full_domain:
+        raise ParameterError(f"Level bounds apply to full-domain algorithms, not to {spec.name!r}.")
+
+
+def _problem(dataset, models, mode, *, suppression_limit, metric, label, weights, min_levels, max_levels,
+             options, progress):
+    """The algorithm's input: the class table once, the loss, the bounds and, with
+    ``keep``, the suppressed group's model."""
+    from veil.algorithms._registry import Problem
+    from veil.utility import get_metric
+
+    metric_spec = get_metric(metric)
+    k = largest_k(models)
+    sensitive = list(dataset.sensitive)
+    if label is not None and label not in sensitive:
+        sensitive.append(label)
     base = ClassTable.from_dataset(dataset, sensitive=sensitive)
+    qis = dataset.quasi_identifiers
+    searched = list(models)
+    if mode == "keep" and sensitive_models(models):
+        searched.append(SuppressedGroup(tuple(sensitive_models(models))))
 
     def loss(classes: ClassTable) -> float:
         return metric_spec.loss(classes, label=label, weights=weights, k=k)
 
-    low = [int((min_levels or {}).get(q, 0)) for q in qis]
-    high = [int((max_levels or {}).get(q, h.height)) for q, h in zip(qis, base.hierarchies)]
-    for name in list(min_levels or {}) + list(max_levels or {}):
-        if name not in qis:
-            raise ParameterError(f"A level bound is given for {name!r}, which is not a quasi-identifier.")
-    options = dict(options or {})
-    recoding: Recoding | None = None
-    result: SearchResult | None = None
-    if algorithm in ("lattice", "datafly"):
-        if options:
-            raise ParameterError(
-                f"The {algorithm} algorithm takes no options. Got {', '.join(map(repr, options))}."
-            )
-        if algorithm == "lattice":
-            result = search(
-                base, models, loss=loss, metric_name=metric,
-                monotone_metric=metric_spec.bounded_by_unsuppressed,
-                suppression_limit=suppression_limit, min_levels=low, max_levels=high, progress=progress,
-            )
-        else:
-            from veil.algorithms.datafly import datafly
-
-            result = datafly(
-                base, models, loss=loss, suppression_limit=suppression_limit,
-                min_levels=low, max_levels=high, progress=progress,
-            )
-        data = result.classes.apply(dataset, drop_suppressed=drop_suppressed)
-        suppressed = int(result.classes.suppressed)
-        newly_suppressed = suppressed - result.classes.input_suppressed
-        transformation = dict(zip(qis, (int(x) for x in result.node)))
-        search_report = {
-            "algorithm": result.algorithm,
-            "nodes_total": result.nodes_total,
-            "nodes_checked": result.nodes_checked,
-            "seconds": round(result.seconds, 6),
-        }
-    elif algorithm in ALGORITHMS:
-        if min_levels or max_levels:
-            raise ParameterError(f"Level bounds apply to full-domain algorithms, not to {algorithm!r}.")
-        recoding = _recode(algorithm, dataset, models, suppression_limit=suppression_limit,
-                           label=label, k=k, options=options)
-        data = recoding.data
-        star = np.ones(len(data), dtype=np.bool_)
-        for name in qis:
-            star &= data[name].astype(str).to_numpy() == SUPPRESSED
-        suppressed = int(star.sum())
-        newly_suppressed = suppressed - int(base.input_suppressed)
-        if newly_suppressed > np.floor(suppression_limit * (dataset.n_records - base.input_suppressed) + 1e-9):
-            raise VerificationError(
-                f"The {algorithm} algorithm suppressed {newly_suppressed} records, more than the "
-                f"suppression limit allows. This is a bug in veil; nothing was written."
-            )
-        if drop_suppressed:
-            data = data.loc[~star].reset_index(drop=True)
-        transformation = {}
-        search_report = {
-            "algorithm": recoding.algorithm,
-            "nodes_total": None,
-            "nodes_checked": None,
-            "seconds": round(recoding.seconds, 6),
-        }
-    else:
-        raise ParameterError(f"The 'algorithm' parameter must be one of {', '.join(ALGORITHMS)}. Got {algorithm!r} instead.")
-    if shuffle:
-        order = np.random.default_rng(seed).permutation(len(data))
-        data = data.iloc[order].reset_index(drop=True)
-    dropped = dataset.n_records - len(data)
-    if dropped != (suppressed if drop_suppressed else 0):  # dropping drops input-suppressed rows too
-        raise VerificationError(
-            f"Row counts do not reconcile: {dataset.n_records} in, {len(data)} out, {suppressed} suppressed."
-        )
-    if len(data):
-        verified = verify(data, dataset, models, label=label)
-    else:  # every record was suppressed and dropped: check the all-'*' table it stands for
-        everything = data.reindex(range(dataset.n_records)).copy()
-        for name in dataset.columns:
-            everything[name] = dataset.frame[name].to_numpy()
-        for name in qis:
-            everything[name] = SUPPRESSED
-        verified = verify(everything, dataset, models, label=label)
-    risk_before = assess(base, qi_subsets_max_size=0).to_dict()
-    risk_after = assess(verified, qi_subsets_max_size=0).to_dict()
-    achieved = evaluate(verified).to_dict()
-    if result is not None:
-        utility = utility_report(result.classes, original=base, label=label, weights=weights, k=k)
-    else:
-        utility = {name: None for name in METRICS}
-        for name in _RECODING_METRICS:
-            spec = METRICS[name]
-            if (spec.needs_label and label is None) or (spec.needs_k and k is None):
-                continue
-            utility[name] = spec.value(verified, label=label, weights=weights, k=k, original=None)
-        for name, key in _RECODING_FIGURES.items():  # the algorithm's own utility figure
-            if key in recoding.details:  # type: ignore[union-attr]
-                utility[name] = float(recoding.details[key])  # type: ignore[union-attr]
-    report = {
-        "transformation": transformation,
-        "records": dataset.n_records,
-        "records_out": len(data),
-        "suppressed": int(suppressed),
-        "suppressed_dropped": int(dropped),
-        "input_suppressed": int(base.input_suppressed),
-        "suppression_limit": suppression_limit,
-        "models": [m.name for m in models],
-        "metric": metric,
-        "achieved": achieved,
-        "utility": utility,
-        "risk_before": risk_before,
-        "risk_after": risk_after,
-        "search": search_report,
-        "output_order": {"shuffled": bool(shuffle), "seed": seed},
-        "verified": True,
-        "seconds_total": 0.0,
-    }
-    if recoding is not None:
-        report["recoding"] = {
-            "algorithm": recoding.algorithm,
-            "groups": int(recoding.groups),
-            "details": dict(recoding.details),
-        }
-    report["seconds_total"] = round(time.perf_counter() - start, 6)
-    search_result = result if result is not None else SearchResult(
-        node=(), classes=verified, loss=float("nan"), nodes_total=0, nodes_checked=0,
-        seconds=recoding.seconds, algorithm=recoding.algorithm,  # type: ignore[union-attr]
+    return Problem(
+        dataset=dataset, base=base, models=tuple(searched), suppression_limit=suppression_limit, loss=loss,
+        metric=metric, monotone_metric=metric_spec.bounded_by_unsuppressed, label=label, k=k,
+        min_levels=[int((min_levels or {}).get(q, 0)) for q in qis],
+        max_levels=[int((max_levels or {}).get(q, h.height)) for q, h in zip(qis, base.hierarchies)],
+        options=dict(options or {}), progress=progress,
     )
-    classes = result.classes if result is not None else verified
-    return AnonymizationResult(data, transformation, classes, verified, search_result, report)
 
 
-def _recode(
-    algorithm: str,
-    dataset: Dataset,
-    models: Sequence[PrivacyModel],
-    *,
-    suppression_limit: float,
-    label: str | None,
-    k: int | None,
-    options: dict[str, Any],
-) -> Recoding:
-    """Run a local-recoding algorithm (its module is imported only when asked for)."""
-    try:
-        if algorithm == "mondrian":
-            from veil.algorithms.mondrian import mondrian
+def _check_suppression(outcome, star: np.ndarray, problem, mode: str) -> None:
+    """The suppression limit, and (``keep``) the suppressed group, for algorithms
+    whose search does not account for them."""
+    base = problem.base
+    newly = int(star.sum()) - int(base.input_suppressed)
+    limit = np.floor(problem.suppression_limit * (base.n_records - base.input_suppressed) + 1e-9)
+    if newly > limit:
+        raise VerificationError(
+            f"The {outcome.algorithm} algorithm suppressed {newly} records, more than the "
+            f"suppression limit allows. This is a bug in veil; nothing was written."
+        )
+    group = [m for m in problem.models if isinstance(m, SuppressedGroup)]
+    if group and outcome.search is None:
+        try:
+            verify(outcome.data, problem.dataset, group[0].models, label=None, suppressed="keep")
+        except VerificationError:
+            raise InfeasibleError(
+                f"The records the {outcome.algorithm} algorithm suppressed do not meet "
+                f"{group[0].name.removeprefix('suppressed group: ')} as one group, so they cannot be published "
+                "with their sensitive values; use suppressed: blank or drop."
+            ) from None
 
-            return mondrian(dataset, models, suppression_limit=suppression_limit, **options)
-        if algorithm == "tds":
-            from veil.algorithms.tds import top_down_specialization
 
-            if label is None:
-                raise ParameterError("The tds algorithm needs a class label (label=...) to score specializations.")
-            return top_down_specialization(dataset, models, label=label, **options)
-        from veil.algorithms.microaggregation import mdav
-
-        if k is None:
-            raise ParameterError("The mdav algorithm needs a k-anonymity model (it forms groups of at least k).")
-        return mdav(dataset, list(dataset.quasi_identifiers), k=k, **options)
-    except TypeError as exc:
-        raise ParameterError(f"Bad option for the {algorithm} algorithm: {exc}") from None
+def _publish(data, star, dataset, mode, published, *, shuffle, seed):
+    """The released rows: suppressed ones dropped, blanked or kept; the published
+    columns only; shuffled.  Returns the table and each row's input row."""
+    rows = np.flatnonzero(~star) if mode == "drop" else np.arange(len(data))
+    out = data.iloc[rows].reset_index(drop=True)
+    if mode == "blank" and star.any():
+        blank = star[rows]
+        for name in dataset.sensitive:
+            values = out[name].to_numpy(dtype=object, copy=True)
+            values[blank] = SUPPRESSED
+            out[name] = pd.array(values, dtype=object)
+    out = out.loc[:, list(published)]
+    if shuffle:
+        order = np.random.default_rng(seed).permutation(len(out))  # seed None: OS entropy
+        out = out.iloc[order].reset_index(drop=True)
+        rows = rows[order]
+    return out, rows

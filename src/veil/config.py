@@ -34,7 +34,7 @@ from veil.errors import ConfigError, VeilError
 
 __all__ = [
     "ReleaseConfig", "load_config", "MODEL_TYPES", "build_model", "build_hierarchy", "build_hierarchies",
-    "hierarchy_inputs", "hierarchy_entry", "deidentify_frame", "DEIDENTIFY_PROFILES",
+    "hierarchy_inputs", "hierarchy_entry", "deidentify_frame", "DEIDENTIFY_PROFILES", "check_consistency",
 ]
 
 
@@ -120,11 +120,17 @@ class ReleaseConfig(_Strict):
     suppression_limit: float = Field(default=0.0, ge=0.0, le=1.0)
     metric: str = "loss"
     label: str | None = None
-    algorithm: Literal["lattice", "datafly", "mondrian", "tds", "mdav"] = "lattice"
+    algorithm: str = "lattice"
     algorithm_options: dict[str, Any] = Field(default_factory=dict)
     engine: Literal["local", "duckdb", "spark"] = "local"
     output: OutputSpec = OutputSpec()
     deidentify: dict[str, Any] | None = None
+    #: Release policy (docs/security.md): suppressed records, unlisted columns,
+    #: identifier-scan exceptions, and a reproducible row order on request.
+    suppressed: Literal["drop", "blank", "keep"] | None = None
+    keep_unlisted: bool = False
+    allow_identifiers: list[str] = Field(default_factory=list)
+    seed: int | None = Field(default=None, ge=0)
     base_dir: str = "."
 
     @field_validator("deidentify")
@@ -337,13 +343,24 @@ def load_config(path: str | Path) -> ReleaseConfig:
     return config
 
 
+def check_consistency(config: ReleaseConfig) -> None:
+    """The rules across keys (roles, algorithm, models, paths), each a :class:`ConfigError` naming the key."""
+    _check_consistency(config)
+
+
 def _check_consistency(config: ReleaseConfig) -> None:
     qis = config.names("quasi-identifier")
     sensitive = config.names("sensitive")
+    from veil.algorithms import ALGORITHMS
+
+    if config.algorithm not in ALGORITHMS:
+        raise ConfigError(f"algorithm must be one of {', '.join(ALGORITHMS)}. Got {config.algorithm!r} instead.")
+    if config.suppressed not in (None, "drop") and config.output.drop_suppressed:
+        raise ConfigError(f"output.drop_suppressed: true contradicts suppressed: {config.suppressed}.")
     if not qis:
         raise ConfigError("attributes: no attribute has role quasi-identifier; there is nothing to anonymize.")
-    full_domain = config.algorithm in ("lattice", "datafly")
-    if config.algorithm_options and full_domain:
+    full_domain = ALGORITHMS[config.algorithm].full_domain
+    if config.algorithm_options and not ALGORITHMS[config.algorithm].takes_options:
         raise ConfigError(f"algorithm_options: the {config.algorithm} algorithm takes no options.")
     for name in qis:
         spec = config.attributes[name]
@@ -354,7 +371,9 @@ def _check_consistency(config: ReleaseConfig) -> None:
                     f"attributes.{name}.kind: the mdav algorithm aggregates numeric quasi-identifiers; "
                     f"{name!r} is {spec.kind}."
                 )
-        elif spec.hierarchy is None and not (config.algorithm == "mondrian" and numeric):
+        elif spec.hierarchy is None and not (config.algorithm == "mondrian" and numeric) and (
+            full_domain or config.algorithm in ("mondrian", "tds")
+        ):
             raise ConfigError(f"attributes.{name}.hierarchy: a quasi-identifier needs a hierarchy.")
         if not full_domain and (spec.min_level is not None or spec.max_level is not None):
             raise ConfigError(

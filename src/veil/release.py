@@ -1,16 +1,18 @@
-"""Run a release: read the input, anonymize, verify, and write outputs atomically.
+"""Run a release: read the input, anonymize, verify, and publish the outputs as one set.
 
-Outputs are written to a temporary file in the destination folder and renamed
-into place only after the anonymization has been verified, so a failure never
-leaves a partial file; an output path equal to the input path is refused.
+Every file a release writes goes through the one writer,
+:class:`veil.pipeline.Outputs`: the destinations (data, JSON report, HTML
+report) are checked against every input (the data, every hierarchy file, the
+configuration) and each other before any work; each output is written to a
+temporary file beside its destination; the released table is re-read and
+verified independently of the pipeline (:func:`veil.pipeline.verify_written`);
+only then are all outputs renamed into place together.  A failure leaves
+nothing behind.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,13 +23,20 @@ import pandas as pd
 from veil.anonymization import AnonymizationResult, anonymize
 from veil.config import ReleaseConfig, build_hierarchies, build_hierarchy, build_model, deidentify_frame
 from veil.dataset import MISSING, Dataset
-from veil.errors import ConfigError, OutputError
+from veil.errors import ConfigError, DataFormatError, OutputError
+from veil.pipeline import Outputs, ReleasePolicy, verify_written
+from veil.pipeline._policy import suppressed_mode
 
-__all__ = ["dataset_from_config", "run_config", "write_table", "write_json", "check_output_path", "FileRelease"]
+__all__ = ["dataset_from_config", "run_config", "write_table", "write_json", "check_output_path", "FileRelease",
+           "release_inputs", "policy_from_config"]
 
 
 def check_output_path(output: str | Path, *inputs: str | Path) -> Path:
-    """Refuse an output that is an input, or whose folder cannot be written."""
+    """Refuse an output that is an input, or whose folder cannot be written.
+
+    A check only (kept for the commands that call it); releases check every
+    destination against every input through :class:`Outputs`.
+    """
     out = Path(output)
     for source in inputs:
         src = Path(source)
@@ -41,39 +50,63 @@ def check_output_path(output: str | Path, *inputs: str | Path) -> Path:
     return out
 
 
-def _atomic(path: Path, write: Callable[[Path], None]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+def table_writer(frame: pd.DataFrame, *, sep: str = ",") -> Callable[[Path], None]:
+    """A writer of ``frame`` for :meth:`Outputs.write`: Parquet for ``.parquet``/``.pq``, else CSV."""
+
+    def write(path: Path) -> None:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            typed = frame.copy()
+            for name in typed.columns:  # a blanked column mixes '*' with numbers: text
+                if typed[name].dtype == object:
+                    typed[name] = typed[name].astype("string")
+            typed.to_parquet(path, index=False)
+        else:
+            frame.to_csv(path, sep=sep, index=False)
+
+    return write
 
 
 def write_table(frame: pd.DataFrame, path: str | Path, *, sep: str = ",") -> None:
-    """Write a table atomically: Parquet for ``.parquet``/``.pq``, else CSV."""
-    path = Path(path)
-    try:
-        if path.suffix.lower() in (".parquet", ".pq"):
-            _atomic(path, lambda tmp: frame.to_parquet(tmp, index=False))
-        else:
-            _atomic(path, lambda tmp: frame.to_csv(tmp, sep=sep, index=False))
-    except PermissionError as exc:
-        raise OutputError(f"Cannot write {str(path)!r}: {exc.strerror}.") from None
+    """Write one table through :class:`Outputs` (Parquet for ``.parquet``/``.pq``, else CSV)."""
+    with Outputs({"data": path}) as out:
+        out.write("data", table_writer(frame, sep=sep))
+        out.commit()
 
 
 def write_json(payload: Any, path: str | Path) -> None:
-    """Write JSON atomically (NaN and infinity are refused, never written)."""
-    text = json.dumps(payload, indent=2, allow_nan=False) + "\n"
-    path = Path(path)
-    try:
-        _atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    except PermissionError as exc:
-        raise OutputError(f"Cannot write {str(path)!r}: {exc.strerror}.") from None
+    """Write JSON through :class:`Outputs` (NaN and infinity are refused, never written)."""
+    with Outputs({"json": path}) as out:
+        out.write_json("json", payload)
+        out.commit()
+
+
+def release_inputs(config: ReleaseConfig, config_path: str | Path | None = None) -> list[Path]:
+    """Every file a release reads: the data, each hierarchy file, the configuration."""
+    files = [config.resolve(config.input.path)]
+    for attribute in config.attributes.values():
+        if attribute.hierarchy is not None and attribute.hierarchy.file is not None:
+            files.append(config.resolve(attribute.hierarchy.file))
+    if config_path is not None:
+        files.append(Path(config_path))
+    return files
+
+
+def policy_from_config(config: ReleaseConfig) -> ReleasePolicy:
+    """The release policy a configuration declares (``keep_unlisted``,
+    ``allow_identifiers``, and the treatments of its ``deidentify`` actions)."""
+    actions: dict[str, str] = {}
+    if config.deidentify and "columns" in config.deidentify:  # a profile's own changes are reported by role
+        from veil.sanitize import Plan
+
+        treatment = {"pseudonymize": "pseudonymized", "mask": "masked", "zip3": "masked",
+                     "top_code": "masked", "bottom_code": "masked", "shift_dates": "masked",
+                     "truncate_dates": "masked", "age_90_plus": "masked", "birth_year": "masked"}
+        plan = Plan.from_dict({"columns": config.deidentify["columns"]}, path="deidentify")
+        for name, spec in plan.columns.items():
+            if spec.action in treatment:
+                actions[name] = treatment[spec.action]
+    return ReleasePolicy(keep_unlisted=config.keep_unlisted, allow_identifiers=tuple(config.allow_identifiers),
+                         actions=actions)
 
 
 def dataset_from_config(config: ReleaseConfig) -> Dataset:
@@ -97,10 +130,43 @@ def dataset_from_config(config: ReleaseConfig) -> Dataset:
             cleaned,
             quasi_identifiers=[q for q in config.names("quasi-identifier") if q in cleaned.columns],
             sensitive=[s for s in config.names("sensitive") if s in cleaned.columns],
+            identifiers=[s for s in config.names("identifier") if s in cleaned.columns],
+            insensitive=[s for s in config.names("insensitive") if s in cleaned.columns],
             kinds={n: a.kind for n, a in config.attributes.items() if n in cleaned.columns},
             missing=spec.missing,
         )
     return dataset.with_hierarchies(build_hierarchies(config, dataset).hierarchies)
+
+
+def _targets(config: ReleaseConfig, output: str | None, report: str | None, html: str | None) -> dict[str, Path | None]:
+    """The outputs: a path given on the command line as is, one from the config relative to it."""
+    def pick(given: str | None, configured: str | None) -> Path | None:
+        if given:
+            return Path(given)
+        return config.resolve(configured) if configured else None
+
+    return {
+        "data": pick(output, config.output.path),
+        "report": pick(report, config.output.report),
+        "html": pick(html, config.output.html),
+    }
+
+
+def _options(config: ReleaseConfig) -> dict[str, Any]:
+    """The anonymize() keywords a configuration sets."""
+    return {
+        "suppression_limit": config.suppression_limit,
+        "metric": config.metric,
+        "label": config.label,
+        "weights": {n: a.weight for n, a in config.attributes.items() if a.weight is not None} or None,
+        "min_levels": {n: a.min_level for n, a in config.attributes.items() if a.min_level is not None},
+        "max_levels": {n: a.max_level for n, a in config.attributes.items() if a.max_level is not None},
+        "shuffle": config.output.shuffle,
+        "seed": config.seed if config.seed is not None else config.output.seed,
+        "suppressed": suppressed_mode(config.suppressed, drop_suppressed=config.output.drop_suppressed),
+        "algorithm": config.algorithm,
+        "options": config.algorithm_options,
+    }
 
 
 def run_config(
@@ -110,61 +176,44 @@ def run_config(
     report: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     html: str | None = None,
+    config_path: str | Path | None = None,
 ) -> tuple["AnonymizationResult | FileRelease", dict[str, str]]:
-    """Run the release a configuration describes; write the outputs it names.
+    """Run the release a configuration describes; publish the outputs it names as one set.
 
     With ``engine: duckdb`` or ``spark`` the table is anonymized from file to
     file through :func:`veil.engines.anonymize_file` (the result then holds the
     report only).
 
     Returns the result and the paths written (``{"data": ..., "report": ..., "html": ...}``).
-    Nothing is written unless the anonymization succeeded and was verified.
-    """
-    out_path = output or config.output.path
-    report_path = report or config.output.report
-    input_path = config.resolve(config.input.path)
-    targets = {}
-    if out_path:
-        targets["data"] = check_output_path(out_path if output else config.resolve(out_path), input_path)
-    if report_path:
-        targets["report"] = check_output_path(report_path if report else config.resolve(report_path), input_path)
-    html_path = html or config.output.html
-    if html_path:
-        targets["html"] = check_output_path(html_path if html else config.resolve(html_path), input_path)
-    models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
-    weights = {n: a.weight for n, a in config.attributes.items() if a.weight is not None} or None
-    if config.engine != "local":
-        return _run_with_engine(config, models, weights, targets, progress)
-    dataset = dataset_from_config(config)
-    result = anonymize(
-        dataset,
-        models,
-        suppression_limit=config.suppression_limit,
-        metric=config.metric,
-        label=config.label,
-        weights=weights,
-        min_levels={n: a.min_level for n, a in config.attributes.items() if a.min_level is not None},
-        max_levels={n: a.max_level for n, a in config.attributes.items() if a.max_level is not None},
-        shuffle=config.output.shuffle,
-        seed=config.output.seed,
-        drop_suppressed=config.output.drop_suppressed,
-        progress=progress,
-        algorithm=config.algorithm,
-        options=config.algorithm_options,
-    )
-    written = {}
-    if "data" in targets:
-        write_table(result.data, targets["data"])
-        written["data"] = str(targets["data"])
-    if "report" in targets:
-        write_json(result.report, targets["report"])
-        written["report"] = str(targets["report"])
-    if "html" in targets:
-        from veil.report import write_html
+    Nothing is written unless the anonymization succeeded and the written
+    table was verified.
 
-        write_html(result, targets["html"])
-        written["html"] = str(targets["html"])
-    return result, written
+    Raises
+    ------
+    OutputError
+        A destination is an input (data, hierarchy file, configuration) or
+        another destination, or cannot be written: refused before any work.
+    """
+    targets = _targets(config, output, report, html)
+    models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
+    with Outputs(targets, inputs=release_inputs(config, config_path)) as out:
+        if config.engine != "local":
+            result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, progress)
+        else:
+            dataset = dataset_from_config(config)
+            result = anonymize(dataset, models, progress=progress, policy=policy_from_config(config), **_options(config))
+            if "data" in out:
+                written = out.write("data", table_writer(result.data))
+                verify_written(written, result, dataset, models, label=config.label)
+        if "report" in out:
+            out.write_json("report", result.report)
+        if "html" in out:
+            from veil.report import render_html
+
+            extra = {"classes": result.classes, "original": result.classes.base} if isinstance(result, AnonymizationResult) else {}
+            out.write_text("html", render_html(result.report, **extra))
+        out.commit()
+    return result, {role: str(path) for role, path in targets.items() if path is not None}
 
 
 @dataclass
@@ -175,14 +224,65 @@ class FileRelease:
     report: dict[str, Any]
 
 
+def _engine_hierarchies(config: ReleaseConfig, engine: Any, input_path: Path) -> dict[str, Any]:
+    kinds = {n: a.kind for n, a in config.attributes.items()}
+    hierarchies = {}
+    for name, attribute in config.attributes.items():
+        if attribute.hierarchy is None:
+            continue
+        values: list[str] = []
+        if attribute.hierarchy.file is None and attribute.hierarchy.taxonomy is None:
+            # builders take the column's values: one small group-count through the engine
+            counts = engine.group_count(input_path, [name], [])
+            column = Dataset.from_pandas(counts[[name]].dropna(), quasi_identifiers=[name],
+                                         kinds={name: kinds[name]})
+            values = [v for v in column.encode(name).labels.tolist() if v != MISSING]
+        hierarchies[name] = build_hierarchy(name, attribute.hierarchy, values, config)
+    return hierarchies
+
+
+def _engine_policy(config: ReleaseConfig, input_path: Path, mode: str) -> None:
+    """The release policy for the file-to-file engines, which publish every column:
+    refuse a release that would publish a column the policy withholds, or blank
+    suppressed records (engines drop or keep them)."""
+    from veil.engines import Source
+
+    source = Source.from_path(input_path, sep=config.input.sep)
+    withheld = [n for n in config.names("identifier") if n in source.columns]
+    withheld += [c for c in source.columns if c not in config.attributes and not config.keep_unlisted]
+    if withheld:
+        raise ConfigError(
+            f"engine: the {config.engine} engine publishes every column of the input; the column "
+            f"{withheld[0]!r} is an identifier or has no declared role. Remove it from the input, declare it "
+            "insensitive, set keep_unlisted: true, or use engine: local (which withholds it)."
+        )
+    if mode == "blank":
+        raise ConfigError(
+            f"suppressed: the {config.engine} engine drops or keeps suppressed records; set suppressed: drop "
+            "(or keep), or use engine: local."
+        )
+    try:  # the identifier scan reads a sample: the first 10,000 rows
+        if source.format == "csv":
+            sample = pd.read_csv(input_path, sep=source.sep, dtype=str, keep_default_na=False, nrows=10_000,
+                                 encoding="utf-8")
+        else:
+            sample = pd.read_parquet(input_path).head(10_000)
+    except (ValueError, UnicodeDecodeError, OSError) as exc:  # ragged rows, bad encoding, unreadable
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataFormatError(f"Cannot read {str(input_path)!r}: {first}") from None
+    policy = policy_from_config(config)
+    unscanned = set(config.names("identifier")) | set(config.names("quasi-identifier"))  # QIs are generalized
+    policy.check_identifiers(sample, [c for c in source.columns if c not in unscanned])
+
+
 def _run_with_engine(
     config: ReleaseConfig,
     models: list[Any],
-    weights: dict[str, float] | None,
-    targets: dict[str, Path],
+    out: Outputs,
     progress: Callable[[int, int], None] | None,
-) -> tuple[FileRelease, dict[str, str]]:
-    """Run the release through the DuckDB or Spark engine (file to file)."""
+) -> FileRelease:
+    # long: the engine refusals, then one call with every configured option
+    """Run the release through the DuckDB or Spark engine, file to file, into ``out``'s temporary."""
     from veil.engines import anonymize_file, get_engine
 
     refused = {
@@ -198,52 +298,52 @@ def _run_with_engine(
             f"engine: the {config.engine} engine runs the lattice search from file to file; it does not "
             f"support {', '.join(bad)}. Use engine: local for these."
         )
-    if "data" not in targets:
+    if "data" not in out:
         raise ConfigError(f"output.path: the {config.engine} engine writes the released table to a file; name one.")
     input_path = config.resolve(config.input.path)
+    options = _options(config)
+    mode = options["suppressed"]
+    _engine_policy(config, input_path, mode)
     engine = get_engine(config.engine)
-    qis, sensitive = config.names("quasi-identifier"), config.names("sensitive")
-    kinds = {n: a.kind for n, a in config.attributes.items()}
-    hierarchies = {}
-    for name, attribute in config.attributes.items():
-        if attribute.hierarchy is None:
-            continue
-        values: list[str] = []
-        if attribute.hierarchy.file is None and attribute.hierarchy.taxonomy is None:
-            # builders take the column's values: one small group-count through the engine
-            counts = engine.group_count(input_path, [name], [])
-            column = Dataset.from_pandas(counts[[name]].dropna(), quasi_identifiers=[name],
-                                         kinds={name: kinds[name]})
-            values = [v for v in column.encode(name).labels.tolist() if v != MISSING]
-        hierarchies[name] = build_hierarchy(name, attribute.hierarchy, values, config)
+    tmp = out.temporary("data")
     report = anonymize_file(
         input_path,
         engine=engine,
-        quasi_identifiers=qis,
-        sensitive=sensitive,
-        hierarchies=hierarchies,
+        quasi_identifiers=config.names("quasi-identifier"),
+        sensitive=config.names("sensitive"),
+        hierarchies=_engine_hierarchies(config, engine, input_path),
         models=models,
         suppression_limit=config.suppression_limit,
         metric=config.metric,
-        output=targets["data"],
-        seed=config.output.seed,
-        drop_suppressed=config.output.drop_suppressed,
+        output=tmp,
+        seed=options["seed"],
+        drop_suppressed=mode == "drop",
         sep=config.input.sep,
-        kinds=kinds,
+        kinds={n: a.kind for n, a in config.attributes.items()},
         domains={n: a.domain for n, a in config.attributes.items() if a.domain},
         label=config.label,
-        weights=weights,
-        min_levels={n: a.min_level for n, a in config.attributes.items() if a.min_level is not None},
-        max_levels={n: a.max_level for n, a in config.attributes.items() if a.max_level is not None},
+        weights=options["weights"],
+        min_levels=options["min_levels"],
+        max_levels=options["max_levels"],
         progress=progress,
     )
-    written = {"data": str(targets["data"])}
-    if "report" in targets:
-        write_json(report, targets["report"])
-        written["report"] = str(targets["report"])
-    if "html" in targets:
-        from veil.report import write_html
+    report["output"] = str(out.destination("data"))
+    report["suppressed_records"] = mode
+    report["columns"] = [
+        {"name": n, "role": config.attributes[n].role if n in config.attributes else "unlisted",
+         "treatment": "generalized" if n in report["transformation"] else "unchanged",
+         **({"level": report["transformation"][n]} if n in report["transformation"] else {})}
+        for n in _columns_of(input_path, config)
+    ]
+    unchanged = [c["name"] for c in report["columns"] if c["role"] == "unlisted"]
+    if unchanged:
+        report.setdefault("warnings", []).append(
+            f"Columns with no declared role released unchanged: {', '.join(unchanged)}."
+        )
+    return FileRelease(report)
 
-        write_html(report, targets["html"])
-        written["html"] = str(targets["html"])
-    return FileRelease(report), written
+
+def _columns_of(path: Path, config: ReleaseConfig) -> list[str]:
+    from veil.engines import Source
+
+    return list(Source.from_path(path, sep=config.input.sep).columns)

@@ -9,7 +9,8 @@
 * :mod:`~veil.algorithms.randomization`: the αβ algorithm and PRAM (randomized
   publishing; not differential privacy, see :mod:`veil.dp`).
 
-:func:`veil.anonymize` runs the first five by name and verifies their output.
+:func:`veil.anonymize` runs the first five by name through the registry
+:data:`ALGORITHMS` (:func:`register_algorithm` adds one) and verifies their output.
 The functions ``datafly.datafly`` and ``mondrian.mondrian`` are not re-exported
 here: their names are their modules' names.
 """
@@ -22,8 +23,12 @@ from veil.algorithms.randomization import (
     pram_estimate, pram_transition,
 )
 from veil.algorithms.tds import top_down_specialization
+from veil.algorithms._registry import (  # noqa: E402  (after the algorithms it registers)
+    ALGORITHMS, AlgorithmSpec, Outcome, Problem, get_algorithm, register_algorithm,
+)
 
 __all__ = [
+    "ALGORITHMS", "AlgorithmSpec", "Problem", "Outcome", "register_algorithm", "get_algorithm",
     "Lattice", "SearchResult", "search", "exhaustive_search", "Recoding",
     "top_down_specialization", "mdav", "alpha_beta", "alpha_beta_estimate", "alpha_beta_parameters",
     "alpha_beta_query", "pram", "pram_estimate", "pram_transition", "invariant_transition",

@@ -24,9 +24,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from veil.algorithms.lattice import (
-    LossFunction, SearchResult, _Evaluator, _infeasible, _limit_records, _prepare,
-)
+from veil.algorithms._nodes import LossFunction, SearchResult, infeasible, limit_records, prepare
+from veil.algorithms._nodes import Evaluator
 from veil.classes import ClassTable
 from veil.models._base import PrivacyModel
 
@@ -43,6 +42,7 @@ def datafly(
     max_levels: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SearchResult:
+    # long: long for its numpydoc docstring (with the paper's algorithm); the loop is short
     """Generalize greedily until the models hold within the suppression limit.
 
     Parameters
@@ -82,9 +82,9 @@ def datafly(
     ('datafly', True)
     """
     start = time.perf_counter()
-    lattice = _prepare(classes, list(models), min_levels, max_levels)
-    limit = _limit_records(classes, suppression_limit)
-    evaluator = _Evaluator(classes, models, limit, loss, cache_size=0, hub_limit=0)
+    lattice = prepare(classes, list(models), min_levels, max_levels)
+    limit = limit_records(classes, suppression_limit)
+    evaluator = Evaluator(classes, models, limit, loss, cache_size=0, hub_limit=0)
     node = list(lattice.low)
     high = list(lattice.high)
     steps_at_most = sum(b - a for a, b in zip(lattice.low, lattice.high))
@@ -98,7 +98,7 @@ def datafly(
             break
         room = [i for i in range(len(node)) if node[i] < high[i]]
         if not room:
-            raise _infeasible(evaluator, lattice, limit)
+            raise infeasible(evaluator, lattice, limit)
         distinct = [
             len(np.unique(classes.hierarchies[i].rollup(classes.levels[i], node[i])[classes.codes[:, i]]))
             for i in room

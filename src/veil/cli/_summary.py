@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from veil.cli._app import console
@@ -20,12 +21,13 @@ def _fmt(value: Any) -> str:
 
 
 def print_summary(report: dict[str, Any], written: dict[str, str] | None = None) -> None:
+    # long: one table row per report figure
     """Print the transformation, suppression, achieved levels, utility and risk."""
     search = report["search"]
     if report["transformation"]:
         levels = Table(title="Transformation (hierarchy level per quasi-identifier)")
         for name in report["transformation"]:
-            levels.add_column(name, justify="center")
+            levels.add_column(escape(str(name)), justify="center")
         levels.add_row(*(str(v) for v in report["transformation"].values()))
         console.print(levels)
     recoding = report.get("recoding")
@@ -42,13 +44,13 @@ def print_summary(report: dict[str, Any], written: dict[str, str] | None = None)
     summary.add_row("records in / out", f"{records:,} / {report['records_out']:,}")
     share = report["suppressed"] / records if records else 0.0
     summary.add_row("suppressed records", f"{report['suppressed']:,} ({share:.2%}; limit {report['suppression_limit']:.2%})")
-    summary.add_row("models", ", ".join(report["models"]))
+    summary.add_row("models", escape(", ".join(report["models"])))
     achieved = report["achieved"]
     summary.add_row("achieved k", _fmt(achieved.get("k")))
     for name, figures in achieved.get("sensitive", {}).items():
-        summary.add_row(f"{name}: distinct l / entropy l", f"{_fmt(figures.get('distinct_l'))} / {_fmt(figures.get('entropy_l'))}")
+        summary.add_row(f"{escape(str(name))}: distinct l / entropy l", f"{_fmt(figures.get('distinct_l'))} / {_fmt(figures.get('entropy_l'))}")
         t = figures.get("t_equal", figures.get("t_ordered"))
-        summary.add_row(f"{name}: t (EMD) / δ-disclosure", f"{_fmt(t)} / {_fmt(figures.get('delta_disclosure'))}")
+        summary.add_row(f"{escape(str(name))}: t (EMD) / δ-disclosure", f"{_fmt(t)} / {_fmt(figures.get('delta_disclosure'))}")
     if search.get("nodes_checked") is not None:
         summary.add_row(
             f"search ({search['algorithm']})",
@@ -57,7 +59,10 @@ def print_summary(report: dict[str, Any], written: dict[str, str] | None = None)
     else:
         summary.add_row(f"algorithm ({search['algorithm']})", f"{search['seconds']:.3f} s")
     summary.add_row("output rows", "shuffled" if report["output_order"]["shuffled"] else "input order")
+    if "suppressed_records" in report:
+        summary.add_row("suppressed records published as", report["suppressed_records"])
     console.print(summary)
+    _print_columns(report)
 
     utility = Table(title=f"Utility (optimised: {report['metric']})")
     utility.add_column("metric")
@@ -76,5 +81,24 @@ def print_summary(report: dict[str, Any], written: dict[str, str] | None = None)
         p = report[key]["prosecutor"]
         risk.add_row(label, _fmt(p["highest"]), _fmt(p["average"]), _fmt(p["records_at_risk"]))
     console.print(risk)
+    for warning in report.get("warnings", []):
+        console.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
     for kind, path in (written or {}).items():
-        console.print(f"wrote {kind}: [bold]{path}[/]")
+        console.print(f"wrote {kind}: [bold]{escape(path)}[/]", highlight=False)
+
+
+def _print_columns(report: dict[str, Any]) -> None:
+    """Every column's role and treatment; unlisted columns released say so."""
+    columns = report.get("columns")
+    if not columns:
+        return
+    table = Table(title="Columns")
+    table.add_column("column")
+    table.add_column("role")
+    table.add_column("treatment")
+    for c in columns:
+        treatment = c["treatment"] + (f" (level {c['level']})" if c.get("level") is not None else "")
+        if c["role"] == "unlisted" and c["treatment"] == "unchanged":
+            treatment = "released unchanged"
+        table.add_row(escape(str(c["name"])), c["role"], treatment)
+    console.print(table)

@@ -32,9 +32,12 @@ def _config_from_flags(
     k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str], suppression: float, metric: str,
     label: str | None, sep: str | None, seed: int | None, shuffle: bool, drop_suppressed: bool,
     algorithm: str = "lattice", options: dict[str, object] | None = None, engine: str = "local",
-    require: str | None = None,
+    identifiers: list[str] | None = None, insensitive: list[str] | None = None, suppressed: str | None = None,
+    keep_unlisted: bool = False, allow_identifiers: list[str] | None = None, require: str | None = None,
 ):
-    from veil.config import ReleaseConfig, _check_consistency, hierarchy_entry
+    # long: maps each flag to its configuration key, one line each
+    from veil.algorithms import ALGORITHMS
+    from veil.config import ReleaseConfig, check_consistency, hierarchy_entry
     from veil.errors import ConfigError, ParameterError
     from pydantic import ValidationError
 
@@ -48,7 +51,9 @@ def _config_from_flags(
     attributes = {}
     for name in qi:
         kind = kinds.get(name, "categorical")
-        needs = algorithm not in ("mondrian", "mdav") or (algorithm == "mondrian" and kind == "categorical")
+        spec = ALGORITHMS.get(algorithm)
+        needs = (spec is not None and spec.full_domain) or algorithm == "tds" or (
+            algorithm == "mondrian" and kind == "categorical")
         if name not in hierarchies and needs:
             raise ParameterError(f"No hierarchy for quasi-identifier {name!r}: add --hierarchy {name}=SPEC "
                                  "(a file, or a builder such as interval:5,10 or auto), or --auto-hierarchies.")
@@ -57,6 +62,11 @@ def _config_from_flags(
             attributes[name]["hierarchy"] = hierarchy_entry(hierarchies[name])
     for name in sensitive:
         attributes[name] = {"role": "sensitive", "kind": kinds.get(name, "categorical")}
+    for role, names in (("identifier", identifiers or []), ("insensitive", insensitive or [])):
+        for name in names:
+            if name in attributes:
+                raise ParameterError(f"Column {name!r} is given two roles; a column has one role.")
+            attributes[name] = {"role": role}
     models = []
     if k is not None:
         models.append({"type": "k-anonymity", "k": k})
@@ -80,11 +90,13 @@ def _config_from_flags(
             input={"path": str(file.resolve()), "sep": sep},
             attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label,
             algorithm=algorithm, algorithm_options=options or {}, engine=engine,
-            output={"seed": seed, "shuffle": shuffle, "drop_suppressed": drop_suppressed},
+            output={"shuffle": shuffle, "drop_suppressed": drop_suppressed},
+            seed=seed, suppressed=suppressed, keep_unlisted=keep_unlisted,
+            allow_identifiers=list(allow_identifiers or []),
         )
     except ValidationError as exc:
         raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
-    _check_consistency(config)
+    check_consistency(config)
     return config
 
 
@@ -115,12 +127,18 @@ def anonymize_command(
     sep: str = typer.Option(None, "--sep", help="CSV separator of the input (default: detected)."),
     seed: int = typer.Option(None, "--seed", help="Seed of the output row shuffle (reproducible output)."),
     no_shuffle: bool = typer.Option(False, "--no-shuffle", help="Keep input row order (can link output rows to input rows)."),
-    drop_suppressed: bool = typer.Option(False, "--drop-suppressed", help="Drop suppressed records instead of writing '*'."),
-    algorithm: str = typer.Option("lattice", "--algorithm", help="lattice (optimal, default), datafly, mondrian, tds or mdav."),
+    drop_suppressed: bool = typer.Option(False, "--drop-suppressed", help="Old name of --suppressed drop."),
+    suppressed: str = typer.Option(None, "--suppressed", help="Suppressed records: blank (default: '*' in every QI and sensitive value), drop, or keep (their sensitive values published; the suppressed group must then meet the sensitive models)."),
+    identifier: str = typer.Option(None, "--identifier", help="Identifier columns, comma-separated: dropped, never copied."),
+    insensitive: str = typer.Option(None, "--insensitive", help="Columns released unchanged, comma-separated."),
+    keep_unlisted: bool = typer.Option(False, "--keep-unlisted", help="Release columns with no declared role unchanged (default: withheld)."),
+    allow_identifier: list[str] = typer.Option(None, "--allow-identifier", help="Publish COL although the identifier scan flags it; repeatable."),
+    algorithm: str = typer.Option("lattice", "--algorithm", help="An algorithm of the registry: lattice (optimal, default), datafly, mondrian, tds, mdav."),
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
     require: str = typer.Option(None, "--require", help=require_help("Every model asked for must hold (adds to -k, -l, -t).")),
 ) -> None:
+    # long: a Typer command: one line per flag
     """Anonymize a table: optimal generalization and suppression, verified, with a report."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -132,12 +150,15 @@ def anonymize_command(
         if html_out is not None:
             require_extra("matplotlib", feature="--html")  # before any work: no data file without its report
         if target.suffix.lower() in _CONFIG_SUFFIXES:
-            if algorithm != "lattice" or option or engine != "local":
+            flags = (algorithm != "lattice" or option or engine != "local" or suppressed or identifier
+                     or insensitive or keep_unlisted or allow_identifier)
+            if flags:
                 from veil.errors import ParameterError
 
                 raise ParameterError(
-                    "--algorithm, --option and --engine apply to data-file mode; with a configuration file, "
-                    "set 'algorithm', 'algorithm_options' and 'engine' in it."
+                    "--algorithm, --option, --engine, --suppressed, --identifier, --insensitive, --keep-unlisted "
+                    "and --allow-identifier apply to data-file mode; with a configuration file, set 'algorithm', "
+                    "'algorithm_options', 'engine', 'suppressed', roles, 'keep_unlisted' and 'allow_identifiers' in it."
                 )
             refuse_with_config(hierarchy, auto_hierarchies)
             if require is not None:
@@ -156,6 +177,8 @@ def anonymize_command(
                 suppression=suppression, metric=metric, label=label, sep=sep, seed=seed,
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
                 algorithm=algorithm, options=_options(option), engine=engine, require=require,
+                identifiers=split_list(identifier), insensitive=split_list(insensitive), suppressed=suppressed,
+                keep_unlisted=keep_unlisted, allow_identifiers=[c for v in allow_identifier or [] for c in split_list(v)],
             )
         with Progress(
             TextColumn(f"anonymizing ({config.algorithm})"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -169,5 +192,6 @@ def anonymize_command(
             result, written = run_config(
                 config, output=str(output) if output else None, report=str(json_out) if json_out else None,
                 progress=progress, html=str(html_out) if html_out else None,
+                config_path=target if target.suffix.lower() in _CONFIG_SUFFIXES else None,
             )
     print_summary(result.report, written)

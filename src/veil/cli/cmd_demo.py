@@ -18,8 +18,9 @@ def demo(
     from veil.cli._summary import print_summary
     from veil.datasets import load_adult
     from veil.models import DistinctLDiversity, KAnonymity
-    from veil.release import write_json, write_table
-    from veil.report import write_html
+    from veil.pipeline import Outputs, verify_written
+    from veil.release import table_writer
+    from veil.report import render_html
 
     with user_errors():
         console.print(
@@ -27,17 +28,18 @@ def demo(
             "native-country, workclass, occupation; sensitive salary-class.\n"
             "Models: 5-anonymity and distinct 2-diversity; up to 5% of records suppressed; metric: loss (ILoss)."
         )
-        dataset = load_adult()
-        result = anonymize(
-            dataset, [KAnonymity(k=5), DistinctLDiversity(sensitive="salary-class", l=2)],
-            suppression_limit=0.05, metric="loss", seed=0,
-        )
-        data_path, report_path = out_dir / "adult-anonymized.csv", out_dir / "report.json"
-        html_path = out_dir / "report.html"
-        write_table(result.data, data_path)
-        write_json(result.report, report_path)
-        write_html(result, html_path)
-    print_summary(result.report, {"data": str(data_path), "report": str(report_path), "html": str(html_path)})
-    console.print(f"Check it yourself: [bold]veil check {data_path} --qi sex,age,race,marital-status,education,"
+        paths = {"data": out_dir / "adult-anonymized.csv", "report": out_dir / "report.json",
+                 "html": out_dir / "report.html"}
+        models = [KAnonymity(k=5), DistinctLDiversity(sensitive="salary-class", l=2)]
+        with Outputs(paths) as out:  # checked before work, verified, published together
+            dataset = load_adult()
+            # no seed: the row order comes from OS randomness (a seed would undo the shuffle)
+            result = anonymize(dataset, models, suppression_limit=0.05, metric="loss")
+            verify_written(out.write("data", table_writer(result.data)), result, dataset, models)
+            out.write_json("report", result.report)
+            out.write_text("html", render_html(result.report, classes=result.classes, original=result.classes.base))
+            out.commit()
+    print_summary(result.report, {role: str(path) for role, path in paths.items()})
+    console.print(f"Check it yourself: [bold]veil check {paths['data']} --qi sex,age,race,marital-status,education,"
                   "native-country,workclass,occupation --sensitive salary-class --require 'k>=5, l>=2'[/]",
                   soft_wrap=True)  # one line, so that it can be pasted

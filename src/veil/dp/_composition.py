@@ -81,13 +81,10 @@ def pld_epsilon(costs: Sequence[PrivacyBudget], delta: float) -> float:
     (Meiser & Mohammadi 2018; Doroshenko et al. 2022).  Needs the optional
     ``dp-accounting`` package.
     """
-    try:
-        from dp_accounting.pld import common, privacy_loss_distribution as pld
-    except ImportError:
-        raise ParameterError(
-            "composition='pld' needs the optional package dp-accounting "
-            "(pip install 'veil[pld]' or pip install dp-accounting)."
-        ) from None
+    from veil._lazy import require
+
+    require("dp_accounting", feature="composition='pld'")
+    from dp_accounting.pld import common, privacy_loss_distribution as pld
     total = None
     for cost in costs:
         one = pld.from_privacy_parameters(

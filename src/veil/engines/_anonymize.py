@@ -33,7 +33,10 @@ import pandas as pd
 from veil.classes import SUPPRESSED, ClassTable
 from veil.dataset import DEFAULT_NA_VALUES, MISSING
 from veil.engines._classes import class_table_from_counts
-from veil.engines._output import check_output, remove_quietly, temporary_path
+from veil.engines._recoding import FullDomainRecoding
+from veil.engines._output import check_output
+from veil.pipeline import publishing
+from veil.pipeline._suppressed import SuppressedGroup, sensitive_models
 from veil.engines._protocol import Engine
 from veil.engines._registry import get_engine
 from veil.engines._source import COUNT_COLUMN, Source
@@ -45,66 +48,24 @@ from veil.schema import Kind
 __all__ = ["FullDomainRecoding", "anonymize_file"]
 
 
-@dataclass(frozen=True)
-class FullDomainRecoding:
-    """A full-domain transformation in the form an engine applies: mappings and suppressed classes.
+def reader_for(engine: Engine) -> Engine:
+    """The engine that reads a written file back for its verification.
 
-    Full-domain (global) recoding replaces every value of a QI by its ancestor
-    at one level of the QI's hierarchy, so the whole transformation is a small
-    mapping per QI plus the classes suppressed.  (The local recodings of
-    :mod:`veil.algorithms`, :class:`veil.algorithms.Recoding`, are per record
-    and are not applied by engines.)
-
-    Attributes
-    ----------
-    quasi_identifiers : tuple of str
-    levels : tuple of int
-        The generalization level of each QI.
-    mappings : dict of str to dict of str to str
-        Per QI, each leaf label (:data:`~veil.dataset.MISSING` for a missing
-        value) to its released label at the QI's level.  Small: one entry per
-        value of the hierarchy.
-    suppressed : tuple of tuple of str
-        The released QI tuples (classes) whose records are suppressed.
+    The Spark engine's files are read back by DuckDB (or pandas): the check
+    does not run through the engine that wrote them, and Spark does not read
+    the writer's hidden temporary files.
     """
+    if engine.name != "spark":
+        return engine
+    try:
+        import duckdb  # noqa: F401
+    except ImportError:
+        from veil.engines._local import LocalEngine
 
-    quasi_identifiers: tuple[str, ...]
-    levels: tuple[int, ...]
-    mappings: dict[str, dict[str, str]]
-    suppressed: tuple[tuple[str, ...], ...]
+        return LocalEngine()
+    from veil.engines._duckdb import DuckDBEngine
 
-    @classmethod
-    def from_classes(cls, classes: ClassTable) -> "FullDomainRecoding":
-        """The recoding of a (generalized, suppressed) class table: its levels,
-        and the classes of the unsuppressed table at those levels that it lacks.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from veil.hierarchy import Hierarchy
-        >>> frame = pd.DataFrame({"zip": ["47677", "47678", "47905"]})
-        >>> h = Hierarchy.from_rows([["47677", "4767*", "*"], ["47678", "4767*", "*"],
-        ...                          ["47905", "4790*", "*"]])
-        >>> table = ClassTable.from_pandas(frame, quasi_identifiers=["zip"], hierarchies={"zip": h})
-        >>> node = table.generalize([1])
-        >>> recoding = FullDomainRecoding.from_classes(node.suppress(node.counts < 2))
-        >>> recoding.mappings["zip"]["47678"], recoding.suppressed
-        ('4767*', (('4790*',),))
-        """
-        qis = classes.quasi_identifiers
-        mappings = {}
-        for name, h, level in zip(qis, classes.hierarchies, classes.levels):
-            released = h.labels[level][h.maps[level]]
-            mappings[name] = dict(zip((str(v) for v in h.labels[0]), (str(v) for v in released)))
-        full = classes.base.generalize(classes.levels)
-        suppressed: tuple[tuple[str, ...], ...] = ()
-        if full.n_classes != classes.n_classes and qis:
-            every = full.labels()[list(qis)].astype(str)
-            kept = classes.labels()[list(qis)].astype(str).drop_duplicates()
-            merged = every.merge(kept, on=list(qis), how="left", indicator=True)
-            gone = merged.loc[merged["_merge"] == "left_only", list(qis)]
-            suppressed = tuple(sorted(gone.itertuples(index=False, name=None)))
-        return cls(tuple(qis), tuple(int(l) for l in classes.levels), mappings, suppressed)
+    return DuckDBEngine()
 
 
 def _released_classes(classes: pd.DataFrame, qis: Sequence[str], na_values: Sequence[str]) -> tuple[pd.DataFrame, int]:
@@ -136,6 +97,7 @@ def _verify(
     records_out: int,
     na_values: Sequence[str],
 ) -> ClassTable | None:
+    # long: each check of the written file is a few lines; kept in one place so that none is skipped
     """Rebuild the class table of the written file and check it (see the module docstring)."""
     qis = base.quasi_identifiers
     counts = engine.group_count(written, qis, sensitive)
@@ -219,6 +181,7 @@ def anonymize_file(
     max_levels: Mapping[str, int] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
+    # long: a public entry point: long for its numpydoc docstring; the body only resolves the engine
     """Anonymize a CSV or Parquet file into another through an engine, verified.
 
     The same job as :func:`veil.anonymize` (the least-loss generalization and
@@ -250,6 +213,9 @@ def anonymize_file(
         Seed of the row shuffle (reproducible output); default a fresh secret one.
     drop_suppressed : bool, default False
         Leave suppressed records out instead of writing ``*`` in every QI.
+        Kept, they publish their sensitive values, so the suppressed group
+        must then meet every model that reads a sensitive attribute (the
+        search accounts for it; see ``docs/security.md``).
     sep : str, optional
         The CSV separator of the input (default: detected).
     na_values : sequence of str
@@ -337,22 +303,69 @@ def _anonymize_file(
     max_levels: Mapping[str, int] | None,
     progress: Callable[[int, int], None] | None,
 ) -> dict[str, Any]:
-    from veil.algorithms.lattice import search
-    from veil.anonymization import _BOUNDED_BY_UNSUPPRESSED, _k_of
-    from veil.models import evaluate
-    from veil.risk import assess
-    from veil.utility import get_metric, utility_report
-
+    # the file-to-file path: check, group-count, class table, search, apply + verify, report
     start = time.perf_counter()
     seconds: dict[str, float] = {}
     models = list(models)
+    qis, sens = _check_file_problem(models, quasi_identifiers, sensitive, hierarchies, label, min_levels, max_levels)
+    kinds = dict(kinds or {})
+    source = Source.from_path(path, sep=sep, na_values=na_values)
+    source.require(qis + tuple(sens))
+    out = check_output(output, source.path)
+
+    tick = time.perf_counter()
+    counts = engine.group_count(source, qis, sens)
+    seconds["group_count"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    base = class_table_from_counts(
+        counts, quasi_identifiers=qis, sensitive=sens, hierarchies=hierarchies, kinds=kinds, domains=domains
+    )
+    seconds["class_table"] = time.perf_counter() - tick
+    # suppressed records are published with their sensitive values unless
+    # dropped: the suppressed group must then meet the sensitive models too
+    searched = list(models)
+    if not drop_suppressed and sensitive_models(models):
+        searched.append(SuppressedGroup(tuple(sensitive_models(models))))
+    tick = time.perf_counter()
+    result = _search(base, searched, metric=metric, label=label, weights=weights, min_levels=min_levels,
+                     max_levels=max_levels, suppression_limit=suppression_limit, progress=progress)
+    seconds["search"] = time.perf_counter() - tick
+    recoding = FullDomainRecoding.from_classes(result.classes)
+
+    with publishing({"data": out}, inputs=[source.path]) as outputs:
+        # the released file is written and verified as a temporary of the one
+        # writer; it is renamed into place only when the verification passed
+        unverified = outputs.temporary("data")
+        tick = time.perf_counter()
+        applied = engine.apply(
+            source, recoding.mappings, recoding.suppressed, unverified,
+            shuffle_seed=seed, drop_suppressed=drop_suppressed,
+        )
+        seconds["apply"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        written = Source.from_path(unverified, sep=",", na_values=na_values)
+        verified = _verify(
+            reader_for(engine), written, base, result.classes, searched, sensitive=sens, hierarchies=hierarchies,
+            kinds=kinds, drop_suppressed=drop_suppressed, records_out=applied.records_out,
+            na_values=written.na_values,
+        )
+        seconds["verify"] = time.perf_counter() - tick
+    report = _file_report(base, result, verified, models, applied.records_out, metric=metric, label=label,
+                          weights=weights, suppression_limit=suppression_limit, seed=seed)
+    report.update({"engine": engine.name, "output": str(out), "classes": int(base.n_classes),
+                   "seconds": {name: round(value, 6) for name, value in seconds.items()},
+                   "seconds_total": round(time.perf_counter() - start, 6)})
+    return report
+
+
+def _check_file_problem(models, quasi_identifiers, sensitive, hierarchies, label, min_levels, max_levels):
+    """Refuse a bad problem before reading the file; the QIs and the sensitive attributes (label included)."""
     if not models:
         raise ParameterError("At least one privacy model is needed to anonymize (e.g. KAnonymity(k=5)).")
     qis = tuple(quasi_identifiers)
     if not qis:
         raise ParameterError("No quasi-identifier is given; there is nothing to anonymize.")
     sens = list(dict.fromkeys(sensitive))
-    hierarchies = dict(hierarchies)
     missing = [q for q in qis if q not in hierarchies]
     if missing:
         raise HierarchyError(
@@ -367,21 +380,17 @@ def _anonymize_file(
     for name in list(min_levels or {}) + list(max_levels or {}):
         if name not in qis:
             raise ParameterError(f"A level bound is given for {name!r}, which is not a quasi-identifier.")
-    metric_spec = get_metric(metric)
-    kinds = dict(kinds or {})
-    source = Source.from_path(path, sep=sep, na_values=na_values)
-    source.require(qis + tuple(sens))
-    out = check_output(output, source.path)
+    return qis, sens
 
-    tick = time.perf_counter()
-    counts = engine.group_count(source, qis, sens)
-    seconds["group_count"] = time.perf_counter() - tick
-    tick = time.perf_counter()
-    base = class_table_from_counts(
-        counts, quasi_identifiers=qis, sensitive=sens, hierarchies=hierarchies, kinds=kinds, domains=domains
-    )
-    seconds["class_table"] = time.perf_counter() - tick
-    k = _k_of(models)
+
+def _search(base, models, *, metric, label, weights, min_levels, max_levels, suppression_limit, progress):
+    """The lattice search on the class table, exactly as :func:`veil.anonymize` runs it."""
+    from veil.algorithms.lattice import search
+    from veil.anonymization import largest_k
+    from veil.utility import get_metric
+
+    metric_spec = get_metric(metric)
+    k = largest_k(models)
     if k is not None and k > base.n_records:
         raise ParameterError(
             f"k={k} is larger than the table ({base.n_records} records): no class can be that large."
@@ -390,52 +399,36 @@ def _anonymize_file(
     def loss(classes: ClassTable) -> float:
         return metric_spec.loss(classes, label=label, weights=weights, k=k)
 
+    qis = base.quasi_identifiers
     low = [int((min_levels or {}).get(q, 0)) for q in qis]
     high = [int((max_levels or {}).get(q, h.height)) for q, h in zip(qis, base.hierarchies)]
-    tick = time.perf_counter()
-    result = search(
-        base, models, loss=loss, metric_name=metric,
-        monotone_metric=metric in _BOUNDED_BY_UNSUPPRESSED,
+    return search(
+        base, models, loss=loss, metric_name=metric, monotone_metric=metric_spec.bounded_by_unsuppressed,
         suppression_limit=suppression_limit, min_levels=low, max_levels=high, progress=progress,
     )
-    seconds["search"] = time.perf_counter() - tick
-    recoding = FullDomainRecoding.from_classes(result.classes)
 
-    unverified = temporary_path(out, tag="unverified", hidden=False)
-    try:
-        tick = time.perf_counter()
-        applied = engine.apply(
-            source, recoding.mappings, recoding.suppressed, unverified,
-            shuffle_seed=seed, drop_suppressed=drop_suppressed,
-        )
-        seconds["apply"] = time.perf_counter() - tick
-        tick = time.perf_counter()
-        written = Source.from_path(unverified, sep=",", na_values=na_values)
-        verified = _verify(
-            engine, written, base, result.classes, models, sensitive=sens, hierarchies=hierarchies,
-            kinds=kinds, drop_suppressed=drop_suppressed, records_out=applied.records_out,
-            na_values=written.na_values,
-        )
-        seconds["verify"] = time.perf_counter() - tick
-        os.replace(unverified, out)
-    except BaseException:
-        remove_quietly(unverified)
-        raise
 
-    suppressed = int(result.classes.suppressed)
-    dropped = base.n_records - applied.records_out
-    report: dict[str, Any] = {
+def _file_report(base, result, verified, models, records_out, *, metric, label, weights, suppression_limit, seed):
+    """The report of a file-to-file release (the keys of :func:`veil.anonymize`'s)."""
+    from veil.anonymization import SEED_WARNING, largest_k
+    from veil.models import evaluate
+    from veil.risk import assess
+    from veil.utility import utility_report
+
+    qis = base.quasi_identifiers
+    return {
         "transformation": dict(zip(qis, (int(x) for x in result.node))),
         "records": int(base.n_records),
-        "records_out": int(applied.records_out),
-        "suppressed": suppressed,
-        "suppressed_dropped": int(dropped),
+        "records_out": int(records_out),
+        "suppressed": int(result.classes.suppressed),
+        "suppressed_dropped": int(base.n_records - records_out),
         "input_suppressed": int(base.input_suppressed),
         "suppression_limit": suppression_limit,
         "models": [m.name for m in models],
         "metric": metric,
         "achieved": evaluate(verified).to_dict() if verified is not None else None,
-        "utility": utility_report(result.classes, original=base, label=label, weights=weights, k=k),
+        "utility": utility_report(result.classes, original=base, label=label, weights=weights,
+                                  k=largest_k(models)),
         "risk_before": assess(base, qi_subsets_max_size=0).to_dict(),
         "risk_after": assess(verified, qi_subsets_max_size=0).to_dict() if verified is not None else None,
         "search": {
@@ -444,12 +437,8 @@ def _anonymize_file(
             "nodes_checked": result.nodes_checked,
             "seconds": round(result.seconds, 6),
         },
-        "output_order": {"shuffled": True, "seed": seed},
+        "output_order": {"shuffled": True, "reproducible": seed is not None,
+                         **({"seed": int(seed)} if seed is not None else {})},
+        "warnings": [SEED_WARNING] if seed is not None else [],
         "verified": True,
-        "engine": engine.name,
-        "output": str(out),
-        "classes": int(base.n_classes),
-        "seconds": {name: round(value, 6) for name, value in seconds.items()},
-        "seconds_total": round(time.perf_counter() - start, 6),
     }
-    return report

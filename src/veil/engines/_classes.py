@@ -19,29 +19,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from veil.classes import SUPPRESSED, ClassTable, SensitiveHistogram, _group
-from veil.dataset import MISSING, _sort_labels
+from veil.classes import ClassTable
+from veil.dataset import Dataset
 from veil.engines._source import COUNT_COLUMN
-from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
+from veil.errors import ColumnNotFoundError, SchemaError
 from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
 __all__ = ["class_table_from_counts"]
-
-
-def _value_order(
-    values: np.ndarray, missing: np.ndarray, kind: Kind, domain: Sequence[str] | None, name: str
-) -> np.ndarray:
-    """The labels of a column in :meth:`Dataset.encode`'s order: by kind (or the
-    declared domain first), then :data:`MISSING` last when a value is missing."""
-    present = pd.unique(values[~missing]).astype(object)
-    base_domain = None
-    if domain is not None:
-        base_domain = tuple(str(v) for v in domain if str(v) != MISSING)
-    order = _sort_labels(np.asarray(present, dtype=object), kind, base_domain, name)
-    if missing.any() or (domain is not None and MISSING in [str(v) for v in domain]):
-        order = np.append(order, np.array([MISSING], dtype=object))
-    return order
 
 
 def class_table_from_counts(
@@ -53,6 +38,7 @@ def class_table_from_counts(
     kinds: Mapping[str, Kind | str] | None = None,
     domains: Mapping[str, Sequence[str]] | None = None,
 ) -> ClassTable:
+    # long: long for its numpydoc docstring; the body checks the counts and calls the one builder
     """The class table of a table known only by its grouped counts.
 
     Parameters
@@ -124,92 +110,16 @@ def class_table_from_counts(
         raise SchemaError("The table has no records; there is nothing to analyse.")
     keep_rows = weight > 0
     if not keep_rows.all():
-        counts, weight = counts.loc[keep_rows], weight[keep_rows]
-    kinds = {name: Kind(kind) for name, kind in (kinds or {}).items()}
-    domains = dict(domains or {})
-    given = dict(hierarchies or {})
-    m = len(counts)
-
-    columns: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for name in qis + sens:
-        raw = counts[name].to_numpy(dtype=object)
-        missing = pd.isna(raw)
-        values = np.where(missing, MISSING, raw).astype(object)
-        values = np.array([str(v) for v in values], dtype=object) if m else values
-        columns[name] = (values, np.asarray(missing, dtype=np.bool_))
-
-    star = np.ones(m, dtype=np.bool_) if qis else np.zeros(m, dtype=np.bool_)
-    for name in qis:
-        values, missing = columns[name]
-        star &= (values == SUPPRESSED) & ~missing
-    keep = ~star
-    input_suppressed = int(weight[star].sum())
-
-    bound: list[Hierarchy] = []
-    leaf_columns: list[np.ndarray] = []
-    for name in qis:
-        values, missing = columns[name]
-        kind = kinds.get(name, Kind.CATEGORICAL)
-        hierarchy = given.get(name)
-        if hierarchy is None:
-            hierarchy = Hierarchy.flat(_value_order(values, missing, kind, None, name).tolist(), name=name)
-        elif hierarchy.name != name:
-            hierarchy = hierarchy.renamed(name)
-        if missing.any():
-            hierarchy = hierarchy.with_value(MISSING)
-        codes, uniques = pd.factorize(pd.Series(values[keep], dtype=object), sort=False)
-        leaf = hierarchy.leaf_index(np.asarray(uniques, dtype=object), column=name)
-        bound.append(hierarchy)
-        leaf_columns.append(leaf[codes] if len(codes) else np.zeros(0, dtype=np.int32))
-    if qis:
-        matrix = np.column_stack(leaf_columns).astype(np.int32, copy=False)
-    else:
-        matrix = np.zeros((int(keep.sum()), 0), dtype=np.int32)
-    radices = [h.n_values(0) for h in bound]
-    codes, inverse = _group(matrix, radices)
-    n_classes = len(codes)
-    if n_classes > 1 and qis:
-        # classes in leaf-code order, whatever order the engine returned the groups
-        # in: the same input always gives the same table, to the last bit of every
-        # float computed from it
-        order = np.lexsort(codes.T[::-1])
-        rank = np.empty(n_classes, dtype=np.int64)
-        rank[order] = np.arange(n_classes, dtype=np.int64)
-        codes, inverse = np.ascontiguousarray(codes[order]), rank[inverse]
-    kept_weight = weight[keep]
-    class_counts = np.bincount(inverse, weights=kept_weight, minlength=n_classes)
-    class_counts = np.rint(class_counts).astype(np.int64)
-
-    histograms: dict[str, SensitiveHistogram] = {}
-    for name in sens:
-        values, missing = columns[name]
-        kind = kinds.get(name, Kind.CATEGORICAL)
-        labels = _value_order(values, missing, kind, domains.get(name), name)
-        position = pd.Index(labels).get_indexer(values)
-        if (position < 0).any():  # cannot happen: every present value is in the order
-            raise ParameterError(f"Internal error: a value of {name!r} has no code.")
-        v = len(labels)
-        flat = inverse * v + position[keep]
-        hist = np.bincount(flat, weights=kept_weight, minlength=n_classes * v)
-        hist = np.rint(hist).astype(np.int64).reshape(n_classes, v)
-        overall = np.rint(np.bincount(position, weights=weight, minlength=v)).astype(np.int64)
-        hierarchy = given.get(name)
-        if hierarchy is not None:
-            if missing.any():
-                hierarchy = hierarchy.with_value(MISSING)
-            hierarchy.leaf_index(labels[overall > 0], column=name)
-        histograms[name] = SensitiveHistogram(name, labels, hist, overall, kind, hierarchy)
-
-    return ClassTable(
-        quasi_identifiers=qis,
-        hierarchies=tuple(bound),
-        levels=tuple(0 for _ in qis),
-        codes=codes,
-        counts=class_counts,
-        n_records=n,
-        suppressed=input_suppressed,
-        input_suppressed=input_suppressed,
-        base=None,
-        base_map=np.arange(n_classes, dtype=np.int64),
-        sensitive=histograms,
+        counts, weight = counts.loc[keep_rows].reset_index(drop=True), weight[keep_rows]
+    frame = pd.DataFrame({name: counts[name].to_numpy(dtype=object) for name in qis + sens})
+    for name in qis + sens:  # text labels, None where missing (as Dataset reads them)
+        values = frame[name].to_numpy(dtype=object)
+        missing = pd.isna(values)
+        frame[name] = pd.Series(np.where(missing, None, values.astype(str)), dtype=object)
+    dataset = Dataset.from_pandas(
+        frame, quasi_identifiers=qis, sensitive=sens,
+        kinds={name: kind for name, kind in (kinds or {}).items() if name in qis + sens},
+        domains={name: list(d) for name, d in (domains or {}).items() if name in sens},
     )
+    # the one builder, weighted by the groups' counts
+    return ClassTable.from_dataset(dataset, hierarchies=dict(hierarchies or {}), weights=weight)

@@ -9,10 +9,13 @@ to ``temp_directory`` when the data exceeds ``memory_limit``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import secrets
+import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,7 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 from veil.dataset import MISSING
-from veil.engines._output import check_output, write_atomically
+from veil.engines._output import check_output, write_into
 from veil.engines._protocol import (
     MARK_SEPARATOR,
     UNCOVERED_MARK,
@@ -39,6 +42,16 @@ __all__ = ["DuckDBEngine"]
 #: Joins a class's released labels into one key (labels never contain it in practice).
 _KEY_SEPARATOR = "\x1f"
 
+
+
+@contextlib.contextmanager
+def _folder_beside(tmp: Path) -> Iterator[str]:
+    folder = tmp.with_name(f".{tmp.name.lstrip('.')}.veil-{os.getpid()}-{secrets.token_hex(6)}.spill")
+    folder.mkdir()
+    try:
+        yield str(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _ident(name: str) -> str:
@@ -121,10 +134,19 @@ class DuckDBEngine:
             raise ParameterError(f"DuckDB refused a setting of DuckDBEngine: {exc}") from None
         return con
 
-    def _spill_dir(self) -> tempfile.TemporaryDirectory:
+    def _spill_dir(self, beside: Path | None = None) -> contextlib.AbstractContextManager[str]:
+        """A folder for DuckDB's spilled data and the staging file, removed afterwards.
+
+        Beside a temporary output of the one writer (``beside``) it is named
+        like that writer's temporaries, so that if this process is killed the
+        next release into the folder sweeps it; otherwise it is a fresh folder
+        in ``temp_directory`` or the system's temporary folder.
+        """
         base = self.temp_directory
         if base is not None:
             base.mkdir(parents=True, exist_ok=True)
+        if base is None and beside is not None and beside.name.startswith("."):
+            return _folder_beside(beside)
         return tempfile.TemporaryDirectory(prefix="veil-duckdb-", dir=None if base is None else str(base))
 
     @staticmethod
@@ -250,7 +272,7 @@ class DuckDBEngine:
         written = [0]
 
         def write(tmp: Path) -> None:
-            with self._spill_dir() as spill:
+            with self._spill_dir(beside=tmp) as spill:
                 con = self._connect(Path(spill))
                 try:
                     self._load_tables(con, qis, mappings, suppressed_rows)
@@ -264,7 +286,7 @@ class DuckDBEngine:
                 finally:
                     con.close()
 
-        write_atomically(out_path, write)
+        write_into(out_path, write)
         return ApplyResult(out_path, written[0])
 
     @staticmethod

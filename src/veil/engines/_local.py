@@ -11,7 +11,7 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 from veil.dataset import MISSING, format_labels, read_csv
-from veil.engines._output import check_output, write_atomically
+from veil.engines._output import check_output, write_into
 from veil.engines._protocol import (
     ApplyResult,
     Suppressed,
@@ -142,7 +142,7 @@ class LocalEngine:
         # the shuffle of veil.anonymize: for the same seed, the same order
         rng = np.random.default_rng(seed)
         out = out.iloc[rng.permutation(len(out))].reset_index(drop=True)
-        write_atomically(out_path, lambda tmp: _write(out, tmp))
+        write_into(out_path, lambda tmp: _write(out, tmp))
         return ApplyResult(out_path, len(out))
 
 

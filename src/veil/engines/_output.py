@@ -1,23 +1,22 @@
-"""Output paths: refuse the input as output, and write atomically.
+"""Output paths for engines: refuse the input as output, write into a given temporary.
 
-An engine writes the released table to a hidden temporary file in the
-destination folder and renames it into place (``os.replace``, atomic on one
-filesystem) only when the write has finished, so a reader never sees a
-partial file and a failure leaves none behind.
+An engine writes the released table into the path it is given, which in a
+release is a temporary file of :class:`veil.pipeline.Outputs` (the one
+writer): the pipeline verifies it and only then renames it into place.  A
+failure removes what the engine wrote.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from veil.errors import OutputError
 
-__all__ = ["check_output", "temporary_path", "write_atomically", "remove_quietly"]
+__all__ = ["check_output", "write_into", "remove_quietly"]
 
 
 def check_output(output: str | os.PathLike[str], *inputs: str | os.PathLike[str]) -> Path:
@@ -53,16 +52,6 @@ def check_output(output: str | os.PathLike[str], *inputs: str | os.PathLike[str]
     return out
 
 
-def temporary_path(output: Path, *, tag: str = "tmp", hidden: bool = True) -> Path:
-    """A fresh path beside ``output`` that keeps its extension (so its format).
-
-    Hidden (a leading dot) unless ``hidden=False``: a file an engine must read
-    back cannot be hidden, because Spark (Hadoop) skips files named ``.*``.
-    """
-    dot = "." if hidden else ""
-    return output.with_name(f"{dot}{output.name}.veil-{tag}-{secrets.token_hex(6)}{output.suffix}")
-
-
 def remove_quietly(path: Path) -> None:
     """Remove a file or folder if it exists (cleanup after a failure)."""
     with contextlib.suppress(FileNotFoundError):
@@ -72,31 +61,21 @@ def remove_quietly(path: Path) -> None:
             path.unlink()
 
 
-def write_atomically(output: Path, write: Callable[[Path], None]) -> None:
-    """Call ``write(tmp)`` on a temporary path beside ``output``, then rename it to ``output``.
+def write_into(output: Path, write: Callable[[Path], None]) -> None:
+    """Write ``output`` through the one writer, :class:`veil.pipeline.Outputs`.
+
+    ``write(tmp)`` writes a temporary file beside ``output`` (named so that a
+    later run sweeps it if this process is killed); it is renamed into place
+    when ``write`` returns, and removed on any failure.  In a release,
+    ``output`` is itself the release's temporary file, which the pipeline
+    verifies before publishing.
 
     Raises
     ------
     OutputError
         The folder refuses the file (permissions, read-only filesystem, full disk).
     """
-    tmp = temporary_path(output)
-    try:
-        write(tmp)
-        os.replace(tmp, output)
-    except PermissionError as exc:
-        remove_quietly(tmp)
-        raise OutputError(f"Cannot write {str(output)!r}: {exc.strerror}.") from None
-    except BaseException:
-        remove_quietly(tmp)
-        raise
+    from veil.pipeline import publishing
 
-
-@contextlib.contextmanager
-def cleaned_on_error(path: Path) -> Iterator[Path]:
-    """Remove ``path`` if the block raises."""
-    try:
-        yield path
-    except BaseException:
-        remove_quietly(path)
-        raise
+    with publishing({"data": output}) as out:
+        out.write("data", write)

@@ -21,7 +21,7 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 from veil.dataset import MISSING
-from veil.engines._output import check_output, remove_quietly, write_atomically
+from veil.engines._output import check_output, remove_quietly, write_into
 from veil.engines._protocol import (
     MARK_SEPARATOR,
     EngineError,
@@ -283,6 +283,7 @@ class SparkEngine:
         seed: int,
         drop_suppressed: bool,
     ) -> int:
+        # long: the Spark plan and its write, closures over one session
         _, F, _ = _import_pyspark()
         from pyspark.sql import Observation
 
@@ -369,7 +370,7 @@ class SparkEngine:
             finally:
                 remove_quietly(folder)
 
-        write_atomically(out_path, write)
+        write_into(out_path, write)
         return written[0]
 
 

@@ -34,7 +34,7 @@ __all__ = ["Outputs", "publishing", "remove_stale_temporaries"]
 
 PathLike = str | os.PathLike[str]
 
-_TEMP = re.compile(r"^\..+\.veil-(\d+)-[0-9a-f]{12}(\.[^.]*)?$")
+_TEMP = re.compile(r"^\..+\.veil-(\d+)-[0-9a-f]{12}(\..*)?$")  # any suffix: an engine's parts folder too
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -172,8 +172,11 @@ class Outputs:
         tmp = self.temporary(role)
         try:
             write(tmp)
-        except PermissionError as exc:
-            raise OutputError(f"Cannot write {str(self._dest[role])!r}: {exc.strerror}.") from None
+        except OutputError:
+            raise
+        except OSError as exc:  # permissions, a full disk, an I/O error: one line, nothing published
+            _remove(tmp)
+            raise OutputError(f"Cannot write {str(self._dest[role])!r}: {exc.strerror or exc}.") from None
         return tmp
 
     def write_text(self, role: str, text: str) -> Path:

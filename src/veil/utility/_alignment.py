@@ -172,5 +172,26 @@ def align_release(
             f"The release has column(s) the original lacks: {', '.join(map(repr, extra))}; "
             "it was not produced from this original."
         )
+    rebuilt = _blank_like(rebuilt, release, star, quasi_identifiers=quasi_identifiers, columns=columns)
     _check_same_rows(rebuilt, release, star, quasi_identifiers=quasi_identifiers, columns=columns, levels=levels)
     return rebuilt[columns].reset_index(drop=True)
+
+
+def _blank_like(rebuilt: pd.DataFrame, release: pd.DataFrame, star: np.ndarray, *,
+                quasi_identifiers: Sequence[str], columns: Sequence[str]) -> pd.DataFrame:
+    """Blank in ``rebuilt``'s suppressed records the columns the release blanked in all of its own.
+
+    veil's default release (``suppressed="blank"``) withholds the sensitive
+    values of suppressed records (``*``); the aligned rows show them as published.
+    """
+    if not star.any():
+        return rebuilt
+    blanked = [c for c in columns if c not in quasi_identifiers and (release.loc[star, c].astype(str) == "*").all()]
+    if not blanked:
+        return rebuilt
+    rebuilt = rebuilt.copy()
+    rows = _suppressed_rows(rebuilt, quasi_identifiers)
+    for name in blanked:
+        rebuilt[name] = rebuilt[name].astype(object)
+        rebuilt.loc[rows, name] = "*"
+    return rebuilt

@@ -253,8 +253,11 @@ class Workload:
 
     def _check_row_order(self, rows: pd.DataFrame) -> None:
         """The columns a recoding leaves alone (the target, non-QI features) must match the original row by row."""
+        suppressed = (rows[list(self.quasi_identifiers)].astype(str) == "*").all(axis=1).to_numpy()
         for name in [c for c in self.features if c not in self.quasi_identifiers] + [self.target]:
-            same = rows[name].astype(str).to_numpy() == self.original.frame[name].astype(str).to_numpy()
+            released = rows[name].astype(str).to_numpy()
+            # a suppressed record's value may be withheld ('*', the default release's blanking)
+            same = (released == self.original.frame[name].astype(str).to_numpy()) | (suppressed & (released == "*"))
             if not same.all():
                 raise ParameterError(
                     f"The release's column {name!r} differs from the original's row by row: its rows are not "
@@ -301,10 +304,11 @@ class Workload:
             rows = align_release(self.original, release, quasi_identifiers=self.quasi_identifiers, levels=levels)
         san = _codes(rows, self.features)
         u_san = {n: _accuracy(n, san, self.y, self.train, self.test, self.random_state) for n in self.classifiers}
-        released = Dataset.from_pandas(
-            rows[[*self.quasi_identifiers, self.target]].astype(str),
-            quasi_identifiers=self.quasi_identifiers, sensitive=[self.target],
-        )
+        # suppressed records ('*' in every QI) belong to no class, so A_acc leaves them out; their
+        # target (withheld as '*' by the default release) only enters the baseline, the original's
+        published = rows[[*self.quasi_identifiers, self.target]].astype(str)
+        published[self.target] = np.where(published[self.target] == "*", self.y, published[self.target])
+        released = Dataset.from_pandas(published, quasi_identifiers=self.quasi_identifiers, sensitive=[self.target])
         a_acc = float(disclosure(released, self.target).a_acc)
         scores = {n: ClassifierScores(self.u_base[n], u_san[n], self.u_max[n]) for n in self.classifiers}
         protocol = {

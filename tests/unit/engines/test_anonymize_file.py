@@ -55,7 +55,7 @@ def run(path, output, models, *, hierarchies, engine="duckdb", **options):
 def test_duckdb_adult_matches_in_memory_and_verifies(models, adult, adult_csv, tmp_path):
     """Adult, 8 QIs, 5% suppression: the transformation and suppressed count of
     veil.anonymize, and an output that passes veil's own verification."""
-    expected = veil.anonymize(adult, models, suppression_limit=0.05, seed=3).report
+    expected = veil.anonymize(adult, models, suppression_limit=0.05, seed=3, suppressed="keep").report
     out = tmp_path / "adult.csv"
     report = run(adult_csv, out, models, hierarchies=adult.hierarchies, seed=3)
     assert report["transformation"] == expected["transformation"]
@@ -72,7 +72,7 @@ def test_duckdb_adult_matches_in_memory_and_verifies(models, adult, adult_csv, t
 
 
 def test_local_engine_output_is_the_in_memory_output(adult, adult_csv, tmp_path):
-    result = veil.anonymize(adult, K5_L2, suppression_limit=0.05, seed=9)
+    result = veil.anonymize(adult, K5_L2, suppression_limit=0.05, seed=9, suppressed="keep")
     out = tmp_path / "adult.parquet"
     run(adult_csv, out, K5_L2, hierarchies=adult.hierarchies, engine="local", seed=9)
     pd.testing.assert_frame_equal(pd.read_parquet(out), result.data, check_dtype=False)

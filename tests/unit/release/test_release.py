@@ -63,9 +63,11 @@ def test_output_rows_are_shuffled_and_seeded():
     a = anonymize(ds, [KAnonymity(k=2)], seed=1).data
     b = anonymize(ds, [KAnonymity(k=2)], seed=1).data
     pd.testing.assert_frame_equal(a, b)
+    # ID has role identifier: it is dropped, never copied (it was copied before issue #13)
+    assert "ID" not in a.columns
     unshuffled = anonymize(ds, [KAnonymity(k=2)], shuffle=False).data
-    assert unshuffled["ID"].tolist() == ds.frame["ID"].tolist()
-    assert sorted(a["ID"]) == sorted(ds.frame["ID"])
+    assert unshuffled["Transfuse"].tolist() == ds.frame["Transfuse"].tolist()
+    assert sorted(a["Transfuse"]) == sorted(ds.frame["Transfuse"])
 
 
 def test_k_larger_than_table():
@@ -93,7 +95,7 @@ def test_output_equal_to_input_refused(tmp_path):
     with pytest.raises(OutputError, match="is the input file"):
         check_output_path(data, data)
     result = runner.invoke(app, _adult_flags(tmp_path, "-k", "5", "-o", adult_path()))
-    assert result.exit_code == 2 and "never overwrites its input" in result.output
+    assert result.exit_code == 2 and "is an input of this command; veil never overwrites an input" in result.output
 
 
 def test_unwritable_output_folder(tmp_path, monkeypatch):

@@ -31,11 +31,23 @@ def small() -> Dataset:
 def test_align_release_recovers_row_order_with_suppressed_records_kept_or_dropped():
     data = small()
     for drop in (False, True):
-        result = veil.anonymize(data, [KAnonymity(k=5)], suppression_limit=0.2, seed=3, drop_suppressed=drop)
+        result = veil.anonymize(data, [KAnonymity(k=5)], suppression_limit=0.2, seed=3,
+                                suppressed="drop" if drop else "keep", keep_unlisted=True)
         aligned = align_release(data, result.data, quasi_identifiers=["age"], levels=result.transformation)
         expected = result.classes.apply(data)  # the same recoding, in input order
         assert aligned["age"].tolist() == expected["age"].tolist()
         assert aligned["y"].tolist() == data.frame["y"].tolist()
+
+
+def test_align_release_of_blanked_suppressed_records():
+    # the default release blanks the sensitive values of suppressed records: they stay '*' once aligned
+    data = small()
+    result = veil.anonymize(data, [KAnonymity(k=5)], suppression_limit=0.2, seed=3, keep_unlisted=True)
+    aligned = align_release(data, result.data, quasi_identifiers=["age"], levels=result.transformation)
+    suppressed = (aligned["age"] == "*").to_numpy()
+    assert suppressed.sum() == result.report["suppressed"] > 0
+    assert (aligned.loc[suppressed, "y"] == "*").all()
+    assert aligned.loc[~suppressed, "y"].tolist() == data.frame.loc[~suppressed, "y"].tolist()
 
 
 def test_infer_levels_finds_the_release_level():

@@ -31,7 +31,7 @@ def files(tmp_path):
     hierarchy.write_text("\n".join(";".join(r) for r in ROWS) + "\n")
     data = Dataset.from_pandas(frame, quasi_identifiers=["age"], sensitive=["y"],
                                hierarchies={"age": Hierarchy.from_rows(ROWS, name="age")})
-    result = veil.anonymize(data, [KAnonymity(k=5)], suppression_limit=0.1, seed=1)
+    result = veil.anonymize(data, [KAnonymity(k=5)], suppression_limit=0.1, seed=1, keep_unlisted=True)
     release = tmp_path / "release.csv"
     result.data.to_csv(release, index=False)
     report = tmp_path / "report.json"

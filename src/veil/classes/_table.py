@@ -26,127 +26,18 @@ counted apart (:attr:`ClassTable.input_suppressed`), never treated as a class.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from veil.dataset import MISSING, Dataset
-from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
+from veil.classes._grouping import SensitiveHistogram, group_codes, group_keys, pack_codes, unpack_codes
+from veil.dataset import Dataset
+from veil.errors import ColumnNotFoundError, ParameterError
 from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
-__all__ = ["ClassTable", "SensitiveHistogram", "SUPPRESSED"]
-
-#: The label written for a suppressed QI value.
-SUPPRESSED = "*"
-
-_DENSE_LIMIT = 1 << 22
-
-
-@dataclass(frozen=True, eq=False)
-class SensitiveHistogram:
-    """Per-class counts of one sensitive attribute's values.
-
-    Attributes
-    ----------
-    name : str
-        The attribute.
-    labels : numpy.ndarray of str
-        The value domain in the attribute's order (declared domain values that
-        do not occur included).
-    counts : numpy.ndarray of int64, shape (n_classes, n_values)
-        ``counts[j, v]``: records of class ``j`` with value ``labels[v]``.
-    overall : numpy.ndarray of int64, shape (n_values,)
-        Counts over the whole table (all records, suppressed ones included):
-        the distribution t-closeness and δ-disclosure compare against.
-    kind : Kind
-        Categorical, ordinal, numeric or date (ordered distances need order).
-    hierarchy : Hierarchy or None
-        The attribute's hierarchy, for hierarchical distances.
-    """
-
-    name: str
-    labels: np.ndarray
-    counts: np.ndarray
-    overall: np.ndarray
-    kind: Kind = Kind.CATEGORICAL
-    hierarchy: Hierarchy | None = None
-
-    @property
-    def n_values(self) -> int:
-        return len(self.labels)
-
-    def _with_counts(self, counts: np.ndarray) -> "SensitiveHistogram":
-        return SensitiveHistogram(self.name, self.labels, counts, self.overall, self.kind, self.hierarchy)
-
-
-def _pack(columns: Sequence[np.ndarray], radices: Sequence[int]) -> np.ndarray | None:
-    """Pack code columns into one int64 key (mixed radix), or None if it would overflow."""
-    space = 1
-    for r in radices:
-        space *= max(int(r), 1)
-    if space >= 1 << 62:
-        return None
-    key = np.asarray(columns[0], dtype=np.int64).copy()
-    for column, r in zip(columns[1:], radices[1:]):
-        key *= int(r)
-        key += column
-    return key
-
-
-def _unpack(keys: np.ndarray, radices: Sequence[int]) -> np.ndarray:
-    """Decode packed keys back to a ``(n, q)`` int32 code matrix."""
-    q = len(radices)
-    codes = np.empty((len(keys), q), dtype=np.int32)
-    rest = keys
-    for i in range(q - 1, 0, -1):
-        r = int(radices[i])
-        codes[:, i] = rest % r
-        rest = rest // r
-    if q:
-        codes[:, 0] = rest
-    return codes
-
-
-def _group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
-    """Group int64 keys: (distinct keys, inverse index).
-
-    Uses a dense presence array when the key space is small next to the number
-    of keys (linear time), otherwise a hash table (``pandas.factorize``).
-    """
-    n = len(key)
-    if space <= 4 * n + 4096:
-        present = np.zeros(space, dtype=np.bool_)
-        present[key] = True
-        keys = np.flatnonzero(present)
-        ids = np.empty(space, dtype=np.int64)  # only the present keys' slots are read
-        ids[keys] = np.arange(len(keys), dtype=np.int64)
-        return keys, ids[key]
-    inverse, keys = pd.factorize(key, sort=False)
-    return np.asarray(keys, dtype=np.int64), inverse.astype(np.int64, copy=False)
-
-
-def _group(codes: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Group the rows of ``codes``: return (unique rows, inverse index).
-
-    Packs each row into one int64 key; when the product of radices does not
-    fit in 62 bits it falls back to ``np.unique(axis=0)``.
-    """
-    n, q = codes.shape
-    if q == 0:
-        return np.zeros((1 if n else 0, 0), dtype=np.int32), np.zeros(n, dtype=np.int64)
-    key = _pack([codes[:, i] for i in range(q)], radices)
-    if key is None:
-        uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
-        return uniq.astype(np.int32), inverse.reshape(-1).astype(np.int64)
-    space = 1
-    for r in radices:
-        space *= int(r)
-    keys, inverse = _group_keys(key, space)
-    return _unpack(keys, radices), inverse
+__all__ = ["ClassTable"]
 
 
 class ClassTable:
@@ -287,18 +178,15 @@ class ClassTable:
         quasi_identifiers: Sequence[str] | None = None,
         sensitive: Sequence[str] | None = None,
         hierarchies: Mapping[str, Hierarchy] | None = None,
+        weights: np.ndarray | None = None,
     ) -> "ClassTable":
         """Build the class table of ``dataset`` (the only pass over its rows).
 
-        Parameters
-        ----------
-        dataset : Dataset
-        quasi_identifiers, sensitive : sequence of str, optional
-            Default: the dataset's schema.
-        hierarchies : mapping, optional
-            Hierarchies per QI; default: the dataset's.  A QI without one gets a
-            flat hierarchy (its values, then ``*``).  A hierarchy is also used
-            for a sensitive attribute (hierarchical t-closeness).
+        The one class-table builder (:func:`veil.classes._build.build`): from a
+        table's rows, or (``weights``) from an engine's grouped counts, one row
+        per distinct combination weighted by its number of records
+        (:func:`veil.engines.class_table_from_counts`).  See :func:`build` for
+        the parameters.
 
         Raises
         ------
@@ -306,87 +194,10 @@ class ClassTable:
             Unknown columns, a column both QI and sensitive, missing values
             with ``missing="error"``, or a value a hierarchy does not cover.
         """
-        qis = tuple(dataset.quasi_identifiers if quasi_identifiers is None else quasi_identifiers)
-        sens = tuple(dataset.sensitive if sensitive is None else sensitive)
-        for name in qis + sens:
-            if name not in dataset.columns:
-                raise ColumnNotFoundError(f"Column {name!r} is not in the table; its columns are: {', '.join(dataset.columns)}.")
-        both = sorted(set(qis) & set(sens))
-        if both:
-            raise SchemaError(
-                f"Column {both[0]!r} is both a quasi-identifier and sensitive; a column has one role."
-            )
-        if len(set(qis)) != len(qis):
-            raise SchemaError("A quasi-identifier is listed twice.")
-        if dataset.n_records == 0:
-            raise SchemaError("The table has no records; there is nothing to analyse.")
-        given = dict(dataset.hierarchies)
-        given.update(hierarchies or {})
+        from veil.classes._build import build
 
-        n = dataset.n_records
-        bound: list[Hierarchy] = []
-        leaf_columns: list[np.ndarray] = []
-        star_rows = np.ones(n, dtype=np.bool_) if qis else np.zeros(n, dtype=np.bool_)
-        encodings = [dataset.encode(name) for name in qis]
-        for encoded in encodings:
-            star = np.flatnonzero(encoded.labels == SUPPRESSED)
-            star_rows &= encoded.codes == (star[0] if len(star) else -2)
-        for name, encoded in zip(qis, encodings):
-            hierarchy = given.get(name)
-            if hierarchy is None:
-                hierarchy = Hierarchy.flat(encoded.labels.tolist(), name=name)
-            elif hierarchy.name != name:
-                hierarchy = hierarchy.renamed(name)
-            if encoded.missing_code >= 0:
-                hierarchy = hierarchy.with_value(MISSING)
-            # only values that occur outside the fully suppressed rows must be covered
-            needed = np.bincount(encoded.codes[~star_rows], minlength=encoded.n_values) > 0
-            leaf = np.full(encoded.n_values, -1, dtype=np.int32)
-            leaf[needed] = hierarchy.leaf_index(encoded.labels[needed], column=name)
-            bound.append(hierarchy)
-            leaf_columns.append(leaf[encoded.codes])
-        keep = ~star_rows
-        input_suppressed = int(star_rows.sum())
-        if qis:
-            matrix = np.column_stack([c[keep] for c in leaf_columns]).astype(np.int32, copy=False)
-        else:
-            matrix = np.zeros((int(keep.sum()), 0), dtype=np.int32)
-        radices = [h.n_values(0) for h in bound]
-        codes, inverse = _group(matrix, radices)
-        n_classes = len(codes)
-        counts = np.bincount(inverse, minlength=n_classes).astype(np.int64)
-        row_class = np.full(n, -1, dtype=np.int64)
-        row_class[keep] = inverse
-
-        histograms: dict[str, SensitiveHistogram] = {}
-        for name in sens:
-            encoded = dataset.encode(name)
-            v = encoded.n_values
-            flat = inverse * v + encoded.codes[keep]
-            hist = np.bincount(flat, minlength=n_classes * v).reshape(n_classes, v).astype(np.int64)
-            overall = np.bincount(encoded.codes, minlength=v).astype(np.int64)
-            kind = dataset.schema.kind(name)
-            hierarchy = given.get(name)
-            if hierarchy is not None:
-                if encoded.missing_code >= 0:
-                    hierarchy = hierarchy.with_value(MISSING)
-                hierarchy.leaf_index(encoded.labels[overall > 0], column=name)
-            histograms[name] = SensitiveHistogram(name, encoded.labels, hist, overall, kind, hierarchy)
-
-        return cls(
-            quasi_identifiers=qis,
-            hierarchies=tuple(bound),
-            levels=tuple(0 for _ in qis),
-            codes=codes,
-            counts=counts,
-            n_records=n,
-            suppressed=input_suppressed,
-            input_suppressed=input_suppressed,
-            base=None,
-            base_map=np.arange(n_classes, dtype=np.int64),
-            sensitive=histograms,
-            row_class=row_class,
-        )
+        return build(dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive,
+                     hierarchies=hierarchies, weights=weights)
 
     @classmethod
     def from_pandas(
@@ -450,13 +261,13 @@ class ClassTable:
         for name, hist in source.items():
             v = hist.n_values
             if g == 0 or v == 0:
-                out[name] = hist._with_counts(np.zeros((g, v), dtype=np.int64))
+                out[name] = hist.with_counts(np.zeros((g, v), dtype=np.int64))
                 continue
             weights = hist.counts if every else hist.counts[valid]
             counts = np.empty((g, v), dtype=np.int64)
             for j in range(v):  # one pass per sensitive value (not per row)
                 counts[:, j] = np.rint(np.bincount(rows, weights=weights[:, j], minlength=g))
-            out[name] = hist._with_counts(counts)
+            out[name] = hist.with_counts(counts)
         return out
 
     def labels(self) -> pd.DataFrame:
@@ -516,17 +327,17 @@ class ClassTable:
             return source
         radices = [h.n_values(l) for h, l in zip(source.hierarchies, levels)]
         columns = [source._level_column(i, b) for i, b in enumerate(levels)]
-        key = _pack(columns, radices) if columns else None
+        key = pack_codes(columns, radices) if columns else None
         if key is None:
             matrix = (np.column_stack(columns).astype(np.int32) if columns
                       else np.zeros((source.n_classes, 0), np.int32))
-            codes, inverse = _group(matrix, radices)
+            codes, inverse = group_codes(matrix, radices)
             return source._derive(codes, inverse, levels=levels)
         space = 1
         for r in radices:
             space *= int(r)
-        keys, inverse = _group_keys(key, space)
-        return source._derive(lambda: _unpack(keys, radices), inverse, levels=levels, n_groups=len(keys))
+        keys, inverse = group_keys(key, space)
+        return source._derive(lambda: unpack_codes(keys, radices), inverse, levels=levels, n_groups=len(keys))
 
     def _derive(
         self, codes: np.ndarray | Callable[[], np.ndarray], inverse: np.ndarray, *, levels: tuple[int, ...],
@@ -585,7 +396,7 @@ class ClassTable:
         levels = tuple(self.levels[i] for i in index)
         matrix = self.codes[:, index] if index else np.zeros((self.n_classes, 0), np.int32)
         radices = [h.n_values(l) for h, l in zip(hierarchies, levels)]
-        codes, inverse = _group(np.ascontiguousarray(matrix), radices)
+        codes, inverse = group_codes(np.ascontiguousarray(matrix), radices)
         return self._derive(codes, inverse, levels=levels, quasi_identifiers=names, hierarchies=hierarchies)
 
     def suppress(self, mask: np.ndarray) -> "ClassTable":
@@ -618,9 +429,20 @@ class ClassTable:
         )
         if "sensitive" in self.__dict__:
             table.__dict__["sensitive"] = {
-                k: h._with_counts(h.counts[keep]) for k, h in self.__dict__["sensitive"].items()
+                k: h.with_counts(h.counts[keep]) for k, h in self.__dict__["sensitive"].items()
             }
         return table
+
+    def suppressed_group(self) -> "ClassTable | None":
+        """The suppressed records as one class (``*`` in every QI), or ``None`` if there are none.
+
+        Its sensitive histograms are the whole table's minus the released
+        classes' (input-suppressed records included): the records an attacker
+        sees when suppressed records are published with their sensitive values.
+        """
+        from veil.classes._build import suppressed_group
+
+        return suppressed_group(self)
 
     # ------------------------------------------------------------------ rows
     def row_classes(self) -> np.ndarray:
@@ -637,25 +459,6 @@ class ClassTable:
         :data:`SUPPRESSED` in every QI (or are dropped with ``drop_suppressed``).
         Other columns are unchanged.  Row order is kept (shuffle separately).
         """
-        base = self.base
-        if dataset.n_records != self.n_records:
-            raise ParameterError(
-                f"The dataset has {dataset.n_records} records but the class table was built "
-                f"from {self.n_records}."
-            )
-        row_base = base._row_class
-        assert row_base is not None
-        row_class = self.row_classes()
-        suppressed = row_class < 0
-        out = dataset.frame.copy()
-        for i, (name, h, level) in enumerate(zip(self.quasi_identifiers, self.hierarchies, self.levels)):
-            if base.n_classes == 0:  # every record arrived suppressed
-                out[name] = pd.array(np.full(len(out), SUPPRESSED, dtype=object), dtype=object)
-                continue
-            leaf = base.codes[np.maximum(row_base, 0), i]
-            labels = h.labels[level][h.maps[level][leaf]]
-            labels = np.where(suppressed, SUPPRESSED, labels)
-            out[name] = pd.array(labels, dtype=object)
-        if drop_suppressed:
-            out = out.loc[~suppressed].reset_index(drop=True)
-        return out
+        from veil.classes._build import apply_to_rows
+
+        return apply_to_rows(self, dataset, drop_suppressed=drop_suppressed)

@@ -1,0 +1,331 @@
+"""The lattice of full-domain generalizations, and how one node is judged.
+
+:class:`Lattice` (the nodes), :class:`Evaluator` (a node's class table, rolled
+up from cached finer nodes, judged against the models with suppression),
+:class:`NodeEvaluation` and :class:`SearchResult`, the suppression limit in
+records and the loss bounds.  The search strategies that walk the lattice are
+in :mod:`veil.algorithms.lattice`; Datafly uses the same evaluator.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from veil.utility import METRICS
+from veil.classes import ClassTable
+from veil.errors import InfeasibleError, ParameterError
+from veil.models._base import PrivacyModel
+
+__all__ = ["Lattice", "NodeEvaluation", "SearchResult", "Evaluator", "LossFunction", "ADDITIVE_METRICS",
+           "limit_records", "loss_bounds", "prepare", "infeasible", "node_index", "predecessors", "NodeSets"]
+
+#: Metrics whose unsuppressed loss is a sum of per-attribute terms that depend
+#: only on that attribute's level (so the bound of every node is precomputed).
+#: the registry's ``additive`` fact (:data:`veil.utility.METRICS`); a metric registered
+#: later is read from the registry at search time (see ``lattice.search``)
+ADDITIVE_METRICS = frozenset(name for name, m in METRICS.items() if m.additive)
+
+LossFunction = Callable[[ClassTable], float]
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """The generalization lattice: level vectors between ``low`` and ``high``.
+
+    Parameters
+    ----------
+    low, high : tuple of int
+        The smallest and largest allowed level of each attribute.
+    """
+
+    low: tuple[int, ...]
+    high: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.low) != len(self.high):
+            raise ParameterError("The lattice needs one low and one high level per attribute.")
+        for a, b in zip(self.low, self.high):
+            if not 0 <= a <= b:
+                raise ParameterError(f"Each minimum level must be in [0, maximum level]. Got {a} > {b}.")
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for a, b in zip(self.low, self.high):
+            n *= b - a + 1
+        return n
+
+    def nodes(self) -> np.ndarray:
+        """Every node, one row each (int16), in lexicographic order."""
+        ranges = [np.arange(a, b + 1, dtype=np.int16) for a, b in zip(self.low, self.high)]
+        if not ranges:
+            return np.zeros((1, 0), dtype=np.int16)
+        grids = np.meshgrid(*ranges, indexing="ij")
+        return np.stack([g.ravel() for g in grids], axis=1)
+
+
+@dataclass(frozen=True)
+class NodeEvaluation:
+    """What one node gives: its suppressed table, whether it is a solution, its loss."""
+
+    node: tuple[int, ...]
+    classes: ClassTable
+    satisfied: bool
+    suppressed_records: int
+    loss: float | None
+
+
+@dataclass
+class SearchResult:
+    """The outcome of a search.
+
+    Attributes
+    ----------
+    node : tuple of int
+        The optimal level per quasi-identifier.
+    classes : ClassTable
+        The class table at that node with the violating classes suppressed.
+    loss : float
+        The metric's loss at the optimum.
+    nodes_total, nodes_checked : int
+        Lattice size, and nodes whose class table was built and judged.
+    seconds : float
+        Search time.
+    algorithm : str
+    """
+
+    node: tuple[int, ...]
+    classes: ClassTable
+    loss: float
+    nodes_total: int
+    nodes_checked: int
+    seconds: float
+    algorithm: str = "lattice"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Evaluator:
+    """Builds node class tables (rolling up from cached finer nodes) and judges them."""
+
+    def __init__(
+        self,
+        classes: ClassTable,
+        models: Sequence[PrivacyModel],
+        limit_records: int,
+        loss: LossFunction,
+        cache_size: int = 32,
+        hub_limit: int = 128,
+    ) -> None:
+        self.base = classes
+        self.models = list(models)
+        self.limit = limit_records
+        self.loss = loss
+        self.cache: OrderedDict[tuple[int, ...], ClassTable] = OrderedDict()
+        self.cache_size = cache_size
+        self.checked = 0
+        # hub tables: the node capped at level 1 (or its minimum level) in every
+        # attribute is finer than the node and usually has far fewer classes
+        # than the base table, so most nodes are generalized from a hub
+        self.hubs: OrderedDict[tuple[int, ...], ClassTable] = OrderedDict()
+        self.hub_cap = np.maximum(np.asarray(classes.levels, dtype=np.int64), 1)
+        self.hub_limit = hub_limit
+        self.hub_requests: dict[tuple[int, ...], int] = {}
+
+    def table(self, node: tuple[int, ...]) -> ClassTable:
+        cached = self.cache.get(node)
+        if cached is not None:
+            self.cache.move_to_end(node)
+            return cached
+        source = self._hub(node)
+        if self.cache:
+            keys = np.array(list(self.cache.keys()), dtype=np.int16)
+            finer = np.flatnonzero(np.all(keys <= np.asarray(node, dtype=np.int16), axis=1))
+            if len(finer):
+                tables = list(self.cache.values())
+                source = min([source, *(tables[i] for i in finer)], key=lambda t: t.n_classes)
+        table = source.generalize(node)
+        if self.cache_size:
+            self.cache[node] = table
+            if len(self.cache) > self.cache_size:
+                self.cache.popitem(last=False)
+        return table
+
+    def _hub(self, node: tuple[int, ...]) -> ClassTable:
+        if not self.hub_limit:
+            return self.base
+        key = tuple(int(x) for x in np.minimum(np.asarray(node, dtype=np.int64), self.hub_cap))
+        hub = self.hubs.get(key)
+        if hub is None:
+            # build a hub only when a second node asks for it: a hub used once
+            # costs more than generalizing that node from the base directly
+            seen = self.hub_requests.get(key, 0)
+            self.hub_requests[key] = seen + 1
+            if not seen:
+                return self.base
+            hub = self.base.generalize(key)
+            if hub is not self.base:
+                hub.retain()
+            self.hubs[key] = hub
+            if len(self.hubs) > self.hub_limit:
+                self.hubs.popitem(last=False)
+        else:
+            self.hubs.move_to_end(key)
+        return hub
+
+    def violations(self, table: ClassTable, models: Sequence[PrivacyModel]) -> np.ndarray:
+        """Classes of ``table`` that violate any of ``models``."""
+        mask = np.zeros(table.n_classes, dtype=np.bool_)
+        for model in models:
+            mask |= model.violating(table)
+        return mask
+
+    def evaluate(
+        self,
+        node: tuple[int, ...],
+        *,
+        need_loss: bool = True,
+        models: Sequence[PrivacyModel] | None = None,
+        table: ClassTable | None = None,
+        prior: Sequence[PrivacyModel] = (),
+        mask: np.ndarray | None = None,
+    ) -> NodeEvaluation:
+        """Judge ``node`` against every model (or only ``models``).
+
+        An evaluation can be split in two on the same class table: ``prior``
+        are models already asked, ``mask`` the classes they violate on
+        ``table``; they are suppressed too and checked again after the
+        suppression.  A node given with its ``table`` is not counted again.
+        """
+        if table is None:
+            self.checked += 1
+            table = self.table(node)
+        judged = self.models if models is None else list(models)
+        violating = self.violations(table, judged)
+        if mask is not None:
+            violating |= mask
+        suppressed = int(table.counts[violating].sum()) + table.suppressed - table.input_suppressed
+        if suppressed > self.limit:
+            return NodeEvaluation(node, table, False, suppressed, None)
+        result = table.suppress(violating)
+        for model in [*prior, *judged]:
+            if not model.check(result):
+                return NodeEvaluation(node, result, False, suppressed, None)
+        return NodeEvaluation(node, result, True, suppressed, float(self.loss(result)) if need_loss else None)
+
+
+def limit_records(classes: ClassTable, suppression_limit: float) -> int:
+    if not 0.0 <= suppression_limit <= 1.0:
+        raise ParameterError(
+            f"The 'suppression_limit' parameter must be a float in [0, 1]. Got {suppression_limit!r} instead."
+        )
+    eligible = classes.n_records - classes.input_suppressed
+    return int(np.floor(suppression_limit * eligible + 1e-9))
+
+
+def loss_bounds(
+    classes: ClassTable, lattice: Lattice, loss: LossFunction
+) -> np.ndarray:
+    """Per-node loss bounds of an additive metric from one-attribute generalizations.
+
+    An additive metric's unsuppressed loss is a sum of one term per attribute
+    that depends only on that attribute's level, so each term is measured with
+    the other attributes at their highest level: those tables have a handful
+    of classes, and the bound of every node is the lowest node's loss plus the
+    terms of its levels.
+    """
+    low, high = list(lattice.low), list(lattice.high)
+    base_loss = float(loss(classes.generalize(low)))
+    nodes = lattice.nodes()
+    total = np.full(len(nodes), base_loss, dtype=np.float64)
+    for i, (a, b) in enumerate(zip(low, high)):
+        if a == b:
+            continue
+        reference = high.copy()
+        reference[i] = a
+        coarse = classes.generalize(reference)  # attribute i at its lowest level, the rest at the top
+        start = float(loss(coarse))
+        terms = np.zeros(b + 1, dtype=np.float64)
+        for level in range(a + 1, b + 1):
+            reference[i] = level
+            terms[level] = float(loss(coarse.generalize(reference))) - start
+        total += terms[nodes[:, i]]
+    return total
+
+
+def prepare(classes, models, min_levels, max_levels):
+    heights = tuple(h.height for h in classes.hierarchies)
+    low = tuple(min_levels) if min_levels is not None else tuple(0 for _ in heights)
+    high = tuple(max_levels) if max_levels is not None else heights
+    if len(low) != len(heights) or len(high) != len(heights):
+        raise ParameterError("min_levels and max_levels need one level per quasi-identifier.")
+    for name, h, a, b in zip(classes.quasi_identifiers, heights, low, high):
+        if not 0 <= a <= b <= h:
+            raise ParameterError(
+                f"The levels of {name!r} must satisfy 0 <= min <= max <= {h}. Got min {a}, max {b}."
+            )
+    if not models:
+        raise ParameterError("At least one privacy model is needed to anonymize.")
+    return Lattice(low, high)
+
+
+def infeasible(evaluator: Evaluator, lattice: Lattice, limit: int) -> InfeasibleError:
+    top = tuple(lattice.high)
+    best = evaluator.evaluate(top, need_loss=False)
+    need = best.suppressed_records
+    return InfeasibleError(
+        f"No transformation satisfies the privacy models with at most {limit} suppressed records. "
+        f"The most general transformation {dict(zip(evaluator.base.quasi_identifiers, top))} would "
+        f"need to suppress {need} records; raise the suppression limit, relax the models or "
+        f"allow higher levels.",
+        best={"node": top, "suppressed_records": need},
+    )
+
+
+def node_index(nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest levels and mixed-radix strides of a lattice's node list (lexicographic
+    order), so that a node's row is ``((node - low) * stride).sum()``."""
+    low = nodes.min(axis=0).astype(np.int64)
+    radix = nodes.max(axis=0).astype(np.int64) - low + 1
+    stride = np.ones(nodes.shape[1], dtype=np.int64)
+    for i in range(nodes.shape[1] - 2, -1, -1):
+        stride[i] = stride[i + 1] * radix[i + 1]
+    return low, stride
+
+
+def predecessors(nodes: np.ndarray, i: int, low: np.ndarray, stride: np.ndarray) -> list[int]:
+    """Rows of the nodes one level lower than node ``i`` in one attribute."""
+    node = nodes[i].astype(np.int64)
+    base = int(((node - low) * stride).sum())
+    return [base - int(stride[a]) for a in range(len(node)) if node[a] > low[a]]
+
+
+class NodeSets:
+    """Up-sets and down-sets of lattice nodes, from per-attribute lookup tables
+    (``nodes[:, a] <= level`` and ``>= level`` precomputed), so that tagging
+    a node's generalizations or specializations is a few boolean ANDs."""
+
+    def __init__(self, nodes: np.ndarray) -> None:
+        self.nodes = nodes
+        top = int(nodes.max()) + 1 if nodes.size else 1
+        levels = np.arange(top)
+        self._le = [nodes[:, a][None, :] <= levels[:, None] for a in range(nodes.shape[1])]
+        self._ge = [nodes[:, a][None, :] >= levels[:, None] for a in range(nodes.shape[1])]
+
+    def _combine(self, tables: list[np.ndarray], i: int) -> np.ndarray:
+        out = np.ones(len(self.nodes), dtype=np.bool_)
+        for table, level in zip(tables, self.nodes[i]):
+            out &= table[level]
+        return out
+
+    def below(self, i: int) -> np.ndarray:
+        """Mask of node ``i`` and every node that specializes it."""
+        return self._combine(self._le, i)
+
+    def above(self, i: int) -> np.ndarray:
+        """Mask of node ``i`` and every node that generalizes it."""
+        return self._combine(self._ge, i)

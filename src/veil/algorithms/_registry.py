@@ -1,0 +1,238 @@
+"""The algorithm registry: one protocol, one result type, one place that names them.
+
+An anonymization algorithm is a callable that takes a :class:`Problem` (the
+dataset, its class table, the models, the suppression limit, the loss to
+minimise, the algorithm's options) and returns an :class:`Outcome` (the
+released rows, row-aligned with the input, and what the algorithm reports).
+:func:`veil.anonymize`, the CLI ``--algorithm`` and the config ``algorithm:``
+all resolve names through :data:`ALGORITHMS`; registering a new algorithm is
+one :func:`register_algorithm` call, with no other edit.
+
+Examples
+--------
+>>> sorted(ALGORITHMS)[:3]
+['datafly', 'lattice', 'mdav']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from veil.algorithms._recoding import Recoding
+from veil.algorithms.lattice import SearchResult
+from veil.classes import ClassTable
+from veil.errors import ParameterError
+
+__all__ = ["Problem", "Outcome", "AlgorithmSpec", "ALGORITHMS", "register_algorithm", "get_algorithm"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What an algorithm is given.
+
+    Attributes
+    ----------
+    dataset : Dataset
+    base : ClassTable
+        The class table of the input (QIs and sensitive attributes, level 0).
+    models : tuple of PrivacyModel
+        Every model must hold on the output (including, with
+        ``suppressed="keep"``, the suppressed group's model).
+    suppression_limit : float
+    loss : callable
+        ``loss(classes)`` of the metric to minimise.
+    metric : str
+    monotone_metric : bool
+        The metric's loss never goes down when records are suppressed.
+    label : str or None
+    k : int or None
+        The largest k of the k-anonymity models.
+    min_levels, max_levels : list of int
+        Level bounds per QI (full-domain algorithms).
+    options : dict
+        The algorithm's own keyword options.
+    progress : callable or None
+    """
+
+    dataset: Any
+    base: ClassTable
+    models: tuple[Any, ...]
+    suppression_limit: float
+    loss: Callable[[ClassTable], float]
+    metric: str = "loss"
+    monotone_metric: bool = False
+    label: str | None = None
+    k: int | None = None
+    min_levels: list[int] = field(default_factory=list)
+    max_levels: list[int] = field(default_factory=list)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    progress: Callable[[int, int], None] | None = None
+
+
+@dataclass
+class Outcome:
+    """What an algorithm returns.
+
+    Attributes
+    ----------
+    suppressed_rows : numpy.ndarray of bool
+        Row-aligned: the suppressed records (a full-domain node may also
+        generalize a class to ``*`` in every QI; that class is not suppressed).
+        ``None``: the records with ``*`` in every QI.
+    data : pandas.DataFrame
+        Every input column, row-aligned with the input, QIs released,
+        suppressed records ``*`` in every QI (the pipeline drops, blanks or
+        keeps them, and shuffles).
+    algorithm : str
+    seconds : float
+    transformation : dict of str to int
+        The level per QI for a full-domain recoding, else empty.
+    search : SearchResult or None
+        The full-domain search's result (its class table at the node).
+    recoding : Recoding or None
+        A local recoding's facts (groups, details).
+    nodes_total, nodes_checked : int or None
+    """
+
+    data: pd.DataFrame
+    algorithm: str
+    seconds: float
+    transformation: dict[str, int] = field(default_factory=dict)
+    search: SearchResult | None = None
+    recoding: Recoding | None = None
+    nodes_total: int | None = None
+    nodes_checked: int | None = None
+    suppressed_rows: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """A registered algorithm: its runner and its facts.
+
+    Attributes
+    ----------
+    name : str
+    run : callable
+        ``run(problem) -> Outcome``.
+    full_domain : bool
+        Picks one level per QI (needs a hierarchy per QI, takes level bounds).
+    takes_options : bool
+        Accepts ``options``.
+    """
+
+    name: str
+    run: Callable[[Problem], Outcome]
+    full_domain: bool = False
+    takes_options: bool = True
+
+
+#: Every algorithm :func:`veil.anonymize` can run, by name.
+ALGORITHMS: dict[str, AlgorithmSpec] = {}
+
+
+def register_algorithm(
+    name: str, run: Callable[[Problem], Outcome], *, full_domain: bool = False, takes_options: bool = True
+) -> AlgorithmSpec:
+    """Register ``run`` under ``name`` (replacing an earlier one of that name)."""
+    spec = AlgorithmSpec(name, run, full_domain, takes_options)
+    ALGORITHMS[name] = spec
+    return spec
+
+
+def get_algorithm(name: str) -> AlgorithmSpec:
+    """The registered algorithm ``name``.
+
+    Raises
+    ------
+    ParameterError
+        No algorithm of that name.
+    """
+    spec = ALGORITHMS.get(name)
+    if spec is None:
+        raise ParameterError(
+            f"The 'algorithm' parameter must be one of {', '.join(ALGORITHMS)}. Got {name!r} instead."
+        )
+    return spec
+
+
+def _full_domain(problem: Problem, result: SearchResult) -> Outcome:
+    qis = problem.dataset.quasi_identifiers
+    return Outcome(
+        data=result.classes.apply(problem.dataset), algorithm=result.algorithm, seconds=result.seconds,
+        transformation=dict(zip(qis, (int(x) for x in result.node))), search=result,
+        nodes_total=result.nodes_total, nodes_checked=result.nodes_checked,
+        suppressed_rows=result.classes.row_classes() < 0,
+    )
+
+
+def _lattice(problem: Problem) -> Outcome:
+    from veil.algorithms.lattice import search
+
+    result = search(
+        problem.base, list(problem.models), loss=problem.loss, metric_name=problem.metric,
+        monotone_metric=problem.monotone_metric, suppression_limit=problem.suppression_limit,
+        min_levels=problem.min_levels, max_levels=problem.max_levels, progress=problem.progress,
+    )
+    return _full_domain(problem, result)
+
+
+def _datafly(problem: Problem) -> Outcome:
+    from veil.algorithms.datafly import datafly
+
+    result = datafly(
+        problem.base, list(problem.models), loss=problem.loss, suppression_limit=problem.suppression_limit,
+        min_levels=problem.min_levels, max_levels=problem.max_levels, progress=problem.progress,
+    )
+    return _full_domain(problem, result)
+
+
+def _local(recoding: Recoding) -> Outcome:
+    return Outcome(data=recoding.data, algorithm=recoding.algorithm, seconds=recoding.seconds, recoding=recoding)
+
+
+def _call(name: str, run: Callable[..., Recoding], *args: Any, **kwargs: Any) -> Outcome:
+    try:
+        return _local(run(*args, **kwargs))
+    except TypeError as exc:
+        raise ParameterError(f"Bad option for the {name} algorithm: {exc}") from None
+
+
+def _mondrian(problem: Problem) -> Outcome:
+    from veil.algorithms.mondrian import mondrian
+
+    return _call("mondrian", mondrian, problem.dataset, list(problem.models),
+                 suppression_limit=problem.suppression_limit, **problem.options)
+
+
+def _tds(problem: Problem) -> Outcome:
+    from veil.algorithms.tds import top_down_specialization
+
+    if problem.label is None:
+        raise ParameterError("The tds algorithm needs a class label (label=...) to score specializations.")
+    return _call("tds", top_down_specialization, problem.dataset, list(problem.models),
+                 label=problem.label, **problem.options)
+
+
+def _mdav(problem: Problem) -> Outcome:
+    from veil.algorithms.microaggregation import mdav
+
+    if problem.k is None:
+        raise ParameterError("The mdav algorithm needs a k-anonymity model (it forms groups of at least k).")
+    return _call("mdav", mdav, problem.dataset, list(problem.dataset.quasi_identifiers), k=problem.k, **problem.options)
+
+
+register_algorithm("lattice", _lattice, full_domain=True, takes_options=False)
+register_algorithm("datafly", _datafly, full_domain=True, takes_options=False)
+register_algorithm("mondrian", _mondrian)
+register_algorithm("tds", _tds)
+register_algorithm("mdav", _mdav)
+
+
+def names() -> Sequence[str]:
+    """The registered names, in registration order."""
+    return tuple(ALGORITHMS)

@@ -1,0 +1,16 @@
+"""The class table: equivalence classes of the quasi-identifiers, veil's hot path.
+
+* :mod:`veil.classes._grouping` — the grouping kernel (codes packed into one
+  int64 key and regrouped) and :class:`SensitiveHistogram`;
+* :mod:`veil.classes._build` — the one builder (from rows, or from an engine's
+  grouped counts);
+* :mod:`veil.classes._table` — :class:`ClassTable`: generalize, roll up,
+  project, suppress, apply.
+"""
+
+from veil.classes._grouping import SUPPRESSED, SensitiveHistogram, group_codes
+from veil.classes._table import ClassTable
+
+_group = group_codes  # old private name (veil.classes._group), kept for one release
+
+__all__ = ["ClassTable", "SensitiveHistogram", "SUPPRESSED", "group_codes"]

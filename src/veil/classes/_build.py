@@ -1,0 +1,196 @@
+"""The one class-table builder: from a table's rows, or from an engine's grouped counts.
+
+:meth:`ClassTable.from_dataset` (and :func:`veil.engines.class_table_from_counts`,
+which calls it with ``weights``) run :func:`build`: the only pass over rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from veil.classes._grouping import SUPPRESSED, SensitiveHistogram, group_codes
+from veil.classes._table import ClassTable
+from veil.dataset import MISSING, Dataset
+from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
+from veil.hierarchy import Hierarchy
+
+__all__ = ["build", "suppressed_group", "apply_to_rows"]
+
+
+def build(
+    dataset: Dataset,
+    *,
+    quasi_identifiers: Sequence[str] | None = None,
+    sensitive: Sequence[str] | None = None,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    weights: np.ndarray | None = None,
+) -> ClassTable:  # the builder stays one function: one pass over the rows, read top to bottom
+    # long: the one pass over the rows, read top to bottom (encode, group, count, histograms)
+    """Build the class table of ``dataset`` (the only pass over its rows).
+
+    The one class-table builder: from a table's rows, or (``weights``)
+    from an engine's grouped counts, one row per distinct combination
+    weighted by its number of records
+    (:func:`veil.engines.class_table_from_counts`).
+
+    Parameters
+    ----------
+    dataset : Dataset
+    quasi_identifiers, sensitive : sequence of str, optional
+        Default: the dataset's schema.
+    hierarchies : mapping, optional
+        Hierarchies per QI; default: the dataset's.  A QI without one gets a
+        flat hierarchy (its values, then ``*``).  A hierarchy is also used
+        for a sensitive attribute (hierarchical t-closeness).
+    weights : numpy.ndarray of int64, optional
+        Records per row (grouped counts); default one per row.
+
+    Raises
+    ------
+    ColumnNotFoundError, SchemaError, HierarchyError
+        Unknown columns, a column both QI and sensitive, missing values
+        with ``missing="error"``, or a value a hierarchy does not cover.
+    """
+    qis = tuple(dataset.quasi_identifiers if quasi_identifiers is None else quasi_identifiers)
+    sens = tuple(dataset.sensitive if sensitive is None else sensitive)
+    for name in qis + sens:
+        if name not in dataset.columns:
+            raise ColumnNotFoundError(f"Column {name!r} is not in the table; its columns are: {', '.join(dataset.columns)}.")
+    both = sorted(set(qis) & set(sens))
+    if both:
+        raise SchemaError(
+            f"Column {both[0]!r} is both a quasi-identifier and sensitive; a column has one role."
+        )
+    if len(set(qis)) != len(qis):
+        raise SchemaError("A quasi-identifier is listed twice.")
+    if dataset.n_records == 0:
+        raise SchemaError("The table has no records; there is nothing to analyse.")
+    given = dict(dataset.hierarchies)
+    given.update(hierarchies or {})
+    w = None if weights is None else np.asarray(weights, dtype=np.int64)
+
+    n = dataset.n_records
+    bound: list[Hierarchy] = []
+    leaf_columns: list[np.ndarray] = []
+    star_rows = np.ones(n, dtype=np.bool_) if qis else np.zeros(n, dtype=np.bool_)
+    encodings = [dataset.encode(name) for name in qis]
+    for encoded in encodings:
+        star = np.flatnonzero(encoded.labels == SUPPRESSED)
+        star_rows &= encoded.codes == (star[0] if len(star) else -2)
+    for name, encoded in zip(qis, encodings):
+        hierarchy = given.get(name)
+        if hierarchy is None:
+            hierarchy = Hierarchy.flat(encoded.labels.tolist(), name=name)
+        elif hierarchy.name != name:
+            hierarchy = hierarchy.renamed(name)
+        if encoded.missing_code >= 0:
+            hierarchy = hierarchy.with_value(MISSING)
+        # only values that occur outside the fully suppressed rows must be covered
+        needed = np.bincount(encoded.codes[~star_rows], minlength=encoded.n_values) > 0
+        leaf = np.full(encoded.n_values, -1, dtype=np.int32)
+        leaf[needed] = hierarchy.leaf_index(encoded.labels[needed], column=name)
+        bound.append(hierarchy)
+        leaf_columns.append(leaf[encoded.codes])
+    keep = ~star_rows
+    input_suppressed = int(star_rows.sum() if w is None else w[star_rows].sum())
+    if qis:
+        matrix = np.column_stack([c[keep] for c in leaf_columns]).astype(np.int32, copy=False)
+    else:
+        matrix = np.zeros((int(keep.sum()), 0), dtype=np.int32)
+    radices = [h.n_values(0) for h in bound]
+    codes, inverse = group_codes(matrix, radices)
+    n_classes = len(codes)
+    if w is not None and n_classes > 1 and qis:
+        # grouped counts: classes in leaf-code order, whatever order the engine
+        # returned the groups in (the same input gives the same table, to the bit)
+        order = np.lexsort(codes.T[::-1])
+        rank = np.empty(n_classes, dtype=np.int64)
+        rank[order] = np.arange(n_classes, dtype=np.int64)
+        codes, inverse = np.ascontiguousarray(codes[order]), rank[inverse]
+    kept = None if w is None else w[keep]
+    counts = np.rint(np.bincount(inverse, weights=kept, minlength=n_classes)).astype(np.int64)
+    row_class = np.full(n, -1, dtype=np.int64)
+    row_class[keep] = inverse
+
+    histograms: dict[str, SensitiveHistogram] = {}
+    for name in sens:
+        encoded = dataset.encode(name)
+        v = encoded.n_values
+        flat = inverse * v + encoded.codes[keep]
+        hist = np.rint(np.bincount(flat, weights=kept, minlength=n_classes * v)).astype(np.int64)
+        hist = hist.reshape(n_classes, v)
+        overall = np.rint(np.bincount(encoded.codes, weights=w, minlength=v)).astype(np.int64)
+        kind = dataset.schema.kind(name)
+        hierarchy = given.get(name)
+        if hierarchy is not None:
+            if encoded.missing_code >= 0:
+                hierarchy = hierarchy.with_value(MISSING)
+            hierarchy.leaf_index(encoded.labels[overall > 0], column=name)
+        histograms[name] = SensitiveHistogram(name, encoded.labels, hist, overall, kind, hierarchy)
+
+    return ClassTable(
+        quasi_identifiers=qis,
+        hierarchies=tuple(bound),
+        levels=tuple(0 for _ in qis),
+        codes=codes,
+        counts=counts,
+        n_records=n if w is None else int(w.sum()),
+        suppressed=input_suppressed,
+        input_suppressed=input_suppressed,
+        base=None,
+        base_map=np.arange(n_classes, dtype=np.int64),
+        sensitive=histograms,
+        row_class=row_class if w is None else None,
+    )
+
+
+def suppressed_group(table: ClassTable) -> ClassTable | None:
+    """The suppressed records of ``table`` as one class (see :meth:`ClassTable.suppressed_group`)."""
+    n = int(table.n_records - table.counts.sum())
+    if n <= 0:
+        return None
+    histograms = {
+        name: h.with_counts((h.overall - h.counts.sum(axis=0)).reshape(1, -1).astype(np.int64))
+        for name, h in table.sensitive.items()
+    }
+    top = tuple(h.height for h in table.hierarchies)
+    return ClassTable(
+        quasi_identifiers=table.quasi_identifiers,
+        hierarchies=table.hierarchies,
+        levels=top,
+        codes=np.zeros((1, len(top)), dtype=np.int32),
+        counts=np.array([n], dtype=np.int64),
+        n_records=n,
+        suppressed=0,
+        input_suppressed=0,
+        base=table.base,
+        sensitive=histograms,
+    )
+
+
+def apply_to_rows(table: ClassTable, dataset: Dataset, *, drop_suppressed: bool = False) -> pd.DataFrame:
+    """``table``'s transformation on ``dataset``'s rows (see :meth:`ClassTable.apply`)."""
+    base = table.base
+    if dataset.n_records != table.n_records:
+        raise ParameterError(
+            f"The dataset has {dataset.n_records} records but the class table was built "
+            f"from {table.n_records}."
+        )
+    row_base = base.row_classes()  # a base table maps each record to its own class
+    row_class = table.row_classes()
+    suppressed = row_class < 0
+    out = dataset.frame.copy()
+    for i, (name, h, level) in enumerate(zip(table.quasi_identifiers, table.hierarchies, table.levels)):
+        if base.n_classes == 0:  # every record arrived suppressed
+            out[name] = pd.array(np.full(len(out), SUPPRESSED, dtype=object), dtype=object)
+            continue
+        leaf = base.codes[np.maximum(row_base, 0), i]
+        labels = h.labels[level][h.maps[level][leaf]]
+        labels = np.where(suppressed, SUPPRESSED, labels)
+        out[name] = pd.array(labels, dtype=object)
+    if drop_suppressed:
+        out = out.loc[~suppressed].reset_index(drop=True)
+    return out

@@ -1,0 +1,123 @@
+"""The grouping kernel of the class table: histograms, and rows of codes grouped by one int64 key."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from veil.hierarchy import Hierarchy
+from veil.schema import Kind
+
+__all__ = ["SUPPRESSED", "SensitiveHistogram", "pack_codes", "unpack_codes", "group_keys", "group_codes"]
+
+#: The label written for a suppressed QI value.
+SUPPRESSED = "*"
+
+
+@dataclass(frozen=True, eq=False)
+class SensitiveHistogram:
+    """Per-class counts of one sensitive attribute's values.
+
+    Attributes
+    ----------
+    name : str
+        The attribute.
+    labels : numpy.ndarray of str
+        The value domain in the attribute's order (declared domain values that
+        do not occur included).
+    counts : numpy.ndarray of int64, shape (n_classes, n_values)
+        ``counts[j, v]``: records of class ``j`` with value ``labels[v]``.
+    overall : numpy.ndarray of int64, shape (n_values,)
+        Counts over the whole table (all records, suppressed ones included):
+        the distribution t-closeness and δ-disclosure compare against.
+    kind : Kind
+        Categorical, ordinal, numeric or date (ordered distances need order).
+    hierarchy : Hierarchy or None
+        The attribute's hierarchy, for hierarchical distances.
+    """
+
+    name: str
+    labels: np.ndarray
+    counts: np.ndarray
+    overall: np.ndarray
+    kind: Kind = Kind.CATEGORICAL
+    hierarchy: Hierarchy | None = None
+
+    @property
+    def n_values(self) -> int:
+        return len(self.labels)
+
+    def with_counts(self, counts: np.ndarray) -> "SensitiveHistogram":
+        """The same attribute with other per-class counts (same labels and overall)."""
+        return SensitiveHistogram(self.name, self.labels, counts, self.overall, self.kind, self.hierarchy)
+
+    _with_counts = with_counts  # old name, kept for one release
+
+
+def pack_codes(columns: Sequence[np.ndarray], radices: Sequence[int]) -> np.ndarray | None:
+    """Pack code columns into one int64 key (mixed radix), or None if it would overflow."""
+    space = 1
+    for r in radices:
+        space *= max(int(r), 1)
+    if space >= 1 << 62:
+        return None
+    key = np.asarray(columns[0], dtype=np.int64).copy()
+    for column, r in zip(columns[1:], radices[1:]):
+        key *= int(r)
+        key += column
+    return key
+
+
+def unpack_codes(keys: np.ndarray, radices: Sequence[int]) -> np.ndarray:
+    """Decode packed keys back to a ``(n, q)`` int32 code matrix."""
+    q = len(radices)
+    codes = np.empty((len(keys), q), dtype=np.int32)
+    rest = keys
+    for i in range(q - 1, 0, -1):
+        r = int(radices[i])
+        codes[:, i] = rest % r
+        rest = rest // r
+    if q:
+        codes[:, 0] = rest
+    return codes
+
+
+def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """Group int64 keys: (distinct keys, inverse index).
+
+    Uses a dense presence array when the key space is small next to the number
+    of keys (linear time), otherwise a hash table (``pandas.factorize``).
+    """
+    n = len(key)
+    if space <= 4 * n + 4096:
+        present = np.zeros(space, dtype=np.bool_)
+        present[key] = True
+        keys = np.flatnonzero(present)
+        ids = np.empty(space, dtype=np.int64)  # only the present keys' slots are read
+        ids[keys] = np.arange(len(keys), dtype=np.int64)
+        return keys, ids[key]
+    inverse, keys = pd.factorize(key, sort=False)
+    return np.asarray(keys, dtype=np.int64), inverse.astype(np.int64, copy=False)
+
+
+def group_codes(codes: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Group the rows of ``codes``: return (unique rows, inverse index).
+
+    Packs each row into one int64 key; when the product of radices does not
+    fit in 62 bits it falls back to ``np.unique(axis=0)``.
+    """
+    n, q = codes.shape
+    if q == 0:
+        return np.zeros((1 if n else 0, 0), dtype=np.int32), np.zeros(n, dtype=np.int64)
+    key = pack_codes([codes[:, i] for i in range(q)], radices)
+    if key is None:
+        uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
+        return uniq.astype(np.int32), inverse.reshape(-1).astype(np.int64)
+    space = 1
+    for r in radices:
+        space *= int(r)
+    keys, inverse = group_keys(key, space)
+    return unpack_codes(keys, radices), inverse

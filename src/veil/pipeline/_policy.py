@@ -1,0 +1,188 @@
+"""The release policy: which columns a release publishes, and how.
+
+Everything veil writes is public, so what a release publishes is decided here,
+once, before any work starts, for every algorithm and engine:
+
+* an ``identifier`` column is **dropped**; it is published only when an
+  explicit action pseudonymized it beforehand (``pseudonymized``), never copied;
+* a column with no declared role is **withheld** (``dropped``) unless the user
+  declares it ``insensitive`` or asks for ``keep_unlisted``; then it is
+  released ``unchanged`` and the summary and the report say so;
+* a published column that :func:`veil.sanitize.scan` flags as a direct
+  identifier (an e-mail, an SSN, a column unique per row named like an id, ...)
+  is refused with a :class:`~veil.errors.IdentifierLeakError` unless the user
+  allows it by name (``allow_identifiers``);
+* quasi-identifiers are ``generalized`` (the report adds the ``level`` for a
+  full-domain transformation) and sensitive attributes are released
+  ``unchanged`` (suppressed records' values follow the ``suppressed`` mode,
+  see :data:`SUPPRESSED_MODES`).
+
+The outcome, one :class:`ColumnTreatment` per input column, is the report's
+``columns`` list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from veil.errors import ParameterError, SchemaError
+
+__all__ = [
+    "ReleasePolicy", "ColumnTreatment", "TREATMENTS", "SUPPRESSED_MODES", "DEFAULT_SUPPRESSED",
+    "IdentifierLeakError", "suppressed_mode",
+]
+
+#: What a release does to a column (the report's ``columns[].treatment``).
+TREATMENTS = ("generalized", "pseudonymized", "dropped", "unchanged", "masked", "noised")
+#: What a release does with the suppressed records: leave them out (``drop``);
+#: publish them with ``*`` in every QI and every sensitive value withheld as
+#: ``*`` (``blank``); or publish their sensitive values (``keep``), in which
+#: case the suppressed group is a class that must satisfy the sensitive models.
+SUPPRESSED_MODES = ("drop", "blank", "keep")
+#: The default: suppressed rows stay (the row count is kept) but say nothing.
+DEFAULT_SUPPRESSED = "blank"
+#: The role reported for a column that no declaration names.
+UNLISTED = "unlisted"
+
+
+class IdentifierLeakError(SchemaError):
+    """A column that would be published looks like a direct identifier."""
+
+
+def suppressed_mode(value: str | None, *, drop_suppressed: bool = False) -> str:
+    """The ``suppressed`` mode, checked (``drop_suppressed=True`` is the old name of ``drop``).
+
+    Raises
+    ------
+    ParameterError
+        Not one of :data:`SUPPRESSED_MODES`, or it contradicts ``drop_suppressed``.
+
+    Examples
+    --------
+    >>> suppressed_mode(None), suppressed_mode(None, drop_suppressed=True), suppressed_mode("keep")
+    ('blank', 'drop', 'keep')
+    """
+    if value is None:
+        return "drop" if drop_suppressed else DEFAULT_SUPPRESSED
+    if value not in SUPPRESSED_MODES:
+        raise ParameterError(
+            f"The 'suppressed' parameter must be one of {', '.join(SUPPRESSED_MODES)}. Got {value!r} instead."
+        )
+    if drop_suppressed and value != "drop":
+        raise ParameterError(f"drop_suppressed asks for suppressed='drop' but suppressed={value!r} was given.")
+    return value
+
+
+@dataclass(frozen=True)
+class ColumnTreatment:
+    """One column of a release: its declared role and what the release does to it."""
+
+    name: str
+    role: str
+    treatment: str
+    level: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "role": self.role, "treatment": self.treatment}
+        if self.level is not None:
+            out["level"] = int(self.level)
+        return out
+
+
+@dataclass(frozen=True)
+class ReleasePolicy:
+    """The user's decisions about columns, applied in one place by the pipeline.
+
+    Parameters
+    ----------
+    keep_unlisted : bool, default False
+        Release columns with no declared role unchanged (else they are withheld).
+    allow_identifiers : sequence of str
+        Columns the identifier scan may flag that the user publishes anyway.
+    actions : mapping of str to str
+        Columns an explicit action already transformed (``pseudonymized``,
+        ``masked``, ``noised``): their treatment in the report.  An identifier
+        column is published only with ``pseudonymized`` here.
+    scan : bool, default True
+        Run the identifier scan on the published columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from veil import Dataset
+    >>> frame = pd.DataFrame({"name": ["Ann", "Bob"], "zip": ["1", "2"], "note": ["a", "b"]})
+    >>> ds = Dataset.from_pandas(frame, quasi_identifiers=["zip"], identifiers=["name"])
+    >>> [c.treatment for c in ReleasePolicy().columns(ds)]
+    ['dropped', 'generalized', 'dropped']
+    """
+
+    keep_unlisted: bool = False
+    allow_identifiers: tuple[str, ...] = ()
+    actions: Mapping[str, str] = field(default_factory=dict)
+    scan: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "allow_identifiers", tuple(str(c) for c in self.allow_identifiers))
+        for name, treatment in self.actions.items():
+            if treatment not in TREATMENTS:
+                raise ParameterError(
+                    f"The treatment of column {name!r} must be one of {', '.join(TREATMENTS)}. Got {treatment!r} instead."
+                )
+
+    def columns(self, dataset: Any) -> list[ColumnTreatment]:
+        """One :class:`ColumnTreatment` per column of ``dataset``, in its order."""
+        schema = dataset.schema
+        out = []
+        for name in dataset.columns:
+            role = schema[name].role.value if name in schema else UNLISTED
+            action = self.actions.get(name)
+            if role == "identifier":
+                treatment = "pseudonymized" if action == "pseudonymized" else "dropped"
+            elif role == "quasi-identifier":
+                treatment = "generalized"
+            elif role == UNLISTED and not self.keep_unlisted:
+                treatment = "dropped"
+            else:
+                treatment = action or "unchanged"
+            out.append(ColumnTreatment(name, role, treatment))
+        return out
+
+    def published(self, dataset: Any) -> list[str]:
+        """The columns the release writes, in input order."""
+        return [c.name for c in self.columns(dataset) if c.treatment != "dropped"]
+
+    def check_identifiers(self, frame: pd.DataFrame, columns: Iterable[str]) -> None:
+        """Refuse to publish a column that the identifier scan flags, unless allowed by name.
+
+        Pseudonymized columns and the allowed ones are not scanned.  The error
+        names the column and the kind found, never a value.
+
+        Raises
+        ------
+        IdentifierLeakError
+        """
+        if not self.scan:
+            return
+        from veil.sanitize import scan
+
+        names = [c for c in columns if c not in self.allow_identifiers and self.actions.get(c) != "pseudonymized"]
+        if not names or frame.empty:
+            return
+        text = frame[names].astype("string")
+        found = scan(text, columns=names).direct_identifiers
+        if found:
+            name = found[0]
+            raise IdentifierLeakError(
+                f"Column {name!r} looks like a direct identifier and would be published; drop it (role "
+                f"identifier), or publish it anyway with --allow-identifier {name} "
+                f"(config allow_identifiers: [{name}])."
+            )
+
+
+def published_frame(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``frame`` restricted to the published ``columns`` (in that order)."""
+    return frame.loc[:, list(columns)]

@@ -1,0 +1,103 @@
+"""The JSON report of a release: every figure in it is checked against the written file.
+
+The keys are a stable contract (``docs/anonymization.md``).  Nothing secret
+goes in: no seed unless one was asked for (then with :data:`SEED_WARNING`),
+no key, no record value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["release_report", "SEED_WARNING"]
+
+#: Utility metrics that need no hierarchy (computed on the released classes of
+#: a local recoding); the full-domain metrics need one level per attribute.
+_RECODING_METRICS = ("discernibility", "avg-class-size", "classification")
+#: Utility figures local-recoding algorithms compute themselves: report name ->
+#: key of ``Recoding.details`` (Mondrian's NCP, MDAV's SSE/SST).
+_RECODING_FIGURES = {"ncp": "ncp", "sse_sst": "information_loss"}
+
+#: The warning a reproducible (seeded) row order carries in the summary and the report.
+SEED_WARNING = (
+    "The row order was drawn from the seed given; anyone who knows the seed can undo the shuffle "
+    "and link released rows to input rows. Publish such a release only if the seed stays secret."
+)
+
+
+def release_report(dataset, models, problem, outcome, verified, data, star, mode, columns, *, weights, shuffle, seed):
+    """The JSON report; every figure in it is checked against the written file."""
+    from veil.models import evaluate
+    from veil.risk import assess
+
+    suppressed = int(star.sum())
+    order: dict[str, Any] = {"shuffled": bool(shuffle), "reproducible": seed is not None}
+    warnings = []
+    if shuffle and seed is not None:
+        order["seed"] = int(seed)
+        warnings.append(SEED_WARNING)
+    if not shuffle:
+        warnings.append("The rows are in input order; the order can link released rows to input rows.")
+    unchanged = [c.name for c in columns if c.role == "unlisted" and c.treatment == "unchanged"]
+    if unchanged:
+        warnings.append(f"Columns with no declared role released unchanged: {', '.join(unchanged)}.")
+    report = {
+        "transformation": dict(outcome.transformation),
+        "records": dataset.n_records,
+        "records_out": len(data),
+        "suppressed": suppressed,
+        "suppressed_dropped": dataset.n_records - len(data),
+        "input_suppressed": int(problem.base.input_suppressed),
+        "suppressed_records": mode,
+        "suppression_limit": problem.suppression_limit,
+        "classes_released": int(verified.n_classes),
+        "models": [m.name for m in models],
+        "metric": problem.metric,
+        "achieved": evaluate(verified).to_dict(),
+        "utility": _utility(problem, outcome, verified, weights),
+        "risk_before": assess(problem.base, qi_subsets_max_size=0).to_dict(),
+        "risk_after": assess(verified, qi_subsets_max_size=0).to_dict(),
+        "search": {
+            "algorithm": outcome.algorithm,
+            "nodes_total": outcome.nodes_total,
+            "nodes_checked": outcome.nodes_checked,
+            "seconds": round(outcome.seconds, 6),
+        },
+        "columns": [c.to_dict() for c in columns],
+        "output_order": order,
+        "warnings": warnings,
+        "verified": True,
+        "seconds_total": 0.0,
+    }
+    if outcome.recoding is not None:
+        report["recoding"] = {
+            "algorithm": outcome.recoding.algorithm,
+            "groups": int(outcome.recoding.groups),
+            "details": _public_details(outcome.recoding.details),
+        }
+    return report
+
+
+def _public_details(details: Mapping[str, Any]) -> dict[str, Any]:
+    """An algorithm's facts without a seed (no secret in any output)."""
+    return {key: value for key, value in details.items() if key != "seed"}
+
+
+def _utility(problem, outcome, verified, weights) -> dict[str, Any]:
+    from veil.utility import METRICS, utility_report
+
+    label, k = problem.label, problem.k
+    if outcome.search is not None:
+        return utility_report(outcome.search.classes, original=problem.base, label=label, weights=weights, k=k)
+    utility: dict[str, Any] = {name: None for name in METRICS}
+    for name in _RECODING_METRICS:
+        spec = METRICS[name]
+        if (spec.needs_label and label is None) or (spec.needs_k and k is None):
+            continue
+        utility[name] = spec.value(verified, label=label, weights=weights, k=k, original=None)
+    details = outcome.recoding.details if outcome.recoding is not None else {}
+    for name, key in _RECODING_FIGURES.items():  # the algorithm's own utility figure
+        if key in details:
+            utility[name] = float(details[key])
+    return utility

@@ -1,0 +1,80 @@
+"""Suppressed records are records too: the ``keep`` mode's extra requirement.
+
+When suppressed records are published with their sensitive values
+(``suppressed="keep"``), an attacker who knows a target's quasi-identifiers
+and does not find the target's class in the release learns that the target is
+among the suppressed records, whose sensitive values are in plain view (issue
+#13: ``*,*,*,rare-disease``).  So the suppressed group is judged as one more
+class by every model that reads a sensitive attribute.
+
+:class:`SuppressedGroup` wraps those models as one table-level model for the
+search: it never asks for classes to be suppressed (``violating`` is all
+false) and it is not monotone, so the lattice search judges every candidate
+node with it after suppression, and a node whose suppressed group fails is not
+a solution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from veil.classes import ClassTable
+from veil.models import PrivacyModel
+
+__all__ = ["SuppressedGroup", "sensitive_models"]
+
+
+def sensitive_models(models: Sequence[PrivacyModel]) -> list[PrivacyModel]:
+    """The models that read a sensitive attribute (those the suppressed group must meet)."""
+    return [m for m in models if getattr(m, "needs_sensitive", False)]
+
+
+@dataclass(frozen=True, eq=False)
+class SuppressedGroup(PrivacyModel):
+    """The suppressed records, as one class, meet every model in ``models``.
+
+    Parameters
+    ----------
+    models : tuple of PrivacyModel
+        Models that read a sensitive attribute.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from veil.models import DistinctLDiversity
+    >>> frame = pd.DataFrame({"zip": ["1", "1", "2"], "d": ["flu", "hiv", "cancer"]})
+    >>> table = ClassTable.from_pandas(frame, quasi_identifiers=["zip"], sensitive=["d"])
+    >>> model = SuppressedGroup((DistinctLDiversity(sensitive="d", l=2),))
+    >>> model.check(table), model.check(table.suppress(table.counts < 2))
+    (True, False)
+    """
+
+    models: tuple[PrivacyModel, ...]
+
+    monotone_generalization = False
+    monotone_with_suppression = False
+    needs_sensitive = True
+    reference = "veil release policy (issue #13): suppressed records published with their sensitive values"
+
+    def violating(self, classes: ClassTable) -> np.ndarray:
+        return np.zeros(classes.n_classes, dtype=np.bool_)
+
+    def check(self, classes: ClassTable) -> bool:
+        group = classes.suppressed_group()
+        return group is None or all(m.check(group) for m in self.models)
+
+    def failing(self, classes: ClassTable) -> list[str]:
+        """Names of the models the suppressed group fails."""
+        group = classes.suppressed_group()
+        return [] if group is None else [m.name for m in self.models if not m.check(group)]
+
+    def achieved_level(self, classes: ClassTable) -> Any:
+        return self.check(classes)
+
+    @property
+    def name(self) -> str:
+        return "suppressed group: " + ", ".join(m.name for m in self.models)
