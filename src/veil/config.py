@@ -131,6 +131,8 @@ class ReleaseConfig(_Strict):
     keep_unlisted: bool = False
     allow_identifiers: list[str] = Field(default_factory=list)
     seed: int | None = Field(default=None, ge=0)
+    #: Workload utility in the report (Brickell & Shmatikov): the attribute classifiers predict.
+    target: str | None = None
     base_dir: str = "."
 
     @field_validator("deidentify")
@@ -390,6 +392,11 @@ def _check_consistency(config: ReleaseConfig) -> None:
                 f"models[{i}].sensitive: {s!r} is not an attribute with role sensitive "
                 f"(sensitive: {', '.join(sensitive) or 'none'})."
             )
+    if config.target is not None:
+        if config.target not in config.attributes or config.target in qis:
+            raise ConfigError(f"target: {config.target!r} must be a declared attribute that is not a quasi-identifier.")
+        if config.engine != "local":
+            raise ConfigError("target: workload utility runs with the local engine only.")
     if config.label is not None and config.label in qis:
         raise ConfigError(f"label: {config.label!r} is a quasi-identifier; the class label must not be one.")
     from veil.utility import METRICS

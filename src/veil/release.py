@@ -109,8 +109,13 @@ def policy_from_config(config: ReleaseConfig) -> ReleasePolicy:
                          actions=actions)
 
 
-def dataset_from_config(config: ReleaseConfig) -> Dataset:
-    """Read the configured input and attach roles, kinds and hierarchies."""
+def dataset_from_config(config: ReleaseConfig, *, sources: dict[str, str] | None = None) -> Dataset:
+    """Read the configured input and attach roles, kinds and hierarchies.
+
+    ``sources``, when given, is filled with what each hierarchy came from
+    (``{column: spec or file name}``, with what ``auto`` chose), for the
+    report's ``hierarchies`` section.
+    """
     spec = config.input
     dataset = Dataset.read(
         config.resolve(spec.path),
@@ -135,7 +140,10 @@ def dataset_from_config(config: ReleaseConfig) -> Dataset:
             kinds={n: a.kind for n, a in config.attributes.items() if n in cleaned.columns},
             missing=spec.missing,
         )
-    return dataset.with_hierarchies(build_hierarchies(config, dataset).hierarchies)
+    resolution = build_hierarchies(config, dataset)
+    if sources is not None:
+        sources.update(resolution.sources)
+    return dataset.with_hierarchies(resolution.hierarchies)
 
 
 def _targets(config: ReleaseConfig, output: str | None, report: str | None, html: str | None) -> dict[str, Path | None]:
@@ -200,11 +208,16 @@ def run_config(
         if config.engine != "local":
             result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, progress)
         else:
-            dataset = dataset_from_config(config)
+            sources: dict[str, str] = {}
+            dataset = dataset_from_config(config, sources=sources)
             result = anonymize(dataset, models, progress=progress, policy=policy_from_config(config), **_options(config))
+            result.report["hierarchies"] = sources
+            if config.target is not None:
+                result.report["workload"] = _workload(config, dataset, result)
             if "data" in out:
                 written = out.write("data", table_writer(result.data))
                 verify_written(written, result, dataset, models, label=config.label)
+        result.report["provenance"] = provenance(config)
         if "report" in out:
             out.write_json("report", result.report)
         if "html" in out:
@@ -214,6 +227,36 @@ def run_config(
             out.write_text("html", render_html(result.report, **extra))
         out.commit()
     return result, {role: str(path) for role, path in targets.items() if path is not None}
+
+
+def _workload(config: ReleaseConfig, dataset: Dataset, result: "AnonymizationResult") -> dict[str, Any]:
+    """The report's ``workload`` (``target:`` / ``--target``): U_base, U_san, U_max and A_acc."""
+    from veil.utility import workload_summary
+
+    if not result.transformation:
+        raise ConfigError("target: workload utility in the report needs a full-domain algorithm (lattice, datafly); "
+                          "for a local recoding run `veil utility` on a release written without shuffling.")
+    return workload_summary(dataset, result.data, target=config.target, levels=result.transformation)
+
+
+def provenance(config: ReleaseConfig) -> dict[str, Any]:
+    """The report's ``provenance``: the input's SHA-256, the configuration, veil's version, the time.
+
+    The configuration is reported as resolved, with every file named by its
+    name only (a folder may name a person or a project) and no ``base_dir``.
+    """
+    from veil.report import provenance as block
+
+    def names_only(value: Any, key: str = "") -> Any:
+        if isinstance(value, dict):
+            return {k: names_only(v, k) for k, v in value.items() if k != "base_dir"}
+        if isinstance(value, list):
+            return [names_only(v) for v in value]
+        if key in ("path", "file", "report", "html") and isinstance(value, str):
+            return Path(value).name
+        return value
+
+    return block(config.resolve(config.input.path), config=names_only(config.model_dump(mode="json", exclude_none=True)))
 
 
 @dataclass

@@ -30,7 +30,7 @@ def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
 def _config_from_flags(
     file: Path, *, qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
     k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str], suppression: float, metric: str,
-    label: str | None, sep: str | None, seed: int | None, shuffle: bool, drop_suppressed: bool,
+    label: str | None, sep: str | None, seed: int | None, shuffle: bool, drop_suppressed: bool, target: str | None = None,
     algorithm: str = "lattice", options: dict[str, object] | None = None, engine: str = "local",
     identifiers: list[str] | None = None, insensitive: list[str] | None = None, suppressed: str | None = None,
     keep_unlisted: bool = False, allow_identifiers: list[str] | None = None, require: str | None = None,
@@ -88,7 +88,7 @@ def _config_from_flags(
     try:
         config = ReleaseConfig(
             input={"path": str(file.resolve()), "sep": sep},
-            attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label,
+            attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label, target=target,
             algorithm=algorithm, algorithm_options=options or {}, engine=engine,
             output={"shuffle": shuffle, "drop_suppressed": drop_suppressed},
             seed=seed, suppressed=suppressed, keep_unlisted=keep_unlisted,
@@ -121,6 +121,7 @@ def anonymize_command(
     suppression: float = typer.Option(0.0, "--suppression", help="Largest share of records that may be suppressed, in [0, 1]."),
     metric: str = typer.Option("loss", "--metric", help=metric_help()),
     label: str = typer.Option(None, "--label", help="Class attribute for the classification/infogain metrics."),
+    workload_target: str = typer.Option(None, "--target", help="Add workload utility to the report: classifiers predict this attribute (U_base, U_san, U_max, A_acc)."),
     output: Path = typer.Option(None, "-o", "--output", help="Anonymized table (.csv or .parquet), written atomically."),
     json_out: Path = typer.Option(None, "--json", help="JSON report."),
     html_out: Path = typer.Option(None, "--html", help="HTML report for people (self-contained, with plots)."),
@@ -150,15 +151,16 @@ def anonymize_command(
         if html_out is not None:
             require_extra("matplotlib", feature="--html")  # before any work: no data file without its report
         if target.suffix.lower() in _CONFIG_SUFFIXES:
-            flags = (algorithm != "lattice" or option or engine != "local" or suppressed or identifier
+            flags = (algorithm != "lattice" or option or engine != "local" or suppressed or identifier or workload_target
                      or insensitive or keep_unlisted or allow_identifier)
             if flags:
                 from veil.errors import ParameterError
 
                 raise ParameterError(
-                    "--algorithm, --option, --engine, --suppressed, --identifier, --insensitive, --keep-unlisted "
-                    "and --allow-identifier apply to data-file mode; with a configuration file, set 'algorithm', "
-                    "'algorithm_options', 'engine', 'suppressed', roles, 'keep_unlisted' and 'allow_identifiers' in it."
+                    "--algorithm, --option, --engine, --suppressed, --identifier, --insensitive, --keep-unlisted, "
+                    "--allow-identifier and --target apply to data-file mode; with a configuration file, set 'algorithm', "
+                    "'algorithm_options', 'engine', 'suppressed', roles, 'keep_unlisted', 'allow_identifiers' and "
+                    "'target' in it."
                 )
             refuse_with_config(hierarchy, auto_hierarchies)
             if require is not None:
@@ -174,7 +176,7 @@ def anonymize_command(
                                             kinds=parse_assignments(kind, "--kind"), sep=sep),
                 kinds=parse_assignments(kind, "--kind"),
                 k=k, l_diversity=_pairs(l_diversity, "-l"), t_closeness=_pairs(t_closeness, "-t"),
-                suppression=suppression, metric=metric, label=label, sep=sep, seed=seed,
+                suppression=suppression, metric=metric, label=label, target=workload_target, sep=sep, seed=seed,
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
                 algorithm=algorithm, options=_options(option), engine=engine, require=require,
                 identifiers=split_list(identifier), insensitive=split_list(insensitive), suppressed=suppressed,
