@@ -109,7 +109,7 @@ def _options(values: list[str] | None) -> dict[str, object]:
 
 @app.command("anonymize")
 def anonymize_command(
-    target: Path = typer.Argument(..., help="A release configuration (.yaml/.json) or a data file (CSV/Parquet)."),
+    target: Path = typer.Argument(..., readable=False, help="A release configuration (.yaml/.json) or a data file (CSV/Parquet)."),
     qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (data-file mode)."),
     sensitive: str = typer.Option(None, "--sensitive", help="Sensitive attributes, comma-separated."),
     hierarchy: list[str] = hierarchy_option(),

@@ -123,7 +123,7 @@ def _judge_population(requirement: tuple[str, str, float, str], levels: dict[str
 
 @app.command("check")
 def check_command(
-    file: Path = typer.Argument(..., help="A CSV or Parquet file (original or anonymized)."),
+    file: Path = typer.Argument(..., readable=False, help="A CSV or Parquet file (original or anonymized)."),
     qi: str = typer.Option(..., "--qi", help="Quasi-identifiers, comma-separated."),
     sensitive: str = typer.Option(None, "--sensitive", help="Sensitive attributes, comma-separated."),
     hierarchy: list[str] = typer.Option(

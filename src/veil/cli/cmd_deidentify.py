@@ -75,7 +75,7 @@ def _zip3_file(path: Optional[Path]) -> Optional[list[str]]:
 
 @app.command("deidentify")
 def deidentify_command(
-    file: Path = typer.Argument(..., help="CSV or Parquet file to de-identify."),
+    file: Path = typer.Argument(..., readable=False, help="CSV or Parquet file to de-identify."),
     output: Path = typer.Option(..., "-o", "--output", help="De-identified CSV to write."),
     profile: Optional[str] = typer.Option(None, "--profile", help="Profile to apply: safe-harbor."),
     config: Optional[Path] = typer.Option(None, "--config",

@@ -12,7 +12,7 @@ from veil.cli._app import app, console, esc, user_errors
 
 @app.command("describe")
 def describe(
-    file: Path = typer.Argument(..., help="A CSV or Parquet file."),
+    file: Path = typer.Argument(..., readable=False, help="A CSV or Parquet file."),
     sep: str = typer.Option(None, "--sep", help="CSV separator (default: detected)."),
     encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),
 ) -> None:

@@ -107,7 +107,7 @@ def _print(exploration: Any) -> None:
 
 @app.command("explore")
 def explore_command(  # long by its 19 typer options; the work is in the helpers above
-    target: Path = typer.Argument(..., help="A data file (CSV/Parquet) or a release configuration (.yaml/.json)."),
+    target: Path = typer.Argument(..., readable=False, help="A data file (CSV/Parquet) or a release configuration (.yaml/.json)."),
     qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (data-file mode)."),
     sensitive: str = typer.Option(None, "--sensitive", help="The sensitive attribute of the l and t models."),
     hierarchy: list[str] = typer.Option(None, "--hierarchy", help="NAME=FILE.csv per QI (data-file mode)."),

@@ -53,7 +53,7 @@ def _preview(column: str, source: str, summaries: list, missing: int) -> Table:
 
 @hierarchy_app.command("build")
 def build_command(
-    file: Path = typer.Argument(..., help="The table (CSV or Parquet) whose values the hierarchies cover."),
+    file: Path = typer.Argument(..., readable=False, help="The table (CSV or Parquet) whose values the hierarchies cover."),
     qi: str = typer.Option(..., "--qi", help="Columns to build hierarchies for, comma-separated."),
     spec: list[str] = typer.Option(None, "--spec", help="COL=SPEC (interval:5,10, mask:1, date:month,year, "
                                    "round:10, group:2,10, suppress, taxonomy:FILE, auto); others get auto."),
@@ -101,7 +101,7 @@ def build_command(
 
 @hierarchy_app.command("check")
 def check_command(
-    file: Path = typer.Argument(..., help="The table (CSV or Parquet) the hierarchies must cover."),
+    file: Path = typer.Argument(..., readable=False, help="The table (CSV or Parquet) the hierarchies must cover."),
     hierarchy: list[str] = hierarchy_option(),
     sep: str = typer.Option(None, "--sep", help="CSV separator of the input (default: detected)."),
 ) -> None:

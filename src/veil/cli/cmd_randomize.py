@@ -101,7 +101,7 @@ def _check_columns(columns: list[str], available: list[str], file: Path) -> None
 # body checks the flags, then draws and publishes through Outputs.
 @app.command("randomize")
 def randomize_command(
-    file: Path = typer.Argument(..., help="Data file to randomize (CSV or Parquet)."),
+    file: Path = typer.Argument(..., readable=False, help="Data file to randomize (CSV or Parquet)."),
     method: Method = typer.Option(..., "--method", case_sensitive=False,
                                   help="pram (post-randomization, sdcMicro's pram) or alpha-beta "
                                        "(Rastogi et al. 2007)."),

@@ -23,7 +23,7 @@ def _pct(x: float | None) -> str:
 
 @app.command("risk")
 def risk(
-    file: Path = typer.Argument(..., help="A CSV or Parquet file."),
+    file: Path = typer.Argument(..., readable=False, help="A CSV or Parquet file."),
     qi: str = typer.Option(..., "--qi", help="Quasi-identifiers, comma-separated."),
     sensitive: str = typer.Option(None, "--sensitive", help="Sensitive attributes, comma-separated."),
     population_fraction: float = typer.Option(

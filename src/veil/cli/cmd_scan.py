@@ -13,7 +13,7 @@ from veil.cli._app import app, console, esc, read_frame, user_errors
 
 @app.command("scan")
 def scan_command(
-    file: Path = typer.Argument(..., help="CSV or Parquet file to scan."),
+    file: Path = typer.Argument(..., readable=False, help="CSV or Parquet file to scan."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the findings as JSON to this file."),
     sep: Optional[str] = typer.Option(None, "--sep", help="Field separator (default: sniffed)."),
     encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),

@@ -44,8 +44,8 @@ def _table(result: dict[str, Any]) -> Any:
 
 @app.command("utility")
 def utility_command(
-    original: Path = typer.Argument(..., help="The original table (CSV/Parquet) the release was made from."),
-    release: Path = typer.Argument(..., help="The released table (CSV/Parquet), shuffled or not."),
+    original: Path = typer.Argument(..., readable=False, help="The original table (CSV/Parquet) the release was made from."),
+    release: Path = typer.Argument(..., readable=False, help="The released table (CSV/Parquet), shuffled or not."),
     target: str = typer.Option(..., "--target", help="The attribute the classifiers predict (not a quasi-identifier)."),
     qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (default: from --report)."),
     report: Path = typer.Option(None, "--report", help="The release's JSON report: its QIs and levels."),
