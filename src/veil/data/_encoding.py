@@ -119,7 +119,7 @@ def _ordered(
         ordered = np.array(list(domain) + extra, dtype=object)
         return ordered, pd.Index(ordered).get_indexer(labels).astype(np.int32)
     if kind is Kind.NUMERIC:
-        numbers = pd.to_numeric(pd.Series(labels, dtype=object), errors="coerce").to_numpy(dtype=float)
+        numbers = np.asarray(pd.to_numeric(labels.astype(object), errors="coerce"), dtype=float)
         if np.isnan(numbers).any():
             bad = labels[np.isnan(numbers)][0]
             raise SchemaError(
@@ -193,10 +193,12 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
         indices = pc.fill_null(indices, -1)
     indices = indices.to_numpy(zero_copy_only=False)
     dictionary = encoded.dictionary
-    if (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)) \
-            and not dictionary.null_count:
-        texts = dictionary.to_numpy(zero_copy_only=False).astype(object, copy=False)
-        present = np.ones(len(texts), dtype=np.bool_)
+    text = pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)
+    if text and not given:  # Arrow's own dictionary of text: distinct, all used, no null: the labels as they are
+        return indices.astype(np.int32, copy=False), dictionary.to_numpy(zero_copy_only=False).astype(object)
+    if text:
+        texts = dictionary.to_numpy(zero_copy_only=False).astype(object)
+        present = ~dictionary.is_null().to_numpy(zero_copy_only=False)
     else:
         formatted = format_labels(dictionary.to_pandas())
         present = formatted.notna().to_numpy()
