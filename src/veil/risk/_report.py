@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from veil._validation import check_int, check_real
+from veil.dataset import Dataset
 from veil.errors import ParameterError
 from veil.risk._attacker import (
     JournalistRisk,
@@ -24,7 +25,6 @@ from veil.risk._attacker import (
     prosecutor_from_counts,
 )
 from veil.risk._attacks import HomogeneityResult, homogeneity_attack
-from veil.dataset import Dataset
 from veil.risk._common import as_classes
 from veil.risk._disclosure import DisclosureResult, disclosure
 from veil.risk._qi import QuasiIdentifierScore, _separation_from_counts, quasi_identifier_ranking
@@ -224,6 +224,12 @@ def assess(
     (``case = "sample"``).  See :func:`prosecutor_risk`,
     :func:`journalist_risk`, :func:`marketer_risk`,
     :func:`population_uniqueness`, :func:`quasi_identifier_ranking`.
+
+    A :class:`Dataset` assessed with ``qi_subsets_max_size`` ``None`` or
+    ``0``, no ``population`` and no ``sensitive`` needs only the class sizes:
+    they are counted from the QIs' codes, without a class table, hierarchies
+    for QIs that have none, or histograms;
+    the figures are the class table's.
 
     References
     ----------

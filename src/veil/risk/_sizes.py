@@ -118,6 +118,14 @@ def class_sizes(dataset: Dataset) -> ClassSizes:
         As :meth:`veil.classes.ClassTable.from_dataset`: unknown columns,
         no records, missing values with ``missing="error"``, a value that does
         not fit its kind, or a value a given hierarchy does not cover.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"zip": ["1", "1", "2", "*"], "sex": ["f", "f", "m", "*"]})
+    >>> sizes = class_sizes(Dataset.from_pandas(frame, quasi_identifiers=["zip", "sex"]))
+    >>> sorted(sizes.counts.tolist()), sizes.input_suppressed
+    ([1, 2], 1)
     """
     qis = tuple(dataset.quasi_identifiers)
     _check_columns(dataset, qis)
