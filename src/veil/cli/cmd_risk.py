@@ -63,13 +63,16 @@ def risk(
             raise ParameterError("Give either --population or --population-fraction, not both.")
         dataset = Dataset.read(file, sep=sep, encoding=encoding, quasi_identifiers=qis, sensitive=sens)
         dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies)  # checked against the table
-        classes = ClassTable.from_dataset(dataset)
-        pop = None
-        if population is not None:
-            pop = Dataset.read(population, sep=sep, encoding=encoding, quasi_identifiers=qis)
         size = max_qi_size
         if size is None:
             size = len(qis) if len(qis) <= _ALL_SUBSETS_UP_TO else _LARGE_DEFAULT_SIZE
+        # the summary alone (no population, sensitive attribute or ranking) needs only class sizes:
+        # assess gets them from the dataset's codes; anything more reads the class table
+        summary_only = population is None and not sens and size == 0
+        classes = dataset if summary_only else ClassTable.from_dataset(dataset)
+        pop = None
+        if population is not None:
+            pop = Dataset.read(population, sep=sep, encoding=encoding, quasi_identifiers=qis)
         report = assess(
             classes, population_fraction=population_fraction, population=pop, threshold=threshold,
             qi_subsets_max_size=size, sensitive=sens,

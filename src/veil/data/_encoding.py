@@ -99,6 +99,16 @@ def sort_labels(labels: np.ndarray, kind: Kind, domain: tuple[str, ...] | None, 
         A value outside a declared ordinal domain, a non-number in a numeric
         column, or a non-date in a date column.
     """
+    return _ordered(labels, kind, domain, column)[0]
+
+
+def _ordered(
+    labels: np.ndarray, kind: Kind, domain: tuple[str, ...] | None, column: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(ordered, position)``: the sorted labels and where each of ``labels`` went (``ordered[position] == labels``).
+
+    ``labels`` are distinct; the work is over the dictionary, never the rows.
+    """
     if domain is not None:
         extra = sorted(set(labels.tolist()) - set(domain))
         if kind is Kind.ORDINAL and extra:
@@ -106,22 +116,27 @@ def sort_labels(labels: np.ndarray, kind: Kind, domain: tuple[str, ...] | None, 
                 f"Column {column!r} has value {extra[0]!r}, which is not in its declared "
                 f"ordinal domain; add it to the domain in its place in the order."
             )
-        return np.array(list(domain) + extra, dtype=object)
+        ordered = np.array(list(domain) + extra, dtype=object)
+        return ordered, pd.Index(ordered).get_indexer(labels).astype(np.int32)
     if kind is Kind.NUMERIC:
-        numbers = pd.to_numeric(pd.Series(labels), errors="coerce").to_numpy(dtype=float)
+        numbers = np.asarray(pd.to_numeric(labels.astype(object), errors="coerce"), dtype=float)
         if np.isnan(numbers).any():
             bad = labels[np.isnan(numbers)][0]
             raise SchemaError(
                 f"Column {column!r} is declared numeric but has the non-numeric value {bad!r}."
             )
-        return labels[np.lexsort((labels.astype(str), numbers))]
-    if kind is Kind.DATE:
-        dates = pd.to_datetime(pd.Series(labels), errors="coerce", format="mixed")
+        order = np.lexsort((labels.astype(str), numbers))
+    elif kind is Kind.DATE:
+        dates = pd.to_datetime(pd.Series(labels, dtype=object), errors="coerce", format="mixed")
         if dates.isna().any():
             bad = labels[dates.isna().to_numpy()][0]
             raise SchemaError(f"Column {column!r} is declared a date but has the value {bad!r}.")
-        return labels[np.lexsort((labels.astype(str), dates.to_numpy().astype("int64")))]
-    return np.sort(labels.astype(str)).astype(object)
+        order = np.lexsort((labels.astype(str), dates.to_numpy().astype("int64")))
+    else:
+        order = np.argsort(labels.astype(str), kind="stable")
+    position = np.empty(len(labels), dtype=np.int32)
+    position[order] = np.arange(len(labels), dtype=np.int32)
+    return labels[order].astype(object), position
 
 
 def infer_kind(series: pd.Series) -> Kind:
@@ -171,24 +186,34 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
         return raw.astype(np.int32, copy=False), np.asarray(uniques, dtype=object)
     if pa.types.is_null(array.type):  # every value missing
         return np.full(len(array), -1, dtype=np.int32), np.array([], dtype=object)
-    encoded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
-    indices = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    given = pa.types.is_dictionary(array.type)
+    encoded = array if given else pc.dictionary_encode(array)
+    indices = encoded.indices
+    if indices.null_count:
+        indices = pc.fill_null(indices, -1)
+    indices = indices.to_numpy(zero_copy_only=False)
     dictionary = encoded.dictionary
-    if pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type):
-        texts = pd.Series(dictionary.to_numpy(zero_copy_only=False), dtype=object)
+    text = pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)
+    if text and not given:  # Arrow's own dictionary of text: distinct, all used, no null: the labels as they are
+        return indices.astype(np.int32, copy=False), dictionary.to_numpy(zero_copy_only=False).astype(object)
+    if text:
+        texts = dictionary.to_numpy(zero_copy_only=False).astype(object)
+        present = ~dictionary.is_null().to_numpy(zero_copy_only=False)
     else:
-        texts = format_labels(dictionary.to_pandas())
+        formatted = format_labels(dictionary.to_pandas())
+        present = formatted.notna().to_numpy()
+        texts = formatted.to_numpy(dtype=object)
     # labels that format alike (two timestamps of one day, NaN) are merged; NaN is missing
-    present = texts.notna().to_numpy()
-    labels, inverse = np.unique(texts[present].astype(str).to_numpy(dtype=object), return_inverse=True)
+    labels, inverse = np.unique(texts[present].astype(str).astype(object), return_inverse=True)
     remap = np.full(len(texts) + 1, -1, dtype=np.int32)
-    remap[np.flatnonzero(present)] = inverse
+    remap[np.flatnonzero(present)] = inverse.reshape(-1)
     raw = remap[indices]  # index -1 reads the appended -1
-    used = np.bincount(raw[raw >= 0], minlength=len(labels)) > 0
-    if not used.all():  # unused categories of a pandas categorical
-        shift = np.cumsum(used) - 1
-        labels = labels[used]
-        raw = np.where(raw >= 0, shift[np.maximum(raw, 0)], -1).astype(np.int32)
+    if given:  # a pandas categorical may carry categories that no row uses
+        used = np.bincount(raw[raw >= 0], minlength=len(labels)) > 0
+        if not used.all():
+            shift = np.cumsum(used) - 1
+            labels = labels[used]
+            raw = np.where(raw >= 0, shift[np.maximum(raw, 0)], -1).astype(np.int32)
     return raw, labels.astype(object)
 
 
@@ -226,7 +251,7 @@ def encode_values(
     (['9', '10', '<missing>'], [1, 0, 2, 1])
     """
     raw, uniques = _dictionary(values)
-    ordered = sort_labels(uniques, kind, domain, column)
+    ordered, position = _ordered(uniques, kind, domain, column)
     missing_rows = raw < 0
     missing_code = -1
     if missing_rows.any():
@@ -239,6 +264,6 @@ def encode_values(
             )
         missing_code = len(ordered)
         ordered = np.append(ordered, np.array([MISSING], dtype=object))
-    remap = np.append(pd.Index(ordered).get_indexer(uniques), missing_code).astype(np.int32)
+    remap = np.append(position, missing_code).astype(np.int32)
     codes = remap[raw]  # -1 indexes the appended missing code
     return EncodedColumn(column, codes.astype(np.int32, copy=False), ordered, missing_code)

@@ -154,7 +154,11 @@ def prosecutor_risk(classes: Any, *, threshold: float = 0.2) -> ProsecutorRisk:
     """
     threshold = check_real("threshold", threshold, "prosecutor_risk", low=0.0, high=1.0)
     table = as_classes(classes, owner="prosecutor_risk")
-    counts = table.counts
+    return prosecutor_from_counts(table.counts, threshold)
+
+
+def prosecutor_from_counts(counts: np.ndarray, threshold: float) -> ProsecutorRisk:
+    """:func:`prosecutor_risk` from the class sizes :math:`f_j` alone (``threshold`` already checked)."""
     n = int(counts.sum())
     if n == 0:
         return ProsecutorRisk(0.0, 0.0, 0.0, 0.0, 0, threshold, np.zeros(0))
@@ -163,7 +167,7 @@ def prosecutor_risk(classes: Any, *, threshold: float = 0.2) -> ProsecutorRisk:
     return ProsecutorRisk(
         highest=float(1.0 / counts.min()),
         lowest=float(1.0 / counts.max()),
-        average=table.n_classes / n,
+        average=len(counts) / n,
         records_at_risk=at_risk / n,
         records_at_risk_count=at_risk,
         threshold=threshold,

@@ -7,13 +7,14 @@ records as ``risk_before`` / ``risk_after``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from veil._validation import check_int, check_real
+from veil.dataset import Dataset
 from veil.errors import ParameterError
 from veil.risk._attacker import (
     JournalistRisk,
@@ -21,12 +22,13 @@ from veil.risk._attacker import (
     ProsecutorRisk,
     _population_average,
     population_class_sizes,
-    prosecutor_risk,
+    prosecutor_from_counts,
 )
 from veil.risk._attacks import HomogeneityResult, homogeneity_attack
 from veil.risk._common import as_classes
 from veil.risk._disclosure import DisclosureResult, disclosure
 from veil.risk._qi import QuasiIdentifierScore, _separation_from_counts, quasi_identifier_ranking
+from veil.risk._sizes import class_sizes
 from veil.risk._uniqueness import PopulationUniqueness, _uniqueness_from_counts
 
 __all__ = ["RiskReport", "SensitiveRisk", "assess"]
@@ -113,21 +115,35 @@ class RiskReport:
         return out
 
 
-def _default_scores(table) -> tuple[QuasiIdentifierScore, ...]:
-    """Each QI alone and all QIs together: q + 1 regroups."""
-    n = int(table.counts.sum())
-    qis = table.quasi_identifiers
-    scores = [
-        QuasiIdentifierScore(qis, table.n_classes / n if n else 0.0, _separation_from_counts(table.counts),
-                             table.n_classes)
-    ]
+def _default_scores(
+    qis: tuple[str, ...], counts: np.ndarray, project: Callable[[int], np.ndarray],
+) -> tuple[QuasiIdentifierScore, ...]:
+    """Each QI alone and all QIs together: q + 1 regroups (``project(i)``: the sizes over QI ``i`` alone)."""
+    n = int(counts.sum())
+    scores = [QuasiIdentifierScore(qis, len(counts) / n if n else 0.0, _separation_from_counts(counts), len(counts))]
     if len(qis) > 1:
-        for name in qis:
-            sub = table.project([name])
-            scores.append(QuasiIdentifierScore((name,), sub.n_classes / n if n else 0.0,
-                                               _separation_from_counts(sub.counts), sub.n_classes))
+        for i, name in enumerate(qis):
+            sub = project(i)
+            scores.append(QuasiIdentifierScore((name,), len(sub) / n if n else 0.0,
+                                               _separation_from_counts(sub), len(sub)))
     scores.sort(key=lambda s: (-s.separation, -s.distinction, len(s.attributes), s.attributes))
     return tuple(scores)
+
+
+def _sizes_and_projection(
+    classes: Any, population: Any, qi_subsets_max_size: int | None, sensitive: Sequence[str] | None,
+) -> tuple[Any, Callable[[int], np.ndarray]]:
+    """The table (class sizes only when that is all the report needs) and its one-QI projection.
+
+    A :class:`Dataset` assessed without a population, sensitive attributes or
+    a subset ranking goes through :func:`class_sizes` (no hierarchy, no
+    histogram); anything else through the class table.
+    """
+    if isinstance(classes, Dataset) and population is None and not sensitive and qi_subsets_max_size in (None, 0):
+        sizes = class_sizes(classes)
+        return sizes, sizes.project_counts
+    table = as_classes(classes, owner="assess")
+    return table, lambda i: table.project([table.quasi_identifiers[i]]).counts
 
 
 def _journalist_marketer(
@@ -209,6 +225,12 @@ def assess(
     :func:`journalist_risk`, :func:`marketer_risk`,
     :func:`population_uniqueness`, :func:`quasi_identifier_ranking`.
 
+    A :class:`Dataset` assessed with ``qi_subsets_max_size`` ``None`` or
+    ``0``, no ``population`` and no ``sensitive`` needs only the class sizes:
+    they are counted from the QIs' codes, without a class table, hierarchies
+    for QIs that have none, or histograms;
+    the figures are the class table's.
+
     References
     ----------
     K. El Emam, *Guide to the De-Identification of Personal Health
@@ -232,14 +254,14 @@ def assess(
                                          low=0.0, high=1.0, closed="right")
     if qi_subsets_max_size is not None:
         qi_subsets_max_size = check_int("qi_subsets_max_size", qi_subsets_max_size, "assess", low=0)
-    table = as_classes(classes, owner="assess")
+    table, project = _sizes_and_projection(classes, population, qi_subsets_max_size, sensitive)
     counts = table.counts
     n = int(counts.sum())
-    prosecutor = prosecutor_risk(table, threshold=threshold)
+    prosecutor = prosecutor_from_counts(counts, threshold)
     f1 = int(np.count_nonzero(counts == 1))
     journalist, marketer, uniqueness = _journalist_marketer(table, prosecutor, population, population_fraction)
     if qi_subsets_max_size is None:
-        scores = _default_scores(table) if table.quasi_identifiers else ()
+        scores = _default_scores(table.quasi_identifiers, counts, project) if table.quasi_identifiers else ()
     elif qi_subsets_max_size == 0:
         scores = ()
     else:

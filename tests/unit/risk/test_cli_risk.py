@@ -82,3 +82,18 @@ def test_empty_file_exits_2(tmp_path):
     path.write_text("Gender,YOB\n")
     result = runner.invoke(app, ["risk", str(path), "--qi", "Gender,YOB"])
     assert result.exit_code == 2 and "no data rows" in result.output
+
+
+def test_summary_only_matches_the_full_run(din_csv, tmp_path):
+    # --max-qi-size 0 without --sensitive takes the class-size path; its figures are the full run's
+    fast, full = tmp_path / "fast.json", tmp_path / "full.json"
+    common = ["risk", str(din_csv), "--qi", "Gender,YOB", "--population-fraction", "0.05"]
+    assert runner.invoke(app, [*common, "--max-qi-size", "0", "--json", str(fast)]).exit_code == 0
+    assert runner.invoke(app, [*common, "--sensitive", "DIN", "--json", str(full)]).exit_code == 0
+    a, b = json.loads(fast.read_text()), json.loads(full.read_text())
+    assert a["quasi_identifiers"] == [] and "sensitive" not in a
+    for key in ("records", "classes", "prosecutor", "journalist", "marketer", "sample_uniques",
+                "sample_uniques_count", "population_uniques", "suppressed_records"):
+        assert a[key] == b[key], key
+    # DIN table: 11 records in 8 classes (Gender, YOB), 6 of them unique
+    assert (a["records"], a["classes"], a["sample_uniques_count"]) == (11, 8, 6)
