@@ -32,7 +32,7 @@ import numpy as np
 
 from veil._validation import check_int, check_real
 from veil.dp._accountant import PrivacyBudget
-from veil.dp._mechanisms import LaplaceMechanism, check_epsilon
+from veil.dp._mechanisms import LaplaceMechanism, check_epsilon, set_fields
 from veil.dp._sampler import opendp
 from veil.errors import ParameterError
 
@@ -87,11 +87,14 @@ class BinaryTreeMechanism:
                           closed="neither")
         T = check_int("horizon", self.horizon, "BinaryTreeMechanism", low=1)
         levels = max(1, math.ceil(math.log2(T))) + 1 if T > 1 else 1
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "horizon", T)
-        object.__setattr__(self, "levels", levels)
-        object.__setattr__(self, "node_scale", levels * sens / eps)
+        set_fields(
+            self,
+            epsilon=eps,
+            sensitivity=sens,
+            horizon=T,
+            levels=levels,
+            node_scale=levels * sens / eps,
+        )
         lap = LaplaceMechanism(epsilon=eps, sensitivity=levels * sens)
         dp = opendp()
         vector = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
