@@ -33,6 +33,7 @@ from veil.models import (
     RecordsAtRiskShare,
     RecursiveCLDiversity,
 )
+from veil.models import registry
 from veil.testing._tables import _OWNER_TABLES, _range, datasets
 
 __all__ = ["MODEL_FAMILIES", "SENSITIVE_FAMILIES", "models", "anonymization_inputs"]
@@ -60,17 +61,7 @@ MODEL_FAMILIES: tuple[str, ...] = (
 
 #: The families of :data:`MODEL_FAMILIES` that read a sensitive attribute.
 SENSITIVE_FAMILIES: frozenset[str] = frozenset(
-    {
-        "distinct-l-diversity",
-        "entropy-l-diversity",
-        "recursive-cl-diversity",
-        "equal-t-closeness",
-        "ordered-t-closeness",
-        "delta-disclosure",
-        "alpha-k-anonymity",
-        "basic-beta-likeness",
-        "enhanced-beta-likeness",
-    }
+    f for f in MODEL_FAMILIES if registry.model_class(f).needs_sensitive
 )
 
 _OWNER_MODELS = "veil.testing.models"
