@@ -199,7 +199,57 @@ def _fits(items: list[Marginal], names: tuple[str, ...], levels: tuple[int, ...]
     return out
 
 
-# maxent_estimate() is long by its numpydoc docstring (the user's reference); its body is 55 lines.
+def _common_total(items: list[Marginal]) -> int:
+    """The number of records every marginal counts (the same, and positive)."""
+    n = items[0].n_records
+    for i, m in enumerate(items[1:], start=1):
+        if m.n_records != n:
+            raise ParameterError(
+                f"The marginals of maxent_estimate must count the same records: marginal 0 counts {n} "
+                f"and marginal {i} counts {m.n_records}. Compute them from one table (without suppressing "
+                "cells of only some marginals)."
+            )
+    if n == 0:
+        raise ParameterError("The marginals of maxent_estimate count no records; there is nothing to estimate.")
+    return n
+
+
+def _joint_shape(names: Sequence[str], levels: Sequence[int], hierarchies: Sequence, max_cells: int) -> tuple[int, ...]:
+    """The joint domain's shape, refused above ``max_cells`` cells."""
+    shape = tuple(h.n_values(l) for h, l in zip(hierarchies, levels))
+    cells = 1
+    for size in shape:
+        cells *= int(size)
+    if cells > max_cells:
+        sizes = " x ".join(f"{name}={size}" for name, size in zip(names, shape))
+        raise ParameterError(
+            f"The joint domain of maxent_estimate has {cells} cells ({sizes}), more than "
+            f"max_cells={max_cells}. Use coarser domain levels, fewer attributes, or raise max_cells."
+        )
+    return shape
+
+
+def _ipf(fits: list, shape: tuple[int, ...], tol: float, max_iter: int) -> tuple[np.ndarray, int, float]:
+    """Iterative proportional fitting from the uniform distribution: the estimate, cycles run, last error."""
+    cells = 1
+    for size in shape:
+        cells *= int(size)
+    p = np.full(shape, 1.0 / cells)
+    iterations, error = 0, np.inf
+    while iterations < max_iter:
+        iterations += 1
+        for fit in fits:
+            current = fit.margin(p)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(current > 0, fit.target / current, 0.0)
+            p *= ratio[np.ix_(*fit.maps)].reshape(fit.broadcast)
+        error = max(float(np.abs(fit.margin(p) - fit.target).max()) for fit in fits)
+        if error <= tol:
+            break
+    return p, iterations, error
+
+
+# long because its docstring is the user's reference: parameters, the MaxEnt program, IPF and three references.
 def maxent_estimate(
     marginals: Sequence[Marginal] | Marginal,
     domain: Mapping[str, int] | Sequence[str] | None = None,
@@ -293,40 +343,11 @@ def maxent_estimate(
     tol = check_real("tol", tol, "maxent_estimate", low=0, closed="right")
     max_iter = check_int("max_iter", max_iter, "maxent_estimate", low=1)
     max_cells = check_int("max_cells", max_cells, "maxent_estimate", low=1)
-    n = items[0].n_records
-    for i, m in enumerate(items[1:], start=1):
-        if m.n_records != n:
-            raise ParameterError(
-                f"The marginals of maxent_estimate must count the same records: marginal 0 counts {n} "
-                f"and marginal {i} counts {m.n_records}. Compute them from one table (without suppressing "
-                "cells of only some marginals)."
-            )
-    if n == 0:
-        raise ParameterError("The marginals of maxent_estimate count no records; there is nothing to estimate.")
+    n = _common_total(items)
     names, levels, hierarchies = _resolve_domain(items, domain)
-    shape = tuple(h.n_values(l) for h, l in zip(hierarchies, levels))
-    cells = 1
-    for size in shape:
-        cells *= int(size)
-    if cells > max_cells:
-        sizes = " x ".join(f"{name}={size}" for name, size in zip(names, shape))
-        raise ParameterError(
-            f"The joint domain of maxent_estimate has {cells} cells ({sizes}), more than "
-            f"max_cells={max_cells}. Use coarser domain levels, fewer attributes, or raise max_cells."
-        )
+    shape = _joint_shape(names, levels, hierarchies, max_cells)
     fits = _fits(items, names, levels, hierarchies, shape, n)
-    p = np.full(shape, 1.0 / cells)
-    iterations, error = 0, np.inf
-    while iterations < max_iter:
-        iterations += 1
-        for fit in fits:
-            current = fit.margin(p)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(current > 0, fit.target / current, 0.0)
-            p *= ratio[np.ix_(*fit.maps)].reshape(fit.broadcast)
-        error = max(float(np.abs(fit.margin(p) - fit.target).max()) for fit in fits)
-        if error <= tol:
-            break
+    p, iterations, error = _ipf(fits, shape, tol, max_iter)
     converged = error <= tol
     if not converged:
         warnings.warn(

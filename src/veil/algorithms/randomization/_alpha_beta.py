@@ -47,8 +47,7 @@ def _domain(dataset: Dataset, column: str, domains: Mapping[str, Sequence[Any]])
     return np.array(labels, dtype=object), source
 
 
-# alpha_beta is long only by its numpydoc docstring (the definition, the set semantics and the
-# exact sampling of D \ I are documented there); its body is a few named steps below.
+# long because its docstring defines the αβ algorithm, its set semantics and the exact sampling of D \ I.
 def alpha_beta(
     dataset: Dataset,
     columns: Sequence[str] | None = None,

@@ -237,8 +237,7 @@ def _draw(matrix: np.ndarray, codes: np.ndarray, rng: np.random.Generator) -> np
     return np.clip(drawn, 0, k - 1)  # u + k rounding up to k + 1 (probability ~2^-53)
 
 
-# pram is long only by its numpydoc docstring (parameters, the sampling and why PRAM is not DP);
-# its body validates, then randomizes each column through _pram_matrix and _draw.
+# long because its docstring documents every parameter, the sampling and why PRAM is not DP.
 def pram(
     dataset: Dataset,
     columns: Sequence[str] | None = None,
