@@ -106,7 +106,7 @@ def _print(exploration: Any) -> None:
 
 
 @app.command("explore")
-def explore_command(  # long by its 19 typer options; the work is in the helpers above
+def explore_command(  # the work is in the helpers above and below
     target: Path = typer.Argument(..., readable=False, help="A data file (CSV/Parquet) or a release configuration (.yaml/.json)."),
     qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (data-file mode)."),
     sensitive: str = typer.Option(None, "--sensitive", help="The sensitive attribute of the l and t models."),
@@ -128,10 +128,8 @@ def explore_command(  # long by its 19 typer options; the work is in the helpers
     html: Path = typer.Option(None, "--html", help="Write the frontier, the lattice view and the points as an HTML page."),
 ) -> None:
     """Sweep k, l, t, suppression limits and algorithms; mark and draw the privacy-utility frontier."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from veil.errors import ParameterError
-    from veil.explore import SweepSpec, chosen_point, exploration_figure, explore, parse_values, save_figure
+    from veil.explore import chosen_point, exploration_figure, save_figure
     from veil.pipeline import Outputs
 
     with user_errors():
@@ -142,21 +140,9 @@ def explore_command(  # long by its 19 typer options; the work is in the helpers
             raise ParameterError(f"--html must end in .html. Got {html.name!r} instead.")
         with Outputs({"json": json_out, "plot": plot, "html": html}, inputs=inputs) as out:
             data, defaults = _dataset(target, config, qi=qi, sensitive=sensitive, hierarchy=hierarchy, kind=kind, sep=sep)
-            spec = SweepSpec(
-                k=parse_values(k, option="--k") if k else (),
-                l=parse_values(l_values, option="--l") if l_values else (),
-                t=parse_values(t_values, kind=float, option="--t") if t_values else (),
-                suppression=parse_values(suppression, kind=float, option="--suppression") if suppression
-                else (float(defaults.get("suppression", 0.0)),),
-                algorithms=tuple(split_list(algorithm)),
-                sensitive=sensitive or (data.sensitive[0] if len(data.sensitive) == 1 else None),
-                metric=metric or defaults.get("metric", "loss"),
-            )
-            with Progress(TextColumn("exploring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                          console=console, transient=True, disable=not console.is_terminal) as bar:
-                task = bar.add_task("sweep", total=len(spec.grid()))
-                exploration = explore(data, spec, target=label, classifier=classifier, random_state=random_state,
-                                      progress=lambda done, total: bar.update(task, completed=done, total=total))
+            spec = _spec(data, defaults, k=k, l_values=l_values, t_values=t_values, suppression=suppression,
+                         algorithm=algorithm, sensitive=sensitive, metric=metric)
+            exploration = _sweep(data, spec, label=label, classifier=classifier, random_state=random_state)
             chosen = chosen_point(exploration)
             lattice = None if no_lattice else _lattice(data, spec, exploration, chosen)
             payload = _payload(exploration, chosen, lattice)
@@ -172,3 +158,33 @@ def explore_command(  # long by its 19 typer options; the work is in the helpers
     for role, path in (("JSON", json_out), ("plot", plot), ("HTML", html)):
         if path is not None:
             console.print(f"{role}: {path}")
+
+
+def _spec(data: Any, defaults: dict, *, k: str | None, l_values: str | None, t_values: str | None,
+          suppression: str | None, algorithm: str, sensitive: str | None, metric: str | None) -> Any:
+    """The sweep the flags ask for (a configuration's suppression limit and metric as defaults)."""
+    from veil.explore import SweepSpec, parse_values
+
+    return SweepSpec(
+        k=parse_values(k, option="--k") if k else (),
+        l=parse_values(l_values, option="--l") if l_values else (),
+        t=parse_values(t_values, kind=float, option="--t") if t_values else (),
+        suppression=parse_values(suppression, kind=float, option="--suppression") if suppression
+        else (float(defaults.get("suppression", 0.0)),),
+        algorithms=tuple(split_list(algorithm)),
+        sensitive=sensitive or (data.sensitive[0] if len(data.sensitive) == 1 else None),
+        metric=metric or defaults.get("metric", "loss"),
+    )
+
+
+def _sweep(data: Any, spec: Any, *, label: str | None, classifier: str, random_state: int) -> Any:
+    """Run the sweep with a progress bar on a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from veil.explore import explore
+
+    with Progress(TextColumn("exploring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task("sweep", total=len(spec.grid()))
+        return explore(data, spec, target=label, classifier=classifier, random_state=random_state,
+                       progress=lambda done, total: bar.update(task, completed=done, total=total))

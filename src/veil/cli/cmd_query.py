@@ -63,7 +63,6 @@ def _precheck(accountant: Any, n: int, epsilon: float, delta: float) -> None:
 
 
 @app.command("query")
-# over 60 lines: the typer signature declares each of the 21 options; the body is ~30 lines
 def query(
     file: Path = typer.Argument(..., readable=False, help="Input CSV file."),
     queries: list[str] = typer.Argument(..., help='Queries, e.g. "count where age > 40", '
@@ -102,18 +101,12 @@ def query(
                                             "as a JSON list to this file."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
-    from veil.dp import BudgetLedger, PrivateTable, parse_query
+    from veil.dp import PrivateTable, parse_query
     from veil.pipeline import Outputs
 
     with user_errors():
         specs = [parse_query(q) for q in queries]
-        ledger_files = []
-        if budget_file is not None:
-            ledger = BudgetLedger(budget_file)
-            ledger_files = [ledger.path, ledger.journal, ledger.lock_path]
-            Outputs({"ledger": ledger.path, "journal": ledger.journal, "lock": ledger.lock_path},
-                    inputs=[file])  # the ledger never overwrites the data
-        with Outputs({"json": json_out}, inputs=[file, *ledger_files]) as out:
+        with Outputs({"json": json_out}, inputs=[file, *_ledger_files(budget_file, file)]) as out:
             frame = _read_csv(file, sep)
             accountant = _accountant(frame, budget_file, dataset_name, budget, budget_delta)
             table = PrivateTable(frame, accountant=accountant, privacy_unit=privacy_unit,
@@ -127,14 +120,31 @@ def query(
             if json_out is not None:
                 out.write_json("json", [a.to_dict() for a in answers])
                 out.commit()
-        for ans in answers:
-            if as_json:
-                typer.echo(json.dumps(ans.to_dict(), allow_nan=False))
-            else:
-                console.print(f"{ans.query}: {ans.value}  (ε={ans.epsilon:g}, δ={ans.delta:g}, "
-                              f"{ans.mechanism} noise scale {ans.noise_scale:.4g}, unit: "
-                              f"{ans.privacy_unit}{_bounds_text(ans)}; remaining ε="
-                              f"{ans.budget_remaining.epsilon:g})", highlight=False, markup=False)
+        _print_answers(answers, as_json)
+
+
+def _ledger_files(budget_file: Optional[Path], file: Path) -> list[Path]:
+    """The ledger's index, journal and lock (none without ``--budget-file``), refused if one is the data."""
+    from veil.dp import BudgetLedger
+    from veil.pipeline import Outputs
+
+    if budget_file is None:
+        return []
+    ledger = BudgetLedger(budget_file)
+    Outputs({"ledger": ledger.path, "journal": ledger.journal, "lock": ledger.lock_path},
+            inputs=[file])  # the ledger never overwrites the data
+    return [ledger.path, ledger.journal, ledger.lock_path]
+
+
+def _print_answers(answers: list[Any], as_json: bool) -> None:
+    for ans in answers:
+        if as_json:
+            typer.echo(json.dumps(ans.to_dict(), allow_nan=False))
+        else:
+            console.print(f"{ans.query}: {ans.value}  (ε={ans.epsilon:g}, δ={ans.delta:g}, "
+                          f"{ans.mechanism} noise scale {ans.noise_scale:.4g}, unit: "
+                          f"{ans.privacy_unit}{_bounds_text(ans)}; remaining ε="
+                          f"{ans.budget_remaining.epsilon:g})", highlight=False, markup=False)
 
 
 def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper: Any,

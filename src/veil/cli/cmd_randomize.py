@@ -97,48 +97,49 @@ def _check_columns(columns: list[str], available: list[str], file: Path) -> None
 
 
 # ---------------------------------------------------------------------- the command
-# randomize_command is long because typer declares every flag in its signature (about 50 lines); the
-# body checks the flags, then draws and publishes through Outputs.
+#: The flags' help texts (kept apart so that the signature reads as the list of flags).
+_HELP = {
+    "file": "Data file to randomize (CSV or Parquet).",
+    "method": "pram (post-randomization, sdcMicro's pram) or alpha-beta (Rastogi et al. 2007).",
+    "columns": "Comma-separated columns: for pram the categorical columns to randomize (required); for "
+               "alpha-beta the columns to publish (required; only these are released).",
+    "output": "Released table (.csv or .parquet), written atomically, never over the input.",
+    "json": "JSON report: parameters, matrices or |D|/|V|, rows in/out. Never holds the seed.",
+    "sep": "CSV separator of the input (default: detected).",
+    "seed": "Seed of the randomness, for a reproducible release (default: fresh OS entropy). KEEP IT SECRET: "
+            "whoever knows it can replay the draws and undo the randomization.",
+    "p": "pram: keep probability in (0, 1]; else a value moves uniformly to another category.",
+    "transition": "pram: COLUMN=FILE.csv, a square transition matrix whose header lists the column's categories "
+                  "(row i = original category i; rows sum to 1); repeat per column.",
+    "invariant": "pram with --p: invariant matrices (expected output frequencies equal the input's; they "
+                 "disclose those frequencies).",
+    "alpha": "alpha-beta: α in (0, 1]; a true tuple is kept with probability α + β.",
+    "beta": "alpha-beta: β in [0, 1), the probability of inserting each other tuple of the domain.",
+    "d": "alpha-beta: the adversary's prior bound d in [0, 1). Alone with --gamma: use the recommended (α, β); "
+         "with --alpha/--beta: refuse them unless (d, γ)-private.",
+    "gamma": "alpha-beta: the posterior bound γ in (0, 1], d < γ.",
+    "hierarchy": "alpha-beta: NAME=FILE.csv, an ARX-style hierarchy whose leaves are the column's public domain; "
+                 "repeatable.",
+}
+
+
 @app.command("randomize")
 def randomize_command(
-    file: Path = typer.Argument(..., readable=False, help="Data file to randomize (CSV or Parquet)."),
-    method: Method = typer.Option(..., "--method", case_sensitive=False,
-                                  help="pram (post-randomization, sdcMicro's pram) or alpha-beta "
-                                       "(Rastogi et al. 2007)."),
-    columns: Optional[str] = typer.Option(None, "--columns",
-                                          help="Comma-separated columns: for pram the categorical columns to "
-                                               "randomize (required); for alpha-beta the columns to publish "
-                                               "(required; only these are released)."),
-    output: Path = typer.Option(..., "-o", "--output",
-                                help="Released table (.csv or .parquet), written atomically, never over the input."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="JSON report: parameters, matrices or |D|/|V|, "
-                                                                 "rows in/out. Never holds the seed."),
-    sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator of the input (default: detected)."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0,
-                                       help="Seed of the randomness, for a reproducible release (default: fresh "
-                                            "OS entropy). KEEP IT SECRET: whoever knows it can replay the draws "
-                                            "and undo the randomization."),
-    p: Optional[float] = typer.Option(None, "--p", help="pram: keep probability in (0, 1]; else a value moves "
-                                                        "uniformly to another category."),
-    transition: Optional[list[str]] = typer.Option(None, "--transition",
-                                                   help="pram: COLUMN=FILE.csv, a square transition matrix whose "
-                                                        "header lists the column's categories (row i = original "
-                                                        "category i; rows sum to 1); repeat per column."),
-    invariant: bool = typer.Option(False, "--invariant",
-                                   help="pram with --p: invariant matrices (expected output frequencies equal "
-                                        "the input's; they disclose those frequencies)."),
-    alpha: Optional[float] = typer.Option(None, "--alpha", help="alpha-beta: α in (0, 1]; a true tuple is kept "
-                                                                "with probability α + β."),
-    beta: Optional[float] = typer.Option(None, "--beta", help="alpha-beta: β in [0, 1), the probability of "
-                                                              "inserting each other tuple of the domain."),
-    d: Optional[float] = typer.Option(None, "--d", help="alpha-beta: the adversary's prior bound d in [0, 1). "
-                                                        "Alone with --gamma: use the recommended (α, β); with "
-                                                        "--alpha/--beta: refuse them unless (d, γ)-private."),
-    gamma: Optional[float] = typer.Option(None, "--gamma", help="alpha-beta: the posterior bound γ in (0, 1], "
-                                                                "d < γ."),
-    hierarchy: Optional[list[str]] = typer.Option(None, "--hierarchy",
-                                                  help="alpha-beta: NAME=FILE.csv, an ARX-style hierarchy whose "
-                                                       "leaves are the column's public domain; repeatable."),
+    file: Path = typer.Argument(..., readable=False, help=_HELP["file"]),
+    method: Method = typer.Option(..., "--method", case_sensitive=False, help=_HELP["method"]),
+    columns: Optional[str] = typer.Option(None, "--columns", help=_HELP["columns"]),
+    output: Path = typer.Option(..., "-o", "--output", help=_HELP["output"]),
+    json_out: Optional[Path] = typer.Option(None, "--json", help=_HELP["json"]),
+    sep: Optional[str] = typer.Option(None, "--sep", help=_HELP["sep"]),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help=_HELP["seed"]),
+    p: Optional[float] = typer.Option(None, "--p", help=_HELP["p"]),
+    transition: Optional[list[str]] = typer.Option(None, "--transition", help=_HELP["transition"]),
+    invariant: bool = typer.Option(False, "--invariant", help=_HELP["invariant"]),
+    alpha: Optional[float] = typer.Option(None, "--alpha", help=_HELP["alpha"]),
+    beta: Optional[float] = typer.Option(None, "--beta", help=_HELP["beta"]),
+    d: Optional[float] = typer.Option(None, "--d", help=_HELP["d"]),
+    gamma: Optional[float] = typer.Option(None, "--gamma", help=_HELP["gamma"]),
+    hierarchy: Optional[list[str]] = typer.Option(None, "--hierarchy", help=_HELP["hierarchy"]),
 ) -> None:
     """Randomize a table by PRAM or the αβ algorithm (not differential privacy; see `veil query`)."""
     from veil.pipeline import Outputs
@@ -150,11 +151,7 @@ def randomize_command(
             _refuse_foreign(method, alpha=alpha, beta=beta, d=d, gamma=gamma, hierarchy=hierarchy_files)
         else:
             _refuse_foreign(method, p=p, transition=transition_files, invariant=invariant)
-        chosen = split_list(columns)
-        if not chosen:
-            what = "the categorical columns to randomize" if method is Method.PRAM else "the columns to publish"
-            raise ParameterError(f"--columns is required with --method {method.value}: name {what}, "
-                                 "comma-separated (e.g. --columns sex,race).")
+        chosen = _chosen_columns(method, columns)
         _check_table_suffix(output)
         inputs = [file, *map(Path, transition_files.values()), *map(Path, hierarchy_files.values())]
         with Outputs({"data": output, "json": json_out}, inputs=inputs) as outputs:
@@ -169,18 +166,9 @@ def randomize_command(
                 release, part, rows, notes = alpha_beta_release(dataset, chosen, pair, alpha=alpha, d=d,
                                                                 gamma=gamma, seed=seed)
             rows_in, rows_out = dataset.n_records, len(release.data)
-            report = {
-                "command": "randomize",
-                "method": method.value,
-                "input": file.name,
-                "output": str(output),
-                "columns": chosen,
-                "rows_in": rows_in,
-                "rows_out": rows_out,
-                "row_aligned": bool(release.details["row_aligned"]),
-                "differential_privacy": False,
-                **part,
-            }
+            report = {"command": "randomize", "method": method.value, "input": file.name, "output": str(output),
+                      "columns": chosen, "rows_in": rows_in, "rows_out": rows_out,
+                      "row_aligned": bool(release.details["row_aligned"]), "differential_privacy": False, **part}
             written = outputs.write("data", lambda tmp: _write_frame(release.data, tmp))
             _verify_written(written, rows_out, list(release.data.columns))
             if json_out is not None:
@@ -188,6 +176,16 @@ def randomize_command(
             outputs.commit()
     _print_summary(method, chosen, rows, (rows_in, rows_out), output, json_out,
                    part["parameters"] if method is Method.ALPHA_BETA and alpha is None else None, d, gamma, notes)
+
+
+def _chosen_columns(method: Method, columns: Optional[str]) -> list[str]:
+    """The ``--columns`` list, required by both methods."""
+    chosen = split_list(columns)
+    if not chosen:
+        what = "the categorical columns to randomize" if method is Method.PRAM else "the columns to publish"
+        raise ParameterError(f"--columns is required with --method {method.value}: name {what}, "
+                             "comma-separated (e.g. --columns sex,race).")
+    return chosen
 
 
 def _dataset(file: Path, sep: Optional[str], chosen: list[str], hierarchy_files: dict[str, str]):

@@ -1,5 +1,34 @@
 """Grouped private queries of :class:`~veil.dp.PrivateTable`: histograms, contingency
-tables and group-by counts, with public keys or private partition selection."""
+tables and group-by counts, with public keys or private partition selection.
+
+The partition-selection threshold
+---------------------------------
+For :meth:`PrivateTable.group_by_count` without public keys:
+A group held by one unit alone has a count of at most
+:math:`\\ell_\\infty` and is released with probability
+:math:`p(\\tau) = \\Pr[Z \\ge \\tau - \\ell_\\infty] =
+e^{-(\\tau - \\ell_\\infty)/b} / (1 + e^{-1/b})` (discrete Laplace
+tail); the unit holds at most :math:`\\ell_0` such groups, so some key
+of it leaks with probability at most :math:`1 - (1 - p(\\tau))^{\\ell_0}`.
+veil uses the smallest integer τ for which this is at most δ:
+
+.. math::
+
+    \\tau = \\ell_\\infty + \\Big\\lceil b \\ln \\frac{1}{(1 + e^{-1/b})\\,
+    \\delta_1} \\Big\\rceil, \\qquad \\delta_1 = 1 - (1 - \\delta)^{1/\\ell_0}
+
+(at least :math:`\\ell_\\infty + 1`), found by bisection on OpenDP's
+conservative privacy map.  This is the discrete form of the continuous
+rule :math:`\\tau = \\ell_\\infty + b \\ln(1/(2\\delta_1))` (Wilson et
+al. 2020).  OpenDP 0.16's map for integer counts evaluates the tail
+one step too far (:math:`\\Pr[Z > \\tau - \\ell_\\infty]`, while the
+mechanism releases counts :math:`\\ge \\tau`), so veil certifies τ with
+the map of threshold τ − 1, which equals :math:`p(\\tau)` above.
+
+Under a zCDP accountant the selection is charged as δ-approximate
+:math:`\\varepsilon^2/2`-zCDP: conditioned on no unit-only group being
+released (probability ≥ 1 − δ), the output is ε-DP.
+"""
 
 from __future__ import annotations
 
@@ -168,7 +197,22 @@ class GroupedQueries:
                             details=self._group_details([column], "public bins", fields),
                             **fields)
 
-    # over 60 lines: most of it is the docstring deriving the threshold; the code is ~35 lines
+    def _bounded_group_counts(self, cols: list[str], where: str | Predicate | None) -> tuple[Any, np.ndarray]:
+        """The groups of ``cols`` present in the data and their counts after the per-unit bounds."""
+        for c in cols:
+            column_of(self._frame, c)
+        grouped = self._frame.groupby(cols, sort=True, dropna=True)
+        codes = grouped.ngroup().fillna(-1).to_numpy().astype(np.int64)  # -1: missing key
+        index = grouped.size().index
+        mask = self._mask(where)
+        if mask is not None:
+            codes[~mask] = -1
+        counted = codes >= 0
+        identity = self._frame.loc[counted, cols]
+        identity.columns = [f"g{i}" for i in range(len(cols))]
+        keep = self._bounded(codes, identity)
+        return index, np.bincount(codes[keep], minlength=len(index)).astype(np.int64)
+
     def group_by_count(self, by: str | Sequence[str], *, epsilon: float,
                        keys: Mapping[str, Sequence[Any]] | None = None, delta: float | None = None,
                        where: str | Predicate | None = None,
@@ -188,30 +232,8 @@ class GroupedQueries:
 
         Notes
         -----
-        A group held by one unit alone has a count of at most
-        :math:`\\ell_\\infty` and is released with probability
-        :math:`p(\\tau) = \\Pr[Z \\ge \\tau - \\ell_\\infty] =
-        e^{-(\\tau - \\ell_\\infty)/b} / (1 + e^{-1/b})` (discrete Laplace
-        tail); the unit holds at most :math:`\\ell_0` such groups, so some key
-        of it leaks with probability at most :math:`1 - (1 - p(\\tau))^{\\ell_0}`.
-        veil uses the smallest integer τ for which this is at most δ:
-
-        .. math::
-
-            \\tau = \\ell_\\infty + \\Big\\lceil b \\ln \\frac{1}{(1 + e^{-1/b})\\,
-            \\delta_1} \\Big\\rceil, \\qquad \\delta_1 = 1 - (1 - \\delta)^{1/\\ell_0}
-
-        (at least :math:`\\ell_\\infty + 1`), found by bisection on OpenDP's
-        conservative privacy map.  This is the discrete form of the continuous
-        rule :math:`\\tau = \\ell_\\infty + b \\ln(1/(2\\delta_1))` (Wilson et
-        al. 2020).  OpenDP 0.16's map for integer counts evaluates the tail
-        one step too far (:math:`\\Pr[Z > \\tau - \\ell_\\infty]`, while the
-        mechanism releases counts :math:`\\ge \\tau`), so veil certifies τ with
-        the map of threshold τ − 1, which equals :math:`p(\\tau)` above.
-
-        Under a zCDP accountant the selection is charged as δ-approximate
-        :math:`\\varepsilon^2/2`-zCDP: conditioned on no unit-only group being
-        released (probability ≥ 1 − δ), the output is ε-DP.
+        The threshold τ and why it is δ-safe are derived in the module docstring
+        ("The partition-selection threshold").
         """
         owner = "PrivateTable.group_by_count"
         cols = [by] if isinstance(by, str) else list(by)
@@ -219,31 +241,8 @@ class GroupedQueries:
             return self._contingency(cols, categories=keys, epsilon=epsilon, where=where,
                                      mechanism=mechanism,
                                      delta=delta if mechanism == "gaussian" else None, owner=owner)
-        eps = check_epsilon(epsilon, owner)
-        if mechanism != "geometric":
-            raise ParameterError(
-                f"The 'mechanism' parameter of {owner} must be 'geometric' without public 'keys' "
-                f"(private partition selection uses Laplace noise). Got {mechanism!r} instead."
-            )
-        if delta is None:
-            raise ParameterError(
-                "PrivateTable.group_by_count without public 'keys' releases keys found in the "
-                "data and needs a 'delta' in (0, 1) for private partition selection."
-            )
-        dlt = check_real("delta", delta, owner, low=0.0, high=1.0, closed="neither")
-        for c in cols:
-            column_of(self._frame, c)
-        grouped = self._frame.groupby(cols, sort=True, dropna=True)
-        codes = grouped.ngroup().fillna(-1).to_numpy().astype(np.int64)  # -1: missing key
-        index = grouped.size().index
-        mask = self._mask(where)
-        if mask is not None:
-            codes[~mask] = -1
-        counted = codes >= 0
-        identity = self._frame.loc[counted, cols]
-        identity.columns = [f"g{i}" for i in range(len(cols))]
-        keep = self._bounded(codes, identity)
-        counts = np.bincount(codes[keep], minlength=len(index)).astype(np.int64)
+        eps, dlt = _check_selection(owner, epsilon, mechanism, delta)
+        index, counts = self._bounded_group_counts(cols, where)
         present = np.flatnonzero(counts > 0)  # a group emptied by the bounds is not in the data
         label = f"group_by_count {', '.join(cols)}" + (f" where {where}" if where is not None else "")
         bounds = self.contribution_bounds
@@ -260,6 +259,22 @@ class GroupedQueries:
                             sensitivity=bounds.l1_sensitivity, rho=rho,
                             details={"columns": cols, "keys": "private partition selection",
                                      "sensitivity_norm": "l1", "threshold": threshold})
+
+
+def _check_selection(owner: str, epsilon: float, mechanism: str, delta: float | None) -> tuple[float, float]:
+    """ε and δ of a private partition selection (geometric mechanism only, δ required)."""
+    eps = check_epsilon(epsilon, owner)
+    if mechanism != "geometric":
+        raise ParameterError(
+            f"The 'mechanism' parameter of {owner} must be 'geometric' without public 'keys' "
+            f"(private partition selection uses Laplace noise). Got {mechanism!r} instead."
+        )
+    if delta is None:
+        raise ParameterError(
+            "PrivateTable.group_by_count without public 'keys' releases keys found in the "
+            "data and needs a 'delta' in (0, 1) for private partition selection."
+        )
+    return eps, check_real("delta", delta, owner, low=0.0, high=1.0, closed="neither")
 
 
 def column_of(frame: pd.DataFrame, name: str) -> pd.Series:

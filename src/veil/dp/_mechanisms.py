@@ -64,6 +64,24 @@ def calibrated(build: Any, sensitivity: Any, target: Any, scale: float) -> tuple
     return _calibrated(build, sensitivity, target, scale)
 
 
+def set_fields(obj: Any, **values: Any) -> None:
+    """Set validated or derived fields on a frozen (slotted) dataclass from its ``__post_init__``."""
+    for name, value in values.items():
+        object.__setattr__(obj, name, value)
+
+
+def _additive_noise(mechanism: Any, sensitivity: Any, kind: Any, maker: str) -> None:
+    """Validate ``mechanism``'s ε, calibrate OpenDP's ``maker`` (Laplace or geometric noise over
+    values of ``kind``) to ε at ``sensitivity`` and set the mechanism's fields."""
+    eps = _check_epsilon(mechanism.epsilon, type(mechanism).__name__)
+    dp = opendp()
+    atom = dp.atom_domain(T=kind, nan=False) if kind is float else dp.atom_domain(T=kind)
+    space = (atom, dp.absolute_distance(T=kind))
+    build = getattr(dp.m, maker)
+    meas, scale = _calibrated(lambda b: build(*space, scale=b), sensitivity, eps, sensitivity / eps)
+    set_fields(mechanism, epsilon=eps, sensitivity=sensitivity, scale=scale, _scalar=meas, _vector=None)
+
+
 def _check_sensitivity(value: Any, owner: str) -> float:
     s = check_real("sensitivity", value, owner, low=0.0, closed="neither")
     if math.isinf(s):
@@ -167,17 +185,8 @@ class LaplaceMechanism:
     _vector: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        owner = type(self).__name__
-        eps = _check_epsilon(self.epsilon, owner)
-        sens = _check_sensitivity(self.sensitivity, owner)
-        dp = opendp()
-        space = (dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float))
-        meas, scale = _calibrated(lambda b: dp.m.make_laplace(*space, scale=b), sens, eps, sens / eps)
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "scale", scale)
-        object.__setattr__(self, "_scalar", meas)
-        object.__setattr__(self, "_vector", None)
+        sens = _check_sensitivity(self.sensitivity, type(self).__name__)
+        _additive_noise(self, sens, float, "make_laplace")
 
     @property
     def budget(self) -> PrivacyBudget:
@@ -231,17 +240,8 @@ class GeometricMechanism:
     _vector: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        owner = type(self).__name__
-        eps = _check_epsilon(self.epsilon, owner)
-        sens = check_int("sensitivity", self.sensitivity, owner, low=1)
-        dp = opendp()
-        space = (dp.atom_domain(T="i64"), dp.absolute_distance(T="i64"))
-        meas, scale = _calibrated(lambda b: dp.m.make_geometric(*space, scale=b), sens, eps, sens / eps)
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "scale", scale)
-        object.__setattr__(self, "_scalar", meas)
-        object.__setattr__(self, "_vector", None)
+        sens = check_int("sensitivity", self.sensitivity, type(self).__name__, low=1)
+        _additive_noise(self, sens, "i64", "make_geometric")
 
     @property
     def budget(self) -> PrivacyBudget:
@@ -417,14 +417,17 @@ class GaussianMechanism:
         sens = _check_sensitivity(self.sensitivity, owner)
         sigma = certified_gaussian_sigma(eps, dlt, sens)
         meas, approx = _gaussian_measurements(sigma)
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "delta", dlt)
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "scale", sigma)
-        object.__setattr__(self, "rho", float(meas.map(sens)))
-        object.__setattr__(self, "certified_epsilon", float(approx.map(sens).epsilon(dlt)))
-        object.__setattr__(self, "_scalar", meas)
-        object.__setattr__(self, "_vector", None)
+        set_fields(
+            self,
+            epsilon=eps,
+            delta=dlt,
+            sensitivity=sens,
+            scale=sigma,
+            rho=float(meas.map(sens)),
+            certified_epsilon=float(approx.map(sens).epsilon(dlt)),
+            _scalar=meas,
+            _vector=None,
+        )
 
     @property
     def budget(self) -> PrivacyBudget:

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from veil._validation import check_real
+from veil.dp._mechanisms import set_fields
 from veil.dp._sampler import opendp
 from veil.errors import ParameterError
 
@@ -62,8 +63,7 @@ class RandomizedResponse:
 
     def __post_init__(self) -> None:
         p = check_real("p", self.p, "RandomizedResponse", low=0.5, high=1.0, closed="neither")
-        object.__setattr__(self, "p", p)
-        object.__setattr__(self, "epsilon", _certified_epsilon(p))
+        set_fields(self, p=p, epsilon=_certified_epsilon(p))
 
     def randomize(self, answers: Any) -> np.ndarray:
         """Return the randomized boolean answers (each kept with probability p)."""
@@ -142,8 +142,7 @@ class KaryRandomizedResponse:
             raise ParameterError("KaryRandomizedResponse needs at least 2 distinct categories.")
         k = len(cats)
         p = check_real("p", self.p, "KaryRandomizedResponse", low=1.0 / k, high=1.0, closed="neither")
-        object.__setattr__(self, "categories", tuple(cats))
-        object.__setattr__(self, "p", p)
+        set_fields(self, categories=tuple(cats), p=p)
         # ε = ln(p(k - 1)/(1 - p)), from OpenDP's map of the measurement randomize() runs
         meas = opendp().m.make_randomized_response(list(range(k)), p, T="i64")
         object.__setattr__(self, "epsilon", float(meas.map(1)))

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from veil.dp._budget import PrivacyBudget, ZCDPBudget
-from veil.dp._mechanisms import calibrated, check_epsilon, check_sensitivity
+from veil.dp._mechanisms import calibrated, check_epsilon, check_sensitivity, set_fields
 from veil.dp._sampler import opendp
 from veil.errors import ParameterError
 
@@ -114,11 +114,7 @@ class ExponentialMechanism:
         dp = opendp()
         scale = 2.0 * sens / eps
         meas = dp.m.make_noisy_max(*_space(), dp.zero_concentrated_divergence(), scale=scale)
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "scale", scale)
-        object.__setattr__(self, "rho", float(meas.map(sens)))
-        object.__setattr__(self, "_meas", meas)
+        set_fields(self, epsilon=eps, sensitivity=sens, scale=scale, rho=float(meas.map(sens)), _meas=meas)
 
     @property
     def budget(self) -> PrivacyBudget:
@@ -187,10 +183,7 @@ class PermuteAndFlip:
             return dp.m.make_noisy_max(*_space(), dp.max_divergence(), scale=b)
 
         meas, scale = calibrated(build, sens, eps, 2.0 * sens / eps)
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "scale", scale)
-        object.__setattr__(self, "_meas", meas)
+        set_fields(self, epsilon=eps, sensitivity=sens, scale=scale, _meas=meas)
 
     @property
     def budget(self) -> PrivacyBudget:

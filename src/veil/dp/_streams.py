@@ -20,6 +20,15 @@ Three pieces:
    sampler is exposed to the floating-point attacks of Mironov (2012).  Use it
    to study the protocol; use :class:`BinaryTreeMechanism` or
    :class:`PrivateTable` (OpenDP samplers) for real releases.
+
+What each party learns in :func:`paillier_noisy_total`: the aggregator sees
+n ciphertexts under semantic security (their exponents are all 0 and their sizes are those of random
+elements of :math:`\\mathbb{Z}_{N^2}^*`), hence nothing about any reading;
+the key holder decrypts only the aggregate, the total plus Laplace(Δ/ε)
+noise (ε-DP for each household's clamped reading); a household learns
+nothing but its own share.  Collusion of the key holder with the
+aggregator reveals every noised reading :math:`x_i + s_i`, each of which
+carries only its own small share of the noise.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ import numpy as np
 
 from veil._validation import check_int, check_real
 from veil.dp._accountant import PrivacyBudget
-from veil.dp._mechanisms import LaplaceMechanism, check_epsilon
+from veil.dp._mechanisms import LaplaceMechanism, check_epsilon, set_fields
 from veil.dp._sampler import opendp
 from veil.errors import ParameterError
 
@@ -87,11 +96,14 @@ class BinaryTreeMechanism:
                           closed="neither")
         T = check_int("horizon", self.horizon, "BinaryTreeMechanism", low=1)
         levels = max(1, math.ceil(math.log2(T))) + 1 if T > 1 else 1
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "horizon", T)
-        object.__setattr__(self, "levels", levels)
-        object.__setattr__(self, "node_scale", levels * sens / eps)
+        set_fields(
+            self,
+            epsilon=eps,
+            sensitivity=sens,
+            horizon=T,
+            levels=levels,
+            node_scale=levels * sens / eps,
+        )
         lap = LaplaceMechanism(epsilon=eps, sensitivity=levels * sens)
         dp = opendp()
         vector = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
@@ -171,14 +183,7 @@ def paillier_noisy_total(readings: Sequence[float], *, epsilon: float, sensitivi
     plaintext's magnitude: from it alone an aggregator could tell a reading of
     0.02 from one of 9.0.
 
-    What each party learns: the aggregator sees n ciphertexts under semantic
-    security (their exponents are all 0 and their sizes are those of random
-    elements of :math:`\\mathbb{Z}_{N^2}^*`), hence nothing about any reading;
-    the key holder decrypts only the aggregate, the total plus Laplace(Δ/ε)
-    noise (ε-DP for each household's clamped reading); a household learns
-    nothing but its own share.  Collusion of the key holder with the
-    aggregator reveals every noised reading :math:`x_i + s_i`, each of which
-    carries only its own small share of the noise.
+    What each party learns (aggregator, key holder, households, collusion): see the module docstring.
 
     References
     ----------

@@ -53,6 +53,37 @@ from veil.errors import ParameterError, SchemaError
 __all__ = ["ContributionBounds", "DPAnswer", "PrivateTable"]
 
 
+def _contribution_bounds(frame: Any, privacy_unit: str | None, m: int | None, l0: int | None,
+                         linf: int | None) -> ContributionBounds:
+    """The contribution bounds of a table, checked against the privacy unit (one row per unit by default)."""
+    if privacy_unit is None:
+        for name, value in (("max_groups", l0), ("max_rows_per_group", linf)):
+            if value is not None:
+                raise ParameterError(
+                    f"The {name!r} parameter of PrivateTable needs a 'privacy_unit' column "
+                    "(without one each row is a unit and counts in one group once). "
+                    f"Got {value!r} instead."
+                )
+        if m not in (None, 1):
+            raise ParameterError(
+                "The 'max_rows_per_unit' parameter of PrivateTable needs a 'privacy_unit' "
+                f"column (without one each row is a unit). Got {m!r} instead."
+            )
+        return ContributionBounds(max_rows_per_unit=1)
+    column_of(frame, privacy_unit)
+    if m is None and l0 is None and linf is None:
+        m = 1  # each unit keeps one row (the default before per-group bounds existed)
+    if m is None and (l0 is None or linf is None):
+        missing = "max_rows_per_group" if linf is None else "max_groups"
+        raise ParameterError(
+            f"The {missing!r} parameter of PrivateTable must be an int in [1, inf) "
+            "together with the other per-group bound when no total 'max_rows_per_unit' "
+            "is given (else one unit's contribution to a histogram is unbounded). "
+            "Got None instead."
+        )
+    return ContributionBounds(max_rows_per_unit=m, max_groups=l0, max_rows_per_group=linf)
+
+
 class PrivateTable(GroupedQueries):
     """A table that only answers differentially private queries, through an accountant.
 
@@ -147,7 +178,6 @@ class PrivateTable(GroupedQueries):
     ('patient', 2, 4.0)
     """
 
-    # over 60 lines: one validation line per parameter, then the one-time row bounding
     def __init__(self, data: Any, *, accountant: PrivacyAccountant,
                  privacy_unit: str | None = None, max_rows_per_unit: int | None = None,
                  max_groups: int | None = None, max_rows_per_group: int | None = None,
@@ -166,34 +196,9 @@ class PrivateTable(GroupedQueries):
         self._salt = selection_salt(selection_seed)
         self._unit_codes: np.ndarray | None = None
         self._row_keys: np.ndarray | None = None
-        if privacy_unit is None:
-            for name, value in (("max_groups", l0), ("max_rows_per_group", linf)):
-                if value is not None:
-                    raise ParameterError(
-                        f"The {name!r} parameter of PrivateTable needs a 'privacy_unit' column "
-                        "(without one each row is a unit and counts in one group once). "
-                        f"Got {value!r} instead."
-                    )
-            if m not in (None, 1):
-                raise ParameterError(
-                    "The 'max_rows_per_unit' parameter of PrivateTable needs a 'privacy_unit' "
-                    f"column (without one each row is a unit). Got {m!r} instead."
-                )
-            bounds = ContributionBounds(max_rows_per_unit=1)
-        else:
-            column_of(frame, privacy_unit)
-            if m is None and l0 is None and linf is None:
-                m = 1  # each unit keeps one row (the default before per-group bounds existed)
-            if m is None and (l0 is None or linf is None):
-                missing = "max_rows_per_group" if linf is None else "max_groups"
-                raise ParameterError(
-                    f"The {missing!r} parameter of PrivateTable must be an int in [1, inf) "
-                    "together with the other per-group bound when no total 'max_rows_per_unit' "
-                    "is given (else one unit's contribution to a histogram is unbounded). "
-                    "Got None instead."
-                )
-            bounds = ContributionBounds(max_rows_per_unit=m, max_groups=l0,
-                                        max_rows_per_group=linf)
+        bounds = _contribution_bounds(frame, privacy_unit, m, l0, linf)
+        if privacy_unit is not None:
+            m = bounds.max_rows_per_unit
             codes = unit_codes(frame[privacy_unit], privacy_unit, missing_units)
             self._unit_codes = codes
             if m is not None and codes.size and np.bincount(codes).max() > m:

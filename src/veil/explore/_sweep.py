@@ -202,14 +202,20 @@ def _run_point(
     return point
 
 
+def _utility_axis(spec: SweepSpec, prepared: Any, target: str | None, classifier: str) -> tuple[tuple, dict | None]:
+    """The frontier's utility axis ``(group, key, maximize)`` and the workload summary (``None`` without one)."""
+    from veil.utility import METRICS
+
+    if prepared is None:
+        return ("utility", spec.metric, not METRICS[spec.metric].lower_is_better), None
+    summary = {"target": target, "classifier": classifier, "u_base": prepared.u_base[classifier],
+               "u_max": prepared.u_max[classifier], "a_base": prepared.a_base}
+    return ("utility", f"workload:{classifier}", True), summary
+
+
 def explore(
-    dataset: Dataset,
-    spec: SweepSpec,
-    *,
-    target: str | None = None,
-    classifier: str = "decision-tree",
-    random_state: int = 0,
-    progress: Callable[[int, int], None] | None = None,
+    dataset: Dataset, spec: SweepSpec, *, target: str | None = None, classifier: str = "decision-tree",
+    random_state: int = 0, progress: Callable[[int, int], None] | None = None,
 ) -> Exploration:
     """Run every point of ``spec`` on ``dataset`` and mark the Pareto frontier.
 
@@ -241,7 +247,7 @@ def explore(
         A bad parameter (an unknown metric or algorithm, ...): the whole sweep stops.
     """
     from veil import anonymize
-    from veil.utility import METRICS, Workload, get_metric
+    from veil.utility import Workload, get_metric
 
     start = time.perf_counter()
     metric = get_metric(spec.metric)
@@ -257,13 +263,7 @@ def explore(
         points.append(_run_point(anonymize, dataset, spec, parameters, label=label, prepared=prepared, classifier=classifier))
         if progress is not None:
             progress(done + 1, len(grid))
-    if prepared is not None:
-        axis = ("utility", f"workload:{classifier}", True)
-        summary = {"target": target, "classifier": classifier, "u_base": prepared.u_base[classifier],
-                   "u_max": prepared.u_max[classifier], "a_base": prepared.a_base}
-    else:
-        axis = ("utility", spec.metric, not METRICS[spec.metric].lower_is_better)
-        summary = None
+    axis, summary = _utility_axis(spec, prepared, target, classifier)
     exploration = Exploration(points, (("privacy", "highest_risk", False), axis), 0.0, summary)
     mask = pareto_frontier(exploration.coordinates(), maximize=[m for _, _, m in exploration.objectives])
     for point, on in zip(points, mask):

@@ -139,33 +139,24 @@ def _attribute_list(attributes: str | Sequence[str]) -> tuple[str, ...]:
 
 
 # marginal() is long by its numpydoc docstring (the user's reference); its body is 52 lines.
-def marginal(
-    classes_or_dataset: ClassTable | Dataset,
-    attributes: str | Sequence[str],
-    levels: Sequence[int] | Mapping[str, int] | None = None,
-    *,
-    sensitive: Sequence[str] | None = None,
-) -> Marginal:
+def marginal(classes_or_dataset: ClassTable | Dataset, attributes: str | Sequence[str],
+             levels: Sequence[int] | Mapping[str, int] | None = None, *, sensitive: Sequence[str] | None = None) -> Marginal:
     """The marginal (count table) of some attributes at some generalization levels.
 
     Parameters
     ----------
     classes_or_dataset : ClassTable or Dataset
-        A class table (its quasi-identifiers can be marginalized) or a dataset
-        (any column with, optionally, a hierarchy; one class table is built
-        over ``attributes``).
+        A class table (its quasi-identifiers can be marginalized) or a dataset (any column with,
+        optionally, a hierarchy; one class table is built over ``attributes``).
     attributes : str or sequence of str
         The marginal's attributes, in order; at least one, none twice.
     levels : sequence of int or mapping of str to int, optional
-        A level per attribute (a sequence in the order of ``attributes``, or a
-        mapping whose missing attributes keep their level).  Default: the
-        attributes' current levels in the class table (0 for a dataset).
+        A level per attribute (a sequence in the order of ``attributes``, or a mapping whose missing
+        attributes keep their level).  Default: their levels in the class table (0 for a dataset).
     sensitive : sequence of str, optional
-        Which of ``attributes`` are sensitive.  Default: those the dataset's
-        schema declares sensitive (none for a class table, whose marginals
-        are over its quasi-identifiers).  A marginal with a sensitive
-        attribute needs the Dataset (a class table keeps the sensitive
-        values only as per-class histograms).
+        Which of ``attributes`` are sensitive.  Default: those the dataset's schema declares
+        sensitive (none for a class table, whose marginals are over its QIs).  A sensitive
+        attribute needs the Dataset (a class table keeps it only as per-class histograms).
 
     Returns
     -------
@@ -176,10 +167,9 @@ def marginal(
     ColumnNotFoundError
         An attribute (or a key of ``levels``) that the table does not have.
     ParameterError
-        No or repeated attributes, a level outside ``[0, height]`` (naming
-        the attribute), a wrong number of levels, finer levels than a
-        suppressed class table holds, a ``sensitive`` name that is not one of
-        ``attributes``, or a sensitive attribute asked of a class table.
+        No or repeated attributes, a level outside ``[0, height]``, a wrong number of levels, finer levels
+        than a suppressed class table holds, a ``sensitive`` name not in ``attributes``, or a sensitive
+        attribute asked of a class table.
 
     Notes
     -----
@@ -187,26 +177,31 @@ def marginal(
 
     .. math:: M(t) = |\\{r \\in D : g_\\ell(r[A]) = t\\}|
 
-    computed as ``classes.project(A).generalize(levels)``: a regroup of the
-    class table, never the rows.  Records suppressed in the class table are in
-    no cell; :attr:`Marginal.n_records` counts the others.
+    computed as ``classes.project(A).generalize(levels)`` (never the rows).  Records
+    suppressed in the class table are in no cell; :attr:`Marginal.n_records` counts the others.
 
     References
     ----------
-    D. Kifer and J. Gehrke, "Injecting utility into anonymized datasets",
-    SIGMOD 2006, Section 4 (anonymized marginals).
+    D. Kifer and J. Gehrke, "Injecting utility into anonymized datasets", SIGMOD 2006, Section 4.
 
     Examples
     --------
     >>> import pandas as pd
     >>> from veil.classes import ClassTable
-    >>> frame = pd.DataFrame({"a": list("xxyy"), "b": list("pqpq")})
-    >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["a", "b"])
+    >>> classes = ClassTable.from_pandas(pd.DataFrame({"a": list("xxyy"), "b": list("pqpq")}), quasi_identifiers=["a", "b"])
     >>> marginal(classes, ["b"], {"b": 1}).counts
     array([4])
     """
     names = _attribute_list(attributes)
     flagged = _sensitive_of(classes_or_dataset, names, sensitive)
+    projected = _source_table(classes_or_dataset, names)
+    if levels is None:
+        return Marginal(projected, flagged)
+    return Marginal(projected.generalize(_wanted_levels(levels, names, projected)), flagged)
+
+
+def _source_table(classes_or_dataset: ClassTable | Dataset, names: tuple[str, ...]) -> ClassTable:
+    """The class table projected on ``names``: of the one given, or built from the Dataset."""
     if isinstance(classes_or_dataset, Dataset):
         for name in names:
             if name not in classes_or_dataset.columns:
@@ -233,9 +228,12 @@ def marginal(
             "The 'classes_or_dataset' parameter of marginal must be a ClassTable or a Dataset. "
             f"Got {type(classes_or_dataset).__name__} instead."
         )
-    projected = source.project(names) if source.quasi_identifiers != names else source
-    if levels is None:
-        return Marginal(projected, flagged)
+    return source.project(names) if source.quasi_identifiers != names else source
+
+
+def _wanted_levels(levels: Sequence[int] | Mapping[str, int], names: tuple[str, ...],
+                   projected: ClassTable) -> tuple[int, ...]:
+    """One checked level per attribute, in ``[0, height]`` (a mapping's missing attributes keep theirs)."""
     if isinstance(levels, Mapping):
         for key in levels:
             if key not in names:
@@ -256,7 +254,7 @@ def marginal(
             raise ParameterError(
                 f"The level of {name!r} in marginal must be an int in [0, {h.height}]. Got {level!r} instead."
             )
-    return Marginal(projected.generalize(tuple(int(l) for l in wanted)), flagged)
+    return tuple(int(l) for l in wanted)
 
 
 def _sensitive_of(source: object, names: tuple[str, ...], sensitive: Sequence[str] | None) -> tuple[str, ...]:

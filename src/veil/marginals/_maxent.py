@@ -5,6 +5,12 @@ domain of the marginals' attributes, vectorised with numpy: each step sums the
 current estimate over the axes a marginal does not cover, rolls the remaining
 axes up to the marginal's levels (a product with 0/1 aggregation matrices),
 and rescales the estimate by the broadcast ratio target / current.
+
+The KL of :func:`kl_to_original` never increases when a marginal is added: the
+MaxEnt estimate is the I-projection of the uniform distribution and the KL to
+:math:`\\hat F_1` splits as :math:`H(\\hat F_2) - H(\\hat F_1)` for marginals
+computed from the data.  For one marginal over all the estimate's attributes it
+equals :func:`veil.utility.kl_divergence` of that generalization.
 """
 
 from __future__ import annotations
@@ -193,7 +199,57 @@ def _fits(items: list[Marginal], names: tuple[str, ...], levels: tuple[int, ...]
     return out
 
 
-# maxent_estimate() is long by its numpydoc docstring (the user's reference); its body is 55 lines.
+def _common_total(items: list[Marginal]) -> int:
+    """The number of records every marginal counts (the same, and positive)."""
+    n = items[0].n_records
+    for i, m in enumerate(items[1:], start=1):
+        if m.n_records != n:
+            raise ParameterError(
+                f"The marginals of maxent_estimate must count the same records: marginal 0 counts {n} "
+                f"and marginal {i} counts {m.n_records}. Compute them from one table (without suppressing "
+                "cells of only some marginals)."
+            )
+    if n == 0:
+        raise ParameterError("The marginals of maxent_estimate count no records; there is nothing to estimate.")
+    return n
+
+
+def _joint_shape(names: Sequence[str], levels: Sequence[int], hierarchies: Sequence, max_cells: int) -> tuple[int, ...]:
+    """The joint domain's shape, refused above ``max_cells`` cells."""
+    shape = tuple(h.n_values(l) for h, l in zip(hierarchies, levels))
+    cells = 1
+    for size in shape:
+        cells *= int(size)
+    if cells > max_cells:
+        sizes = " x ".join(f"{name}={size}" for name, size in zip(names, shape))
+        raise ParameterError(
+            f"The joint domain of maxent_estimate has {cells} cells ({sizes}), more than "
+            f"max_cells={max_cells}. Use coarser domain levels, fewer attributes, or raise max_cells."
+        )
+    return shape
+
+
+def _ipf(fits: list, shape: tuple[int, ...], tol: float, max_iter: int) -> tuple[np.ndarray, int, float]:
+    """Iterative proportional fitting from the uniform distribution: the estimate, cycles run, last error."""
+    cells = 1
+    for size in shape:
+        cells *= int(size)
+    p = np.full(shape, 1.0 / cells)
+    iterations, error = 0, np.inf
+    while iterations < max_iter:
+        iterations += 1
+        for fit in fits:
+            current = fit.margin(p)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(current > 0, fit.target / current, 0.0)
+            p *= ratio[np.ix_(*fit.maps)].reshape(fit.broadcast)
+        error = max(float(np.abs(fit.margin(p) - fit.target).max()) for fit in fits)
+        if error <= tol:
+            break
+    return p, iterations, error
+
+
+# long because its docstring is the user's reference: parameters, the MaxEnt program, IPF and three references.
 def maxent_estimate(
     marginals: Sequence[Marginal] | Marginal,
     domain: Mapping[str, int] | Sequence[str] | None = None,
@@ -287,40 +343,11 @@ def maxent_estimate(
     tol = check_real("tol", tol, "maxent_estimate", low=0, closed="right")
     max_iter = check_int("max_iter", max_iter, "maxent_estimate", low=1)
     max_cells = check_int("max_cells", max_cells, "maxent_estimate", low=1)
-    n = items[0].n_records
-    for i, m in enumerate(items[1:], start=1):
-        if m.n_records != n:
-            raise ParameterError(
-                f"The marginals of maxent_estimate must count the same records: marginal 0 counts {n} "
-                f"and marginal {i} counts {m.n_records}. Compute them from one table (without suppressing "
-                "cells of only some marginals)."
-            )
-    if n == 0:
-        raise ParameterError("The marginals of maxent_estimate count no records; there is nothing to estimate.")
+    n = _common_total(items)
     names, levels, hierarchies = _resolve_domain(items, domain)
-    shape = tuple(h.n_values(l) for h, l in zip(hierarchies, levels))
-    cells = 1
-    for size in shape:
-        cells *= int(size)
-    if cells > max_cells:
-        sizes = " x ".join(f"{name}={size}" for name, size in zip(names, shape))
-        raise ParameterError(
-            f"The joint domain of maxent_estimate has {cells} cells ({sizes}), more than "
-            f"max_cells={max_cells}. Use coarser domain levels, fewer attributes, or raise max_cells."
-        )
+    shape = _joint_shape(names, levels, hierarchies, max_cells)
     fits = _fits(items, names, levels, hierarchies, shape, n)
-    p = np.full(shape, 1.0 / cells)
-    iterations, error = 0, np.inf
-    while iterations < max_iter:
-        iterations += 1
-        for fit in fits:
-            current = fit.margin(p)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(current > 0, fit.target / current, 0.0)
-            p *= ratio[np.ix_(*fit.maps)].reshape(fit.broadcast)
-        error = max(float(np.abs(fit.margin(p) - fit.target).max()) for fit in fits)
-        if error <= tol:
-            break
+    p, iterations, error = _ipf(fits, shape, tol, max_iter)
     converged = error <= tol
     if not converged:
         warnings.warn(
@@ -340,67 +367,8 @@ def maxent_estimate(
     )
 
 
-# kl_to_original() is long by its numpydoc docstring (the user's reference); its body is 30 lines.
-def kl_to_original(estimate: MaxEntEstimate, classes: ClassTable) -> float:
-    """KL divergence (bits) from the original empirical distribution to a MaxEnt estimate.
-
-    Parameters
-    ----------
-    estimate : MaxEntEstimate
-        From :func:`maxent_estimate`.
-    classes : ClassTable
-        The original table (or any table derived from it: its base table,
-        at level 0 and before suppression, is used).  It must have the
-        estimate's attributes as quasi-identifiers, with the same hierarchies.
-
-    Returns
-    -------
-    float, in [0, inf]
-        0 when the estimate reproduces the original distribution; ``inf``
-        when the estimate gives probability 0 to a combination the data has
-        (never for marginals computed from this table).
-
-    Raises
-    ------
-    ColumnNotFoundError
-        An attribute of the estimate that is not a quasi-identifier of ``classes``.
-    ParameterError
-        A hierarchy that does not match the estimate's, or an empty table.
-
-    Notes
-    -----
-    With :math:`\\hat F_1` the empirical distribution of the original records
-    over the estimate's attributes at the estimate's levels,
-
-    .. math::
-
-        KL(\\hat F_1 \\,\\|\\, \\hat F_2) = \\sum_x \\hat F_1(x)
-        \\log_2 \\frac{\\hat F_1(x)}{\\hat F_2(x)}
-
-    summed over the original's non-zero cells (read from the class table;
-    records that arrived suppressed are in neither distribution).  Adding a
-    marginal never increases it: the MaxEnt estimate is the I-projection of
-    the uniform distribution and the KL to :math:`\\hat F_1` splits as
-    :math:`H(\\hat F_2) - H(\\hat F_1)` for marginals computed from the data.
-    For one marginal over all the estimate's attributes it equals
-    :func:`veil.utility.kl_divergence` of that generalization.
-
-    References
-    ----------
-    D. Kifer and J. Gehrke, SIGMOD 2006, Section 3 (seed 003: minimise the KL
-    divergence between :math:`\\hat F_1` and :math:`\\hat F_2`).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from veil.classes import ClassTable
-    >>> from veil.marginals import marginal, maxent_estimate
-    >>> frame = pd.DataFrame({"a": list("xxyy"), "b": list("ppqq")})
-    >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["a", "b"])
-    >>> est = maxent_estimate([marginal(classes, "a"), marginal(classes, "b")])
-    >>> kl_to_original(est, classes)   # 2 cells of 1/2 against 4 of 1/4: log2(2)
-    1.0
-    """
+def _matching_base(estimate: MaxEntEstimate, classes: ClassTable) -> ClassTable:
+    """The base table of ``classes``, checked to hold the estimate's attributes with the same hierarchies."""
     if not isinstance(estimate, MaxEntEstimate):
         raise ParameterError(
             f"The 'estimate' parameter of kl_to_original must be a MaxEntEstimate. Got {type(estimate).__name__} instead."
@@ -422,12 +390,64 @@ def kl_to_original(estimate: MaxEntEstimate, classes: ClassTable) -> float:
                 f"The 'classes' parameter of kl_to_original uses another hierarchy for {name!r} than the "
                 "estimate; pass the table the marginals were computed from."
             )
+    return base
+
+
+def kl_to_original(estimate: MaxEntEstimate, classes: ClassTable) -> float:
+    """KL divergence (bits) from the original empirical distribution to a MaxEnt estimate.
+
+    Parameters
+    ----------
+    estimate : MaxEntEstimate
+        From :func:`maxent_estimate`.
+    classes : ClassTable
+        The original table (or one derived from it: its base table is used), with the
+        estimate's attributes as quasi-identifiers and the same hierarchies.
+
+    Returns
+    -------
+    float, in [0, inf]
+        0 when the estimate reproduces the original distribution; ``inf`` when it gives probability 0
+        to a combination the data has (never for marginals computed from this table).
+
+    Raises
+    ------
+    ColumnNotFoundError
+        An attribute of the estimate that is not a quasi-identifier of ``classes``.
+    ParameterError
+        A hierarchy that does not match the estimate's, or an empty table.
+
+    Notes
+    -----
+    With :math:`\\hat F_1` the empirical distribution of the original records at the estimate's levels,
+
+    .. math::
+
+        KL(\\hat F_1 \\,\\|\\, \\hat F_2) = \\sum_x \\hat F_1(x)
+        \\log_2 \\frac{\\hat F_1(x)}{\\hat F_2(x)}
+
+    summed over the original's non-zero cells (records that arrived suppressed are in neither
+    distribution).  Adding a marginal never increases it; for one marginal over all the estimate's
+    attributes it equals :func:`veil.utility.kl_divergence` (the module docstring says why).
+
+    References
+    ----------
+    D. Kifer and J. Gehrke, SIGMOD 2006, Section 3 (seed 003: minimise the KL between the two).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from veil.classes import ClassTable
+    >>> from veil.marginals import marginal, maxent_estimate
+    >>> classes = ClassTable.from_pandas(pd.DataFrame({"a": list("xxyy"), "b": list("ppqq")}), quasi_identifiers=["a", "b"])
+    >>> est = maxent_estimate([marginal(classes, "a"), marginal(classes, "b")])
+    >>> kl_to_original(est, classes)   # 2 cells of 1/2 against 4 of 1/4: log2(2)
+    1.0
+    """
+    base = _matching_base(estimate, classes)
     original = base.project(estimate.attributes).generalize(estimate.levels)
     n = original.n_retained
     if n == 0:
         raise ParameterError("The 'classes' parameter of kl_to_original holds no records.")
-    f1 = original.counts / n
-    f2 = estimate.probabilities[tuple(original.codes.T)]
-    if (f2 <= 0).any():
-        return float("inf")
-    return max(float(np.dot(f1, np.log2(f1 / f2))), 0.0)
+    f1, f2 = original.counts / n, estimate.probabilities[tuple(original.codes.T)]
+    return float("inf") if (f2 <= 0).any() else max(float(np.dot(f1, np.log2(f1 / f2))), 0.0)

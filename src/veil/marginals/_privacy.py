@@ -13,12 +13,24 @@ from one table to a collection of anonymized marginals :math:`M_1, \\dots, M_r`:
   consistent with the marginals is l-diverse, i.e. for every combination
   :math:`t` of non-sensitive values it gives positive probability, the
   distribution of the sensitive attribute given :math:`t` is l-diverse.
+
+How :func:`k_combinatorial` decides: the tables consistent with the marginals
+are the non-negative integer :math:`T` over the joint domain :math:`\\Omega`
+(every attribute of every marginal, each at the finest level a marginal gives
+it) with :math:`\\sum_{x : g_i(x) = u} T(x) = M_i(u)` for every marginal
+:math:`i` and cell :math:`u`.  For each combination :math:`t` of non-sensitive
+values, :math:`\\max_T T(t)` (:math:`T(t)` summing the sensitive values) is an
+integer program, solved with HiGHS (``scipy.optimize.milp``); combinations
+some marginal counts as 0 are 0 without solving.  A finer level than the
+finest a marginal shows adds nothing: the leaves under one published value are
+interchangeable.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -95,7 +107,52 @@ def _constraints(items: list[Marginal], names: tuple[str, ...], levels: tuple[in
     return matrix, np.concatenate(targets)
 
 
-# k_combinatorial() is long by its numpydoc docstring (the user's reference); its body is 37 lines.
+def _joint_domain(items: list[Marginal], max_cells: int) -> tuple[tuple[str, ...], tuple[int, ...], tuple, tuple[int, ...]]:
+    """The joint domain's attributes, levels, hierarchies and shape, at most ``max_cells`` cells."""
+    if len({m.n_records for m in items}) > 1:
+        raise ParameterError("The marginals of k_combinatorial must count the same records (compute them from one table).")
+    names, levels, hierarchies = _domain(items)
+    shape = tuple(h.n_values(l) for h, l in zip(hierarchies, levels))
+    if int(np.prod(shape, dtype=np.int64)) > max_cells:
+        raise ParameterError(
+            f"The joint domain of k_combinatorial has {int(np.prod(shape, dtype=np.int64))} cells, more than "
+            f"max_cells={max_cells}; use coarser marginals or fewer attributes, or raise max_cells."
+        )
+    return names, levels, hierarchies, shape
+
+
+def _combinations(items: list[Marginal], names: Sequence[str], shape: tuple[int, ...]) -> tuple[list[int], tuple, np.ndarray]:
+    """The non-sensitive axes, their shape, and the combination of non-sensitive values of each cell."""
+    sensitive = {s for m in items for s in m.sensitive}
+    keep = [j for j, name in enumerate(names) if name not in sensitive]
+    ns_shape = tuple(shape[j] for j in keep)
+    cells = int(np.prod(shape, dtype=np.int64))
+    coords = np.indices(shape).reshape(len(shape), cells)
+    t_of_cell = np.ravel_multi_index(tuple(coords[j] for j in keep), ns_shape) if keep else np.zeros(cells, np.int64)
+    return keep, ns_shape, t_of_cell
+
+
+def _most_per_combination(matrix: Any, targets: np.ndarray, t_of_cell: np.ndarray, n_t: int) -> np.ndarray:
+    """:math:`\\max_T T(t)` for each of the ``n_t`` combinations, one integer program (HiGHS) each."""
+    from scipy import optimize
+
+    cells = matrix.shape[1]
+    # a combination is 0 in every consistent table when a constraint forces all its cells to 0
+    forced_zero = np.asarray(matrix[targets == 0].sum(axis=0)).reshape(-1) > 0
+    open_t = np.bincount(t_of_cell[~forced_zero], minlength=n_t) > 0
+    most = np.zeros(n_t, dtype=np.int64)
+    constraint = optimize.LinearConstraint(matrix, targets, targets)
+    bounds = optimize.Bounds(np.zeros(cells), np.where(forced_zero, 0.0, np.inf))
+    integrality = np.ones(cells)
+    for t in np.flatnonzero(open_t):
+        objective = -(t_of_cell == t).astype(np.float64)
+        result = optimize.milp(objective, constraints=constraint, bounds=bounds, integrality=integrality)
+        if result.status != 0:  # pragma: no cover - the data's own table is always feasible
+            raise ParameterError("The marginals of k_combinatorial are inconsistent: no table meets them all.")
+        most[t] = int(round(-result.fun))
+    return most
+
+
 def k_combinatorial(
     marginals: Sequence[Marginal] | Marginal, *, max_cells: int = DEFAULT_COMBINATORIAL_CELLS,
 ) -> CombinatorialAnonymity:
@@ -122,19 +179,10 @@ def k_combinatorial(
 
     Notes
     -----
-    The tables consistent with the marginals are the non-negative integer
-    :math:`T` over the joint domain :math:`\\Omega` (every attribute of every
-    marginal, each at the finest level a marginal gives it) with
-    :math:`\\sum_{x : g_i(x) = u} T(x) = M_i(u)` for every marginal :math:`i`
-    and cell :math:`u`.  For each combination :math:`t` of non-sensitive
-    values, :math:`\\max_T T(t)` (:math:`T(t)` summing the sensitive values)
-    is an integer program, solved with HiGHS (``scipy.optimize.milp``);
-    combinations some marginal counts as 0 are 0 without solving.  Then
+    With :math:`\\max_T T(t)` over the tables consistent with the marginals (an integer program
+    per combination :math:`t`; the module docstring defines them),
 
     .. math:: k^* = \\min \\{\\max_T T(t) : \\max_T T(t) > 0\\}.
-
-    A finer level than the finest a marginal shows adds nothing: the leaves
-    under one published value are interchangeable.
 
     References
     ----------
@@ -146,44 +194,16 @@ def k_combinatorial(
     >>> import pandas as pd
     >>> from veil.classes import ClassTable
     >>> from veil.marginals import marginal
-    >>> frame = pd.DataFrame({"a": list("xxyy"), "b": list("pqpq")})
-    >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["a", "b"])
+    >>> classes = ClassTable.from_pandas(pd.DataFrame({"a": list("xxyy"), "b": list("pqpq")}), quasi_identifiers=["a", "b"])
     >>> k_combinatorial([marginal(classes, "a"), marginal(classes, "b")]).k
     2
     """
-    from scipy import optimize
-
     items = _marginal_list(marginals, "k_combinatorial")
     max_cells = check_int("max_cells", max_cells, "k_combinatorial", low=1)
-    if len({m.n_records for m in items}) > 1:
-        raise ParameterError("The marginals of k_combinatorial must count the same records (compute them from one table).")
-    names, levels, hierarchies = _domain(items)
-    shape = tuple(h.n_values(l) for h, l in zip(hierarchies, levels))
-    if int(np.prod(shape, dtype=np.int64)) > max_cells:
-        raise ParameterError(
-            f"The joint domain of k_combinatorial has {int(np.prod(shape, dtype=np.int64))} cells, more than "
-            f"max_cells={max_cells}; use coarser marginals or fewer attributes, or raise max_cells."
-        )
+    names, levels, hierarchies, shape = _joint_domain(items, max_cells)
     matrix, targets = _constraints(items, names, levels, hierarchies, shape)
-    sensitive = {s for m in items for s in m.sensitive}
-    keep = [j for j, name in enumerate(names) if name not in sensitive]
-    ns_shape = tuple(shape[j] for j in keep)
-    cells = matrix.shape[1]
-    coords = np.indices(shape).reshape(len(shape), cells)
-    t_of_cell = np.ravel_multi_index(tuple(coords[j] for j in keep), ns_shape) if keep else np.zeros(cells, np.int64)
-    # a combination is 0 in every consistent table when a constraint forces all its cells to 0
-    forced_zero = np.asarray(matrix[targets == 0].sum(axis=0)).reshape(-1) > 0
-    open_t = np.bincount(t_of_cell[~forced_zero], minlength=int(np.prod(ns_shape, dtype=np.int64))) > 0
-    most = np.zeros(int(np.prod(ns_shape, dtype=np.int64)), dtype=np.int64)
-    constraint = optimize.LinearConstraint(matrix, targets, targets)
-    bounds = optimize.Bounds(np.zeros(cells), np.where(forced_zero, 0.0, np.inf))
-    integrality = np.ones(cells)
-    for t in np.flatnonzero(open_t):
-        objective = -(t_of_cell == t).astype(np.float64)
-        result = optimize.milp(objective, constraints=constraint, bounds=bounds, integrality=integrality)
-        if result.status != 0:  # pragma: no cover - the data's own table is always feasible
-            raise ParameterError("The marginals of k_combinatorial are inconsistent: no table meets them all.")
-        most[t] = int(round(-result.fun))
+    keep, ns_shape, t_of_cell = _combinations(items, names, shape)
+    most = _most_per_combination(matrix, targets, t_of_cell, int(np.prod(ns_shape, dtype=np.int64)))
     positive = most[most > 0]
     k = int(positive.min()) if len(positive) else int(items[0].n_records)
     return CombinatorialAnonymity(tuple(names[j] for j in keep), tuple(levels[j] for j in keep),

@@ -1,4 +1,12 @@
-"""Greedy choice of k-anonymous 1- and 2-way marginals that minimise the KL of the MaxEnt estimate."""
+"""Greedy choice of k-anonymous 1- and 2-way marginals that minimise the KL of the MaxEnt estimate.
+
+Candidates: for every set of at most ``max_width`` attributes, each
+generalization (a level vector) at which the marginal is k-anonymous and no
+finer vector is (the minimal k-anonymous nodes of its lattice).  Every
+attribute also enters the estimate through its top-level (one-cell, so always
+k-anonymous) marginal, so that every collection is estimated over the same
+domain.
+"""
 
 from __future__ import annotations
 
@@ -58,17 +66,35 @@ def _candidates(classes: ClassTable, names: tuple[str, ...], floor: Mapping[str,
     return out
 
 
-# choose_marginals() is long by its numpydoc docstring (the user's reference); its body is 45 lines.
+def _attributes_and_floor(classes: ClassTable, attributes: Sequence[str],
+                          domain_levels: Mapping[str, int] | None) -> tuple[tuple[str, ...], dict[str, int]]:
+    """The checked attribute names and the level of each in the joint domain (default 0)."""
+    names = (attributes,) if isinstance(attributes, str) else tuple(attributes)
+    if not names:
+        raise ParameterError("The 'attributes' parameter of choose_marginals must name at least one attribute. Got none.")
+    for name in names:
+        if name not in classes.quasi_identifiers:
+            raise ColumnNotFoundError(
+                f"The 'attributes' parameter of choose_marginals names {name!r}, which is not a "
+                f"quasi-identifier of the class table; its quasi-identifiers are: {', '.join(classes.quasi_identifiers)}."
+            )
+    if len(set(names)) != len(names):
+        raise ParameterError("The 'attributes' parameter of choose_marginals lists an attribute twice.")
+    floor = {name: 0 for name in names}
+    for key, level in (domain_levels or {}).items():
+        if key not in names:
+            raise ColumnNotFoundError(
+                f"The 'domain_levels' parameter of choose_marginals names {key!r}, which is not one of "
+                f"the attributes ({', '.join(names)})."
+            )
+        floor[key] = check_int(f"domain_levels[{key!r}]", level, "choose_marginals",
+                               low=0, high=classes.hierarchy(key).height)
+    return names, floor
+
+
 def choose_marginals(
-    classes: ClassTable,
-    attributes: Sequence[str],
-    *,
-    k: int,
-    max_marginals: int = 5,
-    max_width: int = 2,
-    domain_levels: Mapping[str, int] | None = None,
-    min_gain: float = 1e-9,
-    max_cells: int = DEFAULT_MAX_CELLS,
+    classes: ClassTable, attributes: Sequence[str], *, k: int, max_marginals: int = 5, max_width: int = 2,
+    domain_levels: Mapping[str, int] | None = None, min_gain: float = 1e-9, max_cells: int = DEFAULT_MAX_CELLS,
 ) -> MarginalSelection:
     """Greedily choose k-anonymous marginals of up to two attributes that minimise the KL of the MaxEnt estimate.
 
@@ -105,14 +131,9 @@ def choose_marginals(
 
     Notes
     -----
-    Candidates: for every set of at most ``max_width`` attributes, each
-    generalization (a level vector) at which the marginal is k-anonymous and
-    no finer vector is (the minimal k-anonymous nodes of its lattice).  Each
-    round adds the candidate minimising :math:`KL(\\hat F_1 \\| \\hat F_2)` of
-    the MaxEnt estimate of the collection; every attribute also enters the
-    estimate through its top-level (one-cell, so always k-anonymous) marginal,
-    so that every collection is estimated over the same domain.  Greedy: the
-    result is not guaranteed optimal.  Cost: rounds × candidates IPF fits.
+    Each round adds the candidate minimising :math:`KL(\\hat F_1 \\| \\hat F_2)` of the MaxEnt
+    estimate of the collection (the module docstring defines the candidates and the estimate).
+    Greedy: the result is not guaranteed optimal.  Cost: rounds × candidates IPF fits.
 
     References
     ----------
@@ -123,27 +144,15 @@ def choose_marginals(
     max_marginals = check_int("max_marginals", max_marginals, "choose_marginals", low=1)
     max_width = check_int("max_width", max_width, "choose_marginals", low=1, high=2)
     min_gain = check_real("min_gain", min_gain, "choose_marginals", low=0)
-    names = (attributes,) if isinstance(attributes, str) else tuple(attributes)
-    if not names:
-        raise ParameterError("The 'attributes' parameter of choose_marginals must name at least one attribute. Got none.")
-    for name in names:
-        if name not in classes.quasi_identifiers:
-            raise ColumnNotFoundError(
-                f"The 'attributes' parameter of choose_marginals names {name!r}, which is not a "
-                f"quasi-identifier of the class table; its quasi-identifiers are: {', '.join(classes.quasi_identifiers)}."
-            )
-    if len(set(names)) != len(names):
-        raise ParameterError("The 'attributes' parameter of choose_marginals lists an attribute twice.")
-    floor = {name: 0 for name in names}
-    for key, level in (domain_levels or {}).items():
-        if key not in names:
-            raise ColumnNotFoundError(
-                f"The 'domain_levels' parameter of choose_marginals names {key!r}, which is not one of "
-                f"the attributes ({', '.join(names)})."
-            )
-        floor[key] = check_int(f"domain_levels[{key!r}]", level, "choose_marginals",
-                               low=0, high=classes.hierarchy(key).height)
-    base = classes.base
+    names, floor = _attributes_and_floor(classes, attributes, domain_levels)
+    chosen, trajectory, estimate = _greedy(classes.base, names, floor, k, max_width=max_width,
+                                           max_marginals=max_marginals, min_gain=min_gain, max_cells=max_cells)
+    return MarginalSelection(marginals=tuple(chosen), kl=tuple(trajectory), estimate=estimate, k=k)
+
+
+def _greedy(base: ClassTable, names: tuple[str, ...], floor: dict[str, int], k: int, *, max_width: int,
+            max_marginals: int, min_gain: float, max_cells: int) -> tuple[list[Marginal], list[float], MaxEntEstimate]:
+    """The greedy rounds: the chosen marginals, the KL after each round (from none) and the last estimate."""
     tops = [marginal(base, [a], [base.hierarchy(a).height]) for a in names]
     domain = dict(floor)
 
@@ -163,4 +172,4 @@ def choose_marginals(
         current, estimate = scored[best]
         chosen.append(candidates.pop(best))
         trajectory.append(current)
-    return MarginalSelection(marginals=tuple(chosen), kl=tuple(trajectory), estimate=estimate, k=k)
+    return chosen, trajectory, estimate

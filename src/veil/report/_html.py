@@ -11,6 +11,14 @@ nothing the machines saw is hidden from the people.
 The report never quotes record values: it shows column names, levels,
 counts and figures, and (when a class table is given) a histogram of class
 sizes, never the classes' QI values.
+
+What the page shows: for an anonymization report the transformation (level per
+quasi-identifier), records in, out and suppressed, the models asked for and the
+levels achieved, the utility figures, the risk before and after (prosecutor,
+journalist, marketer, with a bar chart) and the search; for a risk report
+(``veil risk --json``) the risk figures, population uniqueness, QI ranking and
+attribute disclosure; for a check report (``veil check --json``) the achieved
+levels and requirements.
 """
 
 from __future__ import annotations
@@ -209,36 +217,21 @@ def environment() -> Any:
 
 
 def render_html(
-    report: Any,
-    *,
-    title: str | None = None,
-    classes: Any = None,
-    original: Any = None,
-    plots: bool = True,
+    report: Any, *, title: str | None = None, classes: Any = None, original: Any = None, plots: bool = True,
 ) -> str:
     """Render a veil report as one self-contained HTML page for people.
 
     The page has inline CSS and its plots embedded as PNG images, so it can
-    be mailed or archived as a single file.  It shows what the report holds:
-    for an anonymization report the transformation (level per
-    quasi-identifier), records in, out and suppressed, the models asked for
-    and the levels achieved, the utility figures, the risk before and after
-    (prosecutor, journalist, marketer, with a bar chart) and the search; for
-    a risk report (``veil risk --json``) the risk figures, population
-    uniqueness, QI ranking and attribute disclosure; for a check report
-    (``veil check --json``) the achieved levels and requirements.  Keys that
-    are missing are left out; keys it does not know are listed as JSON; the
-    whole report is embedded at the end.
+    be mailed or archived as a single file.  It shows what the report holds
+    (the module docstring lists the sections of each kind of report).
 
     Parameters
     ----------
     report : mapping or AnonymizationResult
-        The JSON report as a dict (``AnonymizationResult.report``,
-        ``RiskReport.to_dict()``, ``CheckReport.to_dict()``, or any of them
-        read back from a file).  An :class:`~veil.anonymization.AnonymizationResult`
-        stands for its report, with ``classes=result.classes`` and, for the
-        full-domain algorithms (lattice, Datafly), ``original=result.classes.base``
-        unless given.
+        The JSON report as a dict (``AnonymizationResult.report``, ``RiskReport.to_dict()``,
+        ``CheckReport.to_dict()``, or one read back from a file).  A result stands for its report,
+        with ``classes=result.classes`` and, for the full-domain algorithms (lattice, Datafly),
+        ``original=result.classes.base`` unless given.
     title : str, optional
         The page title (default after the kind of report).
     classes : ClassTable, optional
@@ -260,8 +253,7 @@ def render_html(
     Raises
     ------
     TypeError
-        ``report`` is neither a mapping nor a result, or ``classes`` /
-        ``original`` is not a :class:`~veil.classes.ClassTable`.
+        ``report`` is neither a mapping nor a result, or ``classes`` / ``original`` not a ClassTable.
 
     Notes
     -----

@@ -15,7 +15,8 @@ from __future__ import annotations
 import base64
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,33 @@ def _finite(value: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
+@contextmanager
+def _axes(height: float) -> Iterator[Any]:
+    """One constrained-layout figure of width 7.2 in and ``height`` in, drawn under :data:`_RC`;
+    yields its axes."""
+    require("matplotlib", feature="the HTML report's plots")
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(_RC):
+        yield Figure(figsize=(7.2, height), layout="constrained").add_subplot()
+
+
+def _bar_layout(n_series: int, n_labels: int) -> tuple[float, np.ndarray, list[str]]:
+    """Bar width, group positions and colours of ``n_series`` grouped bar series."""
+    colours = [SINGLE] if n_series == 1 else [BEFORE, AFTER] + [f"C{i}" for i in range(2, n_series)]
+    return 0.8 / max(n_series, 1), np.arange(n_labels, dtype=float), colours
+
+
+def _finish(ax: Any, *, legend: bool, ncols: int = 1) -> str:
+    """Light y grid behind the data, a frameless legend when asked; the figure as a PNG data URI."""
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    if legend:
+        ax.legend(frameon=False, loc="upper right", ncols=ncols)
+    return _png(ax.figure)
+
+
 def risk_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]]) -> str:
     """Grouped bars of risk figures in [0, 1], one group per label, one bar per series.
 
@@ -70,18 +98,10 @@ def risk_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]
     str
         A PNG data URI.
     """
-    require("matplotlib", feature="the HTML report's plots")
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    with matplotlib.rc_context(_RC):
-        fig = Figure(figsize=(7.2, 3.0), layout="constrained")
-        ax = fig.add_subplot()
+    with _axes(3.0) as ax:
         n = len(series)
         tallest = 1.0
-        width = 0.8 / max(n, 1)
-        x = np.arange(len(labels), dtype=float)
-        colours = [SINGLE] if n == 1 else [BEFORE, AFTER] + [f"C{i}" for i in range(2, n)]
+        width, x, colours = _bar_layout(n, len(labels))
         for i, (name, values) in enumerate(series):
             heights = [_finite(v) for v in values]
             tallest = max([tallest] + [h for h in heights if h is not None])
@@ -96,11 +116,7 @@ def risk_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]
         ax.tick_params(axis="x", labelsize=7.5)
         ax.set_ylim(min([0.0] + [_finite(v) or 0.0 for _, vs in series for v in vs]), tallest * 1.12)
         ax.set_ylabel("risk (fraction)")
-        ax.grid(axis="y", alpha=0.3)
-        ax.set_axisbelow(True)
-        if n > 1:
-            ax.legend(frameon=False, loc="upper right", ncols=n)
-        return _png(fig)
+        return _finish(ax, legend=n > 1, ncols=n)
 
 
 def _edges(largest: int) -> np.ndarray:
@@ -127,16 +143,10 @@ def class_size_chart(released: np.ndarray | None, original: np.ndarray | None, *
     str
         A PNG data URI.
     """
-    require("matplotlib", feature="the HTML report's plots")
-    import matplotlib
-    from matplotlib.figure import Figure
-
     present = [c for c in (released, original) if c is not None and len(c)]
     largest = int(max((int(c.max()) for c in present), default=1))
     edges = _edges(largest)
-    with matplotlib.rc_context(_RC):
-        fig = Figure(figsize=(7.2, 3.0), layout="constrained")
-        ax = fig.add_subplot()
+    with _axes(3.0) as ax:
         both = released is not None and original is not None
         if original is not None and len(original):
             ax.hist(original, bins=edges, histtype="stepfilled" if not both else "step", linewidth=1.4,
@@ -153,11 +163,7 @@ def class_size_chart(released: np.ndarray | None, original: np.ndarray | None, *
                         textcoords="offset points", color="#c0392b", fontsize=8)
         ax.set_xlabel("class size (records per equivalence class)")
         ax.set_ylabel("classes")
-        ax.grid(axis="y", alpha=0.3)
-        ax.set_axisbelow(True)
-        if both:
-            ax.legend(frameon=False, loc="upper right")
-        return _png(fig)
+        return _finish(ax, legend=both)
 
 
 def band_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]], *, ylabel: str, title: str) -> str:
@@ -168,17 +174,9 @@ def band_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]
     str
         A PNG data URI.
     """
-    require("matplotlib", feature="the HTML report's plots")
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    with matplotlib.rc_context(_RC):
-        fig = Figure(figsize=(7.2, 2.8), layout="constrained")
-        ax = fig.add_subplot()
+    with _axes(2.8) as ax:
         n = len(series)
-        width = 0.8 / max(n, 1)
-        x = np.arange(len(labels), dtype=float)
-        colours = [SINGLE] if n == 1 else [BEFORE, AFTER] + [f"C{i}" for i in range(2, n)]
+        width, x, colours = _bar_layout(n, len(labels))
         for i, (name, values) in enumerate(series):
             ax.bar(x + (i - (n - 1) / 2) * width, [float(v) for v in values], width * 0.92, label=name, color=colours[i])
         ticks = [str(label).replace("$", r"\$") for label in labels]
@@ -186,8 +184,4 @@ def band_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]
         ax.tick_params(axis="x", labelsize=7)
         ax.set_ylabel(ylabel)
         ax.set_title(title.replace("$", r"\$"))
-        ax.grid(axis="y", alpha=0.3)
-        ax.set_axisbelow(True)
-        if n > 1:
-            ax.legend(frameon=False, loc="upper right", ncols=n)
-        return _png(fig)
+        return _finish(ax, legend=n > 1, ncols=n)

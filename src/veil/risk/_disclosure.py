@@ -108,9 +108,12 @@ def disclosure(classes: Any, sensitive: str | None = None) -> DisclosureResult:
     a_diff = 0.5 * np.abs(p - base[None, :]).sum(axis=1)
     a_know = float(np.dot(sizes, a_diff) / n)
     a_acc = float(counts.max(axis=1).sum() / n - base.max())
+    return DisclosureResult(hist.name, a_diff, a_know, a_acc, _delta(p, base))
+
+
+def _delta(p: np.ndarray, base: np.ndarray) -> float:
+    """The largest :math:`|\\log(p(\\langle t\\rangle, s)/p(T, s))|` over classes and present values."""
     present = base > 0
     if (p[:, present] == 0).any():
-        delta = math.inf
-    else:
-        delta = float(np.abs(np.log(p[:, present] / base[None, present])).max())
-    return DisclosureResult(hist.name, a_diff, a_know, a_acc, delta)
+        return math.inf
+    return float(np.abs(np.log(p[:, present] / base[None, present])).max())

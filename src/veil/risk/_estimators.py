@@ -158,7 +158,22 @@ def _pitman_expected_singletons(theta: float, alpha: float, big_n: int) -> float
     return math.exp(log_value) if log_value < 700 else math.inf
 
 
-# pitman_uniques() is long by its numpydoc docstring (the user's reference); its body is 38 lines.
+def _pitman_starts(sizes: np.ndarray, freq: np.ndarray, n: int, u: int) -> list[tuple[float, float]]:
+    """Starting points ``(log theta, alpha)``: Hoshino's moment-type guess when it is in the domain, then others."""
+    f1 = float(freq[sizes == 1].sum())
+    f2 = float(freq[sizes == 2].sum())
+    starts = []
+    # moment-type initial guess (Hoshino 2001, sec. 4), when it lies in the domain
+    c = f1 * (f1 - 1) / (f2 if f2 else 1.0)
+    denom = 2 * f1 * u + f1 * c - n * c
+    if denom:
+        t0 = (n * u * c - f1 * (n - 1) * (2 * u + c)) / denom
+        a0 = (t0 * (f1 - n) + (n - 1) * f1) / (n * u)
+        if t0 > 0 and 0 <= a0 < 1:
+            starts.append((math.log(t0), a0))
+    return starts + [(math.log(max(u, 2) / 2.0), 0.5), (0.0, 0.9), (math.log(max(u, 2)), 0.1)]
+
+
 def pitman_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int) -> UniquenessEstimate:
     """Pitman (Hoshino 2001): fit the Pitman sampling formula, extrapolate to N.
 
@@ -191,18 +206,7 @@ def pitman_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int) -> U
     structure", Technical Report 345, UC Berkeley, 1992.
     """
     u = int(freq.sum())
-    f1 = float(freq[sizes == 1].sum())
-    f2 = float(freq[sizes == 2].sum())
-    starts = []
-    # moment-type initial guess (Hoshino 2001, sec. 4), when it lies in the domain
-    c = f1 * (f1 - 1) / (f2 if f2 else 1.0)
-    denom = 2 * f1 * u + f1 * c - n * c
-    if denom:
-        t0 = (n * u * c - f1 * (n - 1) * (2 * u + c)) / denom
-        a0 = (t0 * (f1 - n) + (n - 1) * f1) / (n * u)
-        if t0 > 0 and 0 <= a0 < 1:
-            starts.append((math.log(t0), a0))
-    starts += [(math.log(max(u, 2) / 2.0), 0.5), (0.0, 0.9), (math.log(max(u, 2)), 0.1)]
+    starts = _pitman_starts(sizes, freq, n, u)
     bounds = [(-20.0, 40.0), (0.0, 1.0 - 1e-7)]
     best = None
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -300,7 +304,28 @@ def _snb_equations(params: np.ndarray, k: float, q: float, c1: float, c2: float)
     return np.array([e1 - math.log(c1), e2 - math.log(c2)])
 
 
-# snb_uniques() is long by its numpydoc docstring (the user's reference); its body is 30 lines.
+def _snb_solve(k: float, q: float, c1: float, c2: float) -> tuple[float, np.ndarray] | None:
+    """Solve the two moment equations from a grid of starts: ``(largest residual, (log alpha, logit beta))``."""
+    best = None
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for log_alpha in (0.0, -2.0, 2.0, -5.0):
+            for logit_beta in (0.0, -3.0, 3.0, -7.0):
+                try:
+                    res = optimize.root(_snb_equations, np.array([log_alpha, logit_beta]),
+                                        args=(k, q, c1, c2), method="hybr")
+                except (ValueError, OverflowError, ZeroDivisionError):
+                    continue
+                if not np.all(np.isfinite(res.fun)):
+                    continue
+                err = float(np.max(np.abs(res.fun)))
+                if best is None or err < best[0]:
+                    best = (err, res.x)
+            if best is not None and best[0] < 1e-10:
+                break
+    return best
+
+
 def snb_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int, *,
                 population_classes: float | None = None) -> UniquenessEstimate:
     """Slide negative binomial model (Chen & Keller-McNulty 1998).
@@ -342,23 +367,7 @@ def snb_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int, *,
     k = shlosser_population_classes(sizes, freq, q) if population_classes is None else float(population_classes)
     if not math.isfinite(k) or k <= 0:
         return _failed("snb", "the number of population classes could not be estimated")
-    best = None
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        for log_alpha in (0.0, -2.0, 2.0, -5.0):
-            for logit_beta in (0.0, -3.0, 3.0, -7.0):
-                try:
-                    res = optimize.root(_snb_equations, np.array([log_alpha, logit_beta]),
-                                        args=(k, q, c1, c2), method="hybr")
-                except (ValueError, OverflowError, ZeroDivisionError):
-                    continue
-                if not np.all(np.isfinite(res.fun)):
-                    continue
-                err = float(np.max(np.abs(res.fun)))
-                if best is None or err < best[0]:
-                    best = (err, res.x)
-            if best is not None and best[0] < 1e-10:
-                break
+    best = _snb_solve(k, q, c1, c2)
     if best is None or best[0] > 1e-7:
         return _failed("snb", "the moment equations have no solution", {"K": k})
     alpha, beta = math.exp(float(best[1][0])), float(special.expit(best[1][1]))

@@ -111,7 +111,33 @@ def _prior(prior: Any, users: int) -> np.ndarray:
     return p / p.sum()
 
 
-# hypothetical_information() is long by its numpydoc docstring (the user's reference); its body is 26 lines.
+def _table_information(source: Any, prior: Any, quasi_identifiers: Any) -> InformationResult:
+    """HI of a table: each record a user (uniform) whose one observation is its class."""
+    table = as_classes(source, quasi_identifiers=quasi_identifiers, owner="hypothetical_information")
+    counts = table.counts.astype(np.float64)
+    n = float(counts.sum())
+    if prior is not None:
+        raise ParameterError("A class table's users are its records, uniformly; do not pass a prior.")
+    if n == 0:
+        return InformationResult(0.0, 0.0, "hypothetical")
+    entropy = float(np.log2(n))
+    bits = entropy - float(np.dot(counts, np.log2(counts))) / n
+    return InformationResult(max(bits, 0.0), entropy, "hypothetical")
+
+
+def _likelihood(source: Any) -> np.ndarray:
+    """``Pr[o | u]`` as a checked 2-D float array (rows are distributions)."""
+    likelihood = np.asarray(source, dtype=np.float64)
+    if likelihood.ndim != 2 or likelihood.shape[0] == 0:
+        raise ParameterError("hypothetical_information needs a 2-D array of Pr[o | u] (users × observations).")
+    if not np.all(np.isfinite(likelihood)) or (likelihood < 0).any():
+        raise ParameterError("Pr[o | u] must be finite and non-negative.")
+    rows = likelihood.sum(axis=1)
+    if not np.allclose(rows, 1.0, atol=1e-9):
+        raise ParameterError("Each row of Pr[o | u] must sum to 1 (a distribution over observations).")
+    return likelihood
+
+
 def hypothetical_information(source: Any, *, prior: Any = None,
                              quasi_identifiers: Any = None) -> InformationResult:
     """Hypothetical information HI(U; O): what one observation reveals if the model is right.
@@ -156,24 +182,8 @@ def hypothetical_information(source: Any, *, prior: Any = None,
     1.0
     """
     if isinstance(source, (ClassTable, Dataset, pd.DataFrame)):
-        table = as_classes(source, quasi_identifiers=quasi_identifiers, owner="hypothetical_information")
-        counts = table.counts.astype(np.float64)
-        n = float(counts.sum())
-        if prior is not None:
-            raise ParameterError("A class table's users are its records, uniformly; do not pass a prior.")
-        if n == 0:
-            return InformationResult(0.0, 0.0, "hypothetical")
-        entropy = float(np.log2(n))
-        bits = entropy - float(np.dot(counts, np.log2(counts))) / n
-        return InformationResult(max(bits, 0.0), entropy, "hypothetical")
-    likelihood = np.asarray(source, dtype=np.float64)
-    if likelihood.ndim != 2 or likelihood.shape[0] == 0:
-        raise ParameterError("hypothetical_information needs a 2-D array of Pr[o | u] (users × observations).")
-    if not np.all(np.isfinite(likelihood)) or (likelihood < 0).any():
-        raise ParameterError("Pr[o | u] must be finite and non-negative.")
-    rows = likelihood.sum(axis=1)
-    if not np.allclose(rows, 1.0, atol=1e-9):
-        raise ParameterError("Each row of Pr[o | u] must sum to 1 (a distribution over observations).")
+        return _table_information(source, prior, quasi_identifiers)
+    likelihood = _likelihood(source)
     pu = _prior(prior, likelihood.shape[0])
     joint = likelihood * pu[:, None]
     po = joint.sum(axis=0)
@@ -210,38 +220,28 @@ def _users_and_observations(source: Any, observations: Any, user: str | None) ->
             np.unique(observations.astype(str), return_inverse=True)[1])
 
 
-# perceived_information() is long by its numpydoc docstring (the user's reference); its body is 12 lines.
 def perceived_information(
-    users: Any,
-    observations: Any = None,
-    *,
-    user: str | None = None,
-    test: Any = None,
-    test_fraction: float = 0.5,
-    smoothing: float = 0.0,
-    seed: int | np.random.Generator | None = None,
+    users: Any, observations: Any = None, *, user: str | None = None, test: Any = None,
+    test_fraction: float = 0.5, smoothing: float = 0.0, seed: int | np.random.Generator | None = None,
 ) -> InformationResult:
     """Perceived information PI(U; O): what an adversary's learned model extracts from fresh data.
 
     Parameters
     ----------
     users : 1-D array or Dataset
-        One row per observation: who produced it (any hashable labels).  Or
-        a :class:`~veil.Dataset` whose records are observations: the user is
-        the ``user`` column (default: the one identifier column) and the
-        observation is the record's QI combination.
+        One row per observation: who produced it (any hashable labels).  Or a :class:`~veil.Dataset`
+        whose records are observations: the user is the ``user`` column (default: the one
+        identifier column), the observation the record's QI combination.
     observations : 1-D array, optional
         What each row observed (with label arrays; not with a Dataset).
     user : str, optional
         A Dataset's column naming each record's user.
     test : 1-D bool array, optional
-        Which rows form the testing set :math:`DB_t`; the others profile.
-        Default: a random split with ``test_fraction`` of the rows.
+        The rows of the testing set :math:`DB_t` (the others profile); default a random ``test_fraction``.
     test_fraction : float in (0, 1)
     smoothing : float in [0, inf)
-        Additive (Laplace) smoothing of the profiled :math:`\\Pr_p[o\\mid u]`.
-        With 0, a test observation never seen for any user in profiling makes
-        PI :math:`-\\infty`.
+        Additive (Laplace) smoothing of the profiled :math:`\\Pr_p[o\\mid u]`; with 0, a test
+        observation never seen for any user in profiling makes PI :math:`-\\infty`.
     seed : int or numpy.random.Generator, optional
 
     Returns
@@ -253,8 +253,7 @@ def perceived_information(
     ParameterError
         Arrays of different lengths, a bad split, users without profiling rows.
     SchemaError
-        A Dataset without quasi-identifiers, or without ``user`` and not
-        exactly one identifier column.
+        A Dataset without quasi-identifiers, or without ``user`` and not exactly one identifier column.
 
     Notes
     -----
@@ -263,16 +262,14 @@ def perceived_information(
 
     .. math:: PI(U;O) = H[U] + \\sum_u \\Pr[u]\\,\\frac{1}{|DB_t(u)|}\\sum_{o \\in DB_t(u)} \\log_2 \\Pr_p[u\\mid o].
 
-    PI ≤ HI when the profiled model is wrong, and can be negative: the
-    adversary then believes wrongly.  :math:`\\Pr[u]` is uniform over users
-    with test rows.
+    PI ≤ HI when the profiled model is wrong, and can be negative: the adversary then believes
+    wrongly.  :math:`\\Pr[u]` is uniform over users with test rows.
 
     References
     ----------
     Seed 002 (perceived information with a profiling / testing split).
-    S. Renauld, F.-X. Standaert, N. Veyrat-Charvillon, D. Kamel and D. Flandre,
-    "A formal study of power variability issues and side-channel attacks for
-    nanoscale devices", EUROCRYPT 2011 (perceived information).
+    S. Renauld, F.-X. Standaert, N. Veyrat-Charvillon, D. Kamel and D. Flandre, "A formal study of
+    power variability issues and side-channel attacks for nanoscale devices", EUROCRYPT 2011.
 
     Examples
     --------
@@ -282,16 +279,20 @@ def perceived_information(
     """
     u_codes, o_codes = _users_and_observations(users, observations, user)
     smoothing = check_real("smoothing", smoothing, "perceived_information", low=0.0)
+    return _perceived(u_codes, o_codes, _test_mask(test, test_fraction, seed, len(u_codes)), smoothing)
+
+
+def _test_mask(test: Any, test_fraction: float, seed: Any, n: int) -> np.ndarray:
+    """The testing rows: ``test`` as given, or a random ``test_fraction`` of the ``n`` rows."""
     if test is None:
         fraction = check_real("test_fraction", test_fraction, "perceived_information", low=0.0, high=1.0,
                               closed="neither")
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        test_mask = rng.random(len(u_codes)) < fraction
-    else:
-        test_mask = np.asarray(test, dtype=bool).reshape(-1)
-        if test_mask.shape != u_codes.shape:
-            raise ParameterError("test must have one entry per observation.")
-    return _perceived(u_codes, o_codes, test_mask, smoothing)
+        return rng.random(n) < fraction
+    test_mask = np.asarray(test, dtype=bool).reshape(-1)
+    if test_mask.shape != (n,):
+        raise ParameterError("test must have one entry per observation.")
+    return test_mask
 
 
 def _perceived(u_codes: np.ndarray, o_codes: np.ndarray, test_mask: np.ndarray, smoothing: float) -> InformationResult:

@@ -141,7 +141,6 @@ def _uniqueness_from_counts(counts: np.ndarray, big_n: int) -> PopulationUniquen
                                 population_classes=classes if math.isfinite(classes) else None)
 
 
-# population_uniqueness() is long by its numpydoc docstring (the user's reference); its body is 18 lines.
 def population_uniqueness(
     classes: Any, *, sampling_fraction: float | None = None, population_size: int | None = None,
 ) -> PopulationUniqueness:
@@ -192,7 +191,11 @@ def population_uniqueness(
     (6.0, 'sample')
     """
     table = as_classes(classes, owner="population_uniqueness")
-    n = int(table.counts.sum())
+    return _uniqueness_from_counts(table.counts, _population(int(table.counts.sum()), sampling_fraction, population_size))
+
+
+def _population(n: int, sampling_fraction: float | None, population_size: int | None) -> int:
+    """:math:`N` from exactly one of the sampling fraction and the population size (at least ``n``)."""
     if (sampling_fraction is None) == (population_size is None):
         raise ParameterError(
             "population_uniqueness needs exactly one of sampling_fraction and population_size."
@@ -208,4 +211,4 @@ def population_uniqueness(
                 f"The 'population_size' parameter of population_uniqueness must be at least the sample "
                 f"size ({n}). Got {big_n} instead."
             )
-    return _uniqueness_from_counts(table.counts, big_n)
+    return big_n

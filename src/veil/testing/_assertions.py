@@ -40,7 +40,16 @@ def _level(model: PrivacyModel, classes: Any) -> str:
     return f"{level:g}" if isinstance(level, float) else str(level)
 
 
-# assert_satisfies is over 60 lines by its numpydoc docstring (how the rows are read back); the body is short.
+def _reread(frame: pd.DataFrame, dataset: Dataset, label: str | None) -> Any:
+    """The class table of the released ``frame``, read back as :func:`veil.anonymization.verify` does."""
+    from veil.anonymization import verify
+
+    try:
+        return verify(frame, dataset, [], label=label)
+    except VerificationError as exc:  # the released sensitive values do not match the input's
+        raise AssertionError(f"The released table cannot be re-checked: {exc}") from None
+
+
 def assert_satisfies(
     data_or_result: Any,
     dataset: Dataset,
@@ -51,9 +60,7 @@ def assert_satisfies(
     """Assert that a released table satisfies every model, re-checked from its rows.
 
     The released rows are read back into a fresh class table exactly as
-    :func:`veil.anonymization.verify` does (QIs as the released labels,
-    records with ``*`` in every QI suppressed, distributions judged against
-    the whole input table), and every model is checked on it.
+    :func:`veil.anonymization.verify` does, and every model is checked on it.
 
     Parameters
     ----------
@@ -92,14 +99,8 @@ def assert_satisfies(
     AssertionError: The released table fails 1 of 1 requested model(s):
       - 2-anonymity (the table achieves 1)
     """
-    from veil.anonymization import verify
-
-    frame = _frame_of(data_or_result, "assert_satisfies")
+    classes = _reread(_frame_of(data_or_result, "assert_satisfies"), dataset, label)
     models = list(models)
-    try:
-        classes = verify(frame, dataset, [], label=label)
-    except VerificationError as exc:  # the released sensitive values do not match the input's
-        raise AssertionError(f"The released table cannot be re-checked: {exc}") from None
     failed = [m for m in models if not m.check(classes)]
     if failed:
         lines = "\n".join(f"  - {m.name} (the table achieves {_level(m, classes)})" for m in failed)
@@ -108,8 +109,6 @@ def assert_satisfies(
         )
 
 
-# assert_no_rows_lost runs the three checks its docstring lists, in that order, each with its own
-# message; split apart they would only pass the same frame and counts around.
 def assert_no_rows_lost(result: Any, dataset: Dataset) -> None:
     """Assert that every input record is accounted for in a release.
 
@@ -138,18 +137,39 @@ def assert_no_rows_lost(result: Any, dataset: Dataset) -> None:
     frame = _frame_of(result, "assert_no_rows_lost")
     report = getattr(result, "report", None) or {}
     dropped = int(report.get("suppressed_dropped", 0))
-    suppressed = int(report.get("suppressed", 0))
-    n = dataset.n_records
+    _check_row_count(frame, dataset.n_records, dropped)
+    qis = list(dataset.quasi_identifiers)
+    kept = int(report.get("suppressed", 0)) - dropped
+    _check_suppressed_kept(frame, qis, kept)
+    _check_other_columns(frame, dataset, _published_others(dataset, qis, report, kept), dropped)
+
+
+def _published_others(dataset: Dataset, qis: list[str], report: dict, kept: int) -> list[str]:
+    """The non-QI columns released as they are (the release policy withholds identifiers and
+    unlisted columns; the default release blanks the sensitive values of suppressed records)."""
+    others = [c for c in dataset.columns if c not in qis]
+    if report.get("columns"):
+        unchanged = {c["name"] for c in report["columns"] if c["treatment"] == "unchanged"}
+        others = [c for c in others if c in unchanged]
+    if report.get("suppressed_records") == "blank" and kept > 0:
+        others = [c for c in others if c not in dataset.sensitive]
+    return others
+
+
+def _check_row_count(frame: pd.DataFrame, n: int, dropped: int) -> None:
+    """(1) output rows + dropped suppressed records = input rows."""
     if len(frame) + dropped != n:
         raise AssertionError(
             f"Rows do not reconcile: {n} in, {len(frame)} out and {dropped} suppressed record(s) "
             f"dropped; {n - len(frame) - dropped} record(s) unaccounted for."
         )
-    qis = list(dataset.quasi_identifiers)
+
+
+def _check_suppressed_kept(frame: pd.DataFrame, qis: list[str], kept: int) -> None:
+    """(2) at least ``kept`` rows have ``*`` in every quasi-identifier."""
     missing = [q for q in qis if q not in frame.columns]
     if missing:
         raise AssertionError(f"The released table lacks the quasi-identifier column(s) {missing!r}.")
-    kept = suppressed - dropped
     if qis and kept > 0:
         starred = int((frame[qis].astype(object) == SUPPRESSED).all(axis=1).sum())
         if starred < kept:
@@ -157,12 +177,10 @@ def assert_no_rows_lost(result: Any, dataset: Dataset) -> None:
                 f"The report counts {kept} suppressed record(s) kept in the output, but only {starred} "
                 f"row(s) have {SUPPRESSED!r} in every quasi-identifier."
             )
-    others = [c for c in dataset.columns if c not in qis]
-    if report.get("columns"):  # the release policy withholds some columns (identifiers, unlisted)
-        unchanged = {c["name"] for c in report["columns"] if c["treatment"] == "unchanged"}
-        others = [c for c in others if c in unchanged]
-    if report.get("suppressed_records") == "blank" and kept > 0:  # suppressed rows withhold sensitive values
-        others = [c for c in others if c not in dataset.sensitive]
+
+
+def _check_other_columns(frame: pd.DataFrame, dataset: Dataset, others: list[str], dropped: int) -> None:
+    """(3) the non-QI columns are released unchanged, as a multiset of rows (less the dropped ones)."""
     absent = [c for c in others if c not in frame.columns]
     if absent:
         raise AssertionError(f"The released table lacks the column(s) {absent!r}.")
@@ -185,7 +203,22 @@ def assert_no_rows_lost(result: Any, dataset: Dataset) -> None:
         )
 
 
-# assert_k_anonymous is over 60 lines by its numpydoc docstring and example; the body is short.
+def _qi_columns(frame: Any, quasi_identifiers: Sequence[str]) -> list[str]:
+    """The quasi-identifier column names, checked to be present in the DataFrame ``frame``."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"assert_k_anonymous needs a DataFrame. Got {type(frame).__name__} instead.")
+    qis = [str(q) for q in quasi_identifiers]
+    if not qis:
+        raise ColumnNotFoundError("assert_k_anonymous needs at least one quasi-identifier column.")
+    absent = [q for q in qis if q not in frame.columns]
+    if absent:
+        raise ColumnNotFoundError(
+            f"The quasi-identifier column(s) {absent!r} are not in the table; its columns are: "
+            f"{', '.join(map(str, frame.columns))}."
+        )
+    return qis
+
+
 def assert_k_anonymous(frame: pd.DataFrame, quasi_identifiers: Sequence[str], k: int) -> None:
     """Assert that every equivalence class of ``frame`` has at least ``k`` records.
 
@@ -223,17 +256,7 @@ def assert_k_anonymous(frame: pd.DataFrame, quasi_identifiers: Sequence[str], k:
     AssertionError: The table is not 2-anonymous: 1 of 2 classes (1 record in all) have fewer than 2 records; the smallest has 1.
     """
     k = check_int("k", k, "assert_k_anonymous", low=1)
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"assert_k_anonymous needs a DataFrame. Got {type(frame).__name__} instead.")
-    qis = [str(q) for q in quasi_identifiers]
-    if not qis:
-        raise ColumnNotFoundError("assert_k_anonymous needs at least one quasi-identifier column.")
-    absent = [q for q in qis if q not in frame.columns]
-    if absent:
-        raise ColumnNotFoundError(
-            f"The quasi-identifier column(s) {absent!r} are not in the table; its columns are: "
-            f"{', '.join(map(str, frame.columns))}."
-        )
+    qis = _qi_columns(frame, quasi_identifiers)
     part = frame[qis].astype(object)
     part = part[~(part == SUPPRESSED).all(axis=1)]
     if part.empty:

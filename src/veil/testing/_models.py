@@ -33,6 +33,7 @@ from veil.models import (
     RecordsAtRiskShare,
     RecursiveCLDiversity,
 )
+from veil.models import registry
 from veil.testing._tables import _OWNER_TABLES, _range, datasets
 
 __all__ = ["MODEL_FAMILIES", "SENSITIVE_FAMILIES", "models", "anonymization_inputs"]
@@ -60,17 +61,7 @@ MODEL_FAMILIES: tuple[str, ...] = (
 
 #: The families of :data:`MODEL_FAMILIES` that read a sensitive attribute.
 SENSITIVE_FAMILIES: frozenset[str] = frozenset(
-    {
-        "distinct-l-diversity",
-        "entropy-l-diversity",
-        "recursive-cl-diversity",
-        "equal-t-closeness",
-        "ordered-t-closeness",
-        "delta-disclosure",
-        "alpha-k-anonymity",
-        "basic-beta-likeness",
-        "enhanced-beta-likeness",
-    }
+    f for f in MODEL_FAMILIES if registry.model_class(f).needs_sensitive
 )
 
 _OWNER_MODELS = "veil.testing.models"
@@ -106,7 +97,30 @@ def _facts(table: Any, sensitive: Sequence[str] | None) -> tuple[int | None, int
     return len(table), n_qi, facts
 
 
-# models is over 60 lines by its numpydoc docstring (what "valid" means per family); the body is short.
+def _families(families: Sequence[str] | None, facts: dict[str, tuple[int, bool]], n_qi: int | None) -> list[str]:
+    """The families :func:`models` draws from: those asked for (default all, ordered t-closeness only
+    for an ordered sensitive attribute), less those the table cannot serve; at least one."""
+    if families is None:
+        chosen = [
+            f for f in MODEL_FAMILIES
+            if f != "ordered-t-closeness" or any(ordered for _, ordered in facts.values())
+        ]
+    else:
+        chosen = list(dict.fromkeys(families))
+        for f in chosen:
+            check_choice("families", f, _OWNER_MODELS, MODEL_FAMILIES)
+    if not facts:
+        chosen = [f for f in chosen if f not in SENSITIVE_FAMILIES]
+    if n_qi == 0:  # LKC-privacy needs 1 <= L <= the number of quasi-identifiers
+        chosen = [f for f in chosen if f != "lkc-privacy"]
+    if not chosen:
+        raise ParameterError(
+            f"{_OWNER_MODELS}: no family can be drawn: the sensitive families need a sensitive attribute "
+            "(give 'sensitive', or a table that has one)."
+        )
+    return chosen
+
+
 def models(
     table: Any = None,
     *,
@@ -142,10 +156,8 @@ def models(
         ordered t-closeness only for ordered kinds unless asked for).
     max_models : int in [1, inf), default 3
         The most models in a list.
-    max_k : int in [1, inf), default 5
-        The largest ``k`` / ``K`` drawn.
-    max_l : int in [1, inf), default 3
-        The largest ``l`` drawn.
+    max_k, max_l : int in [1, inf), default 5 and 3
+        The largest ``k`` / ``K`` and the largest ``l`` drawn.
 
     Returns
     -------
@@ -159,30 +171,12 @@ def models(
     TypeError
         ``table`` of another type.
     """
-    check_int("max_models", max_models, _OWNER_MODELS, low=1)
-    check_int("max_k", max_k, _OWNER_MODELS, low=1)
-    check_int("max_l", max_l, _OWNER_MODELS, low=1)
+    for name, value in (("max_models", max_models), ("max_k", max_k), ("max_l", max_l)):
+        check_int(name, value, _OWNER_MODELS, low=1)
     n_records, n_qi, facts = _facts(table, sensitive)
     if table is None:
         facts = {s: (max_l, False) for s in facts}
-    if families is None:
-        chosen = [
-            f for f in MODEL_FAMILIES
-            if f != "ordered-t-closeness" or any(ordered for _, ordered in facts.values())
-        ]
-    else:
-        chosen = list(dict.fromkeys(families))
-        for f in chosen:
-            check_choice("families", f, _OWNER_MODELS, MODEL_FAMILIES)
-    if not facts:
-        chosen = [f for f in chosen if f not in SENSITIVE_FAMILIES]
-    if n_qi == 0:  # LKC-privacy needs 1 <= L <= the number of quasi-identifiers
-        chosen = [f for f in chosen if f != "lkc-privacy"]
-    if not chosen:
-        raise ParameterError(
-            f"{_OWNER_MODELS}: no family can be drawn: the sensitive families need a sensitive attribute "
-            "(give 'sensitive', or a table that has one)."
-        )
+    chosen = _families(families, facts, n_qi)
     k_cap = max(1, min(max_k, n_records if n_records is not None else max_k))
     qi_cap = n_qi if n_qi is not None else 1
     return _models(tuple(chosen), facts, k_cap, qi_cap, max_l, max_models)

@@ -87,7 +87,7 @@ def hierarchies(
 # ---------------------------------------------------------------- tables
 def _check_table_options(
     min_rows: int, max_rows: int, n_qi: int | tuple[int, int], max_values: int, max_height: int,
-    n_sensitive: int | tuple[int, int], sensitive_values: int,
+    n_sensitive: int | tuple[int, int], sensitive_values: int, missing: bool,
 ) -> tuple[tuple[int, int], tuple[int, int]]:
     check_int("min_rows", min_rows, _OWNER_TABLES, low=1)
     check_int("max_rows", max_rows, _OWNER_TABLES, low=min_rows)
@@ -96,10 +96,11 @@ def _check_table_options(
     check_int("max_height", max_height, _OWNER_TABLES, low=1)
     sens_range = _range("n_sensitive", n_sensitive, _OWNER_TABLES, low=0)
     check_int("sensitive_values", sensitive_values, _OWNER_TABLES, low=1)
+    if not isinstance(missing, bool):
+        raise ParameterError(f"The 'missing' parameter of {_OWNER_TABLES} must be a bool. Got {missing!r} instead.")
     return qi_range, sens_range
 
 
-# tables is over 60 lines by its numpydoc docstring (every option and its range); the body is short.
 def tables(
     *,
     min_rows: int = 1,
@@ -157,10 +158,8 @@ def tables(
     >>> test_columns()
     """
     qi_range, sens_range = _check_table_options(
-        min_rows, max_rows, n_qi, max_values, max_height, n_sensitive, sensitive_values
+        min_rows, max_rows, n_qi, max_values, max_height, n_sensitive, sensitive_values, missing
     )
-    if not isinstance(missing, bool):
-        raise ParameterError(f"The 'missing' parameter of {_OWNER_TABLES} must be a bool. Got {missing!r} instead.")
     return _tables(min_rows, max_rows, qi_range, max_values, max_height, sens_range, sensitive_values, missing)
 
 

@@ -34,6 +34,7 @@ from veil.utility._entropy import (
     non_uniform_entropy,
     specialization_info_gain,
 )
+from veil.utility._metrics import __all__ as _METRIC_NAMES
 from veil.utility._metrics import (
     average_class_size,
     classification_metric,
@@ -65,13 +66,7 @@ from veil.utility._workload import (
 )
 
 __all__ = [
-    "height",
-    "precision",
-    "precision_loss",
-    "iloss",
-    "discernibility",
-    "average_class_size",
-    "classification_metric",
+    *_METRIC_NAMES,
     "label_entropy",
     "info_gain",
     "specialization_info_gain",

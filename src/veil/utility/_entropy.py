@@ -10,6 +10,8 @@ The KL divergence lives in :mod:`veil.utility._kl` and is re-exported here.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from veil.classes import ClassTable
@@ -92,7 +94,23 @@ def label_entropy(counts: np.ndarray) -> float | np.ndarray:
     return float(h) if h.ndim == 0 else h
 
 
-# info_gain is over 60 lines only because its docstring carries the formula and a worked example; the body is short.
+def _check_partition(parent_counts: np.ndarray, children_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The parent and children histograms of :func:`info_gain`, checked: the children partition the parent."""
+    parent = _check_counts(parent_counts, "parent_counts", "info_gain", 1)
+    children = _check_counts(children_counts, "children_counts", "info_gain", 2)
+    if children.shape[1] != parent.shape[0]:
+        raise ParameterError(
+            f"The 'children_counts' parameter of info_gain must have one column per label "
+            f"({parent.shape[0]}). Got {children.shape[1]} instead."
+        )
+    if not np.allclose(children.sum(axis=0), parent):
+        raise ParameterError(
+            "The 'children_counts' parameter of info_gain must partition the parent: the children's "
+            "counts must add up to 'parent_counts'."
+        )
+    return parent, children
+
+
 def info_gain(parent_counts: np.ndarray, children_counts: np.ndarray) -> float:
     """InfoGain of specializing a value :math:`v` into its children :math:`c`.
 
@@ -137,18 +155,7 @@ def info_gain(parent_counts: np.ndarray, children_counts: np.ndarray) -> float:
     >>> info_gain([5, 5], [[5, 0], [0, 5]])   # 1 - (1/2 * 0 + 1/2 * 0)
     1.0
     """
-    parent = _check_counts(parent_counts, "parent_counts", "info_gain", 1)
-    children = _check_counts(children_counts, "children_counts", "info_gain", 2)
-    if children.shape[1] != parent.shape[0]:
-        raise ParameterError(
-            f"The 'children_counts' parameter of info_gain must have one column per label "
-            f"({parent.shape[0]}). Got {children.shape[1]} instead."
-        )
-    if not np.allclose(children.sum(axis=0), parent):
-        raise ParameterError(
-            "The 'children_counts' parameter of info_gain must partition the parent: the children's "
-            "counts must add up to 'parent_counts'."
-        )
+    parent, children = _check_partition(parent_counts, children_counts)
     n = parent.sum()
     if n == 0:
         return 0.0
@@ -157,7 +164,18 @@ def info_gain(parent_counts: np.ndarray, children_counts: np.ndarray) -> float:
     return max(float(gain), 0.0)
 
 
-# specialization_info_gain is over 60 lines only because its docstring carries the formula and a worked example; the body is short.
+def _specializable(classes: ClassTable, quasi_identifier: str) -> tuple[Any, int]:
+    """The hierarchy and current level of ``quasi_identifier``, which must be at least 1."""
+    h = classes.hierarchy(quasi_identifier)
+    level = classes.levels[classes.quasi_identifiers.index(quasi_identifier)]
+    if level == 0:
+        raise ParameterError(
+            f"The quasi-identifier {quasi_identifier!r} is at level 0; only a generalized value "
+            "can be specialized. Generalize it first."
+        )
+    return h, level
+
+
 def specialization_info_gain(classes: ClassTable, quasi_identifier: str, *, label: str) -> np.ndarray:
     """InfoGain of specializing each value of one QI one level down (all values at once).
 
@@ -196,13 +214,7 @@ def specialization_info_gain(classes: ClassTable, quasi_identifier: str, *, labe
     ----------
     B. C. M. Fung, K. Wang and P. S. Yu, ICDE 2005, Section 3.
     """
-    h = classes.hierarchy(quasi_identifier)
-    level = classes.levels[classes.quasi_identifiers.index(quasi_identifier)]
-    if level == 0:
-        raise ParameterError(
-            f"The quasi-identifier {quasi_identifier!r} is at level 0; only a generalized value "
-            "can be specialized. Generalize it first."
-        )
+    h, level = _specializable(classes, quasi_identifier)
     base = classes.base
     hist = label_histogram(base, label, "specialization_info_gain")
     v = hist.n_values
@@ -279,7 +291,29 @@ def conditional_entropy(classes: ClassTable, label: str) -> float:
     return max(total / classes.n_records, 0.0)
 
 
-# non_uniform_entropy is over 60 lines only because its docstring carries the definition, the exact per-value formula and an example; the body is short.
+def _qi_cost(classes: ClassTable, i: int, f: np.ndarray) -> tuple[float, float]:
+    """Non-uniform entropy of QI ``i`` (leaf frequencies ``f``), and its value at the top level.
+
+    Exact, per generalized value :math:`g`: :math:`\\sum_{a \\in g} f_a \\log_2 (F_g / f_a)`
+    for the retained and suppressed records together, plus :math:`s_g \\log_2 (N / F_g)` for
+    the :math:`s_g` records of :math:`g` the transformation suppressed.
+    """
+    h, level = classes.hierarchies[i], classes.levels[i]
+    to_level = h.maps[level]
+    grouped = np.bincount(to_level, weights=f, minlength=h.n_values(level))
+    with np.errstate(divide="ignore"):
+        log_grouped = np.log2(np.where(grouped > 0, grouped, 1.0))
+    # sum over leaves of f_a log2(F_g / f_a), exact 0 at level 0
+    total = float(np.dot(f, log_grouped[to_level]) - _xlog2x(f).sum()) if level else 0.0
+    top = float(_xlog2x(np.array([f.sum()]))[0] - _xlog2x(f).sum())
+    known = classes.n_records - classes.input_suppressed
+    if classes.suppressed > classes.input_suppressed:
+        retained = np.bincount(classes.codes[:, i], weights=classes.counts, minlength=h.n_values(level))
+        lost = np.maximum(grouped - retained, 0.0)
+        total += float(np.dot(lost, np.log2(known) - log_grouped)) if known else 0.0
+    return total, top
+
+
 def non_uniform_entropy(classes: ClassTable, *, normalized: bool = False) -> float:
     """Non-uniform entropy: bits needed to recover each original value from its generalization.
 
@@ -309,14 +343,10 @@ def non_uniform_entropy(classes: ClassTable, *, normalized: bool = False) -> flo
         \\Pi(D, g(D)) = \\sum_{i=1}^{N_a} \\sum_{j=1}^{|D|}
         -\\log_2 \\frac{|\\{r : r_i = a_{ij}\\}|}{|\\{r : r_i \\in g_{ij}\\}|}
 
-    Frequencies come from the base table's classes (never the rows).
-    Records that arrived already suppressed have no original value and cost
-    nothing (the transformation lost nothing on them).  Computed per
-    generalized value, exactly: the cost of value :math:`g` is
-    :math:`\\sum_{a \\in g} f_a \\log_2 (F_g / f_a)` for the retained and
-    suppressed records together plus :math:`s_g \\log_2 (N / F_g)` for the
-    :math:`s_g` records of :math:`g` that are suppressed.  Never decreases
-    under generalization while the same records stay suppressed.
+    Frequencies come from the base table's classes (never the rows), exactly
+    per generalized value.  Records that arrived
+    already suppressed have no original value and cost nothing.  Never
+    decreases under generalization while the same records stay suppressed.
 
     References
     ----------
@@ -333,23 +363,9 @@ def non_uniform_entropy(classes: ClassTable, *, normalized: bool = False) -> flo
     >>> round(non_uniform_entropy(classes.generalize((1,))), 4)   # 3 log2(4/3) + log2(4)
     3.2451
     """
-    known = classes.n_records - classes.input_suppressed
-    total = 0.0
-    top = 0.0
-    frequencies = leaf_frequencies(classes)
-    for i, (h, level, f) in enumerate(zip(classes.hierarchies, classes.levels, frequencies)):
-        to_level = h.maps[level]
-        grouped = np.bincount(to_level, weights=f, minlength=h.n_values(level))
-        with np.errstate(divide="ignore"):
-            log_grouped = np.log2(np.where(grouped > 0, grouped, 1.0))
-        # sum over leaves of f_a log2(F_g / f_a), exact 0 at level 0
-        total += float(np.dot(f, log_grouped[to_level]) - _xlog2x(f).sum()) if level else 0.0
-        top += float(_xlog2x(np.array([f.sum()]))[0] - _xlog2x(f).sum())
-        if classes.suppressed > classes.input_suppressed:
-            retained = np.bincount(classes.codes[:, i], weights=classes.counts, minlength=h.n_values(level))
-            lost = np.maximum(grouped - retained, 0.0)
-            total += float(np.dot(lost, np.log2(known) - log_grouped)) if known else 0.0
-    total = max(total, 0.0)
+    costs = [_qi_cost(classes, i, f) for i, f in enumerate(leaf_frequencies(classes))]
+    total = max(sum(c for c, _ in costs), 0.0)
+    top = sum(t for _, t in costs)
     if not normalized:
         return total
     return total / top if top > 0 else 0.0

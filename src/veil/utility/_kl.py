@@ -1,6 +1,23 @@
 """Kullback–Leibler divergence between the original and the anonymized distribution (Kifer & Gehrke 2006).
 
 In bits, computed from class tables only (see :func:`kl_divergence`).
+
+The estimate :math:`\\hat F_2`: each class spreads its records uniformly over
+the leaf combinations its generalized values cover (the maximum-entropy
+estimate for a single generalized table) and the suppressed records spread
+uniformly over the whole QI domain.  In the formula of :func:`kl_divergence`,
+:math:`E(x)` is the retained class whose box covers :math:`x` (the first term
+is 0 when none does), :math:`\\mathrm{vol}` the number of leaf combinations of
+a box (:math:`\\prod_i LN(g_i)`), :math:`\\Omega` the whole QI domain,
+:math:`S` the records suppressed by the transformation and :math:`N` the
+records with known original values (records suppressed on input are in
+neither distribution).  With ``sensitive`` the same holds per sensitive value
+:math:`s`, with :math:`|E(x) \\cap s|` and :math:`S_s`.
+:math:`\\hat F_2(x) > 0` wherever :math:`\\hat F_1(x) > 0`, so the value is
+finite.  Monotone under generalization when no record is suppressed
+(block-averaging only loses information); with suppressed records a coarser
+table can spread mass back onto suppressed combinations and score lower, so it
+is not flagged monotone.
 """
 
 from __future__ import annotations
@@ -44,25 +61,58 @@ def _aligned_original(original: ClassTable | None, anonymized: ClassTable) -> Cl
     return base
 
 
-# kl_divergence is over 60 lines by its docstring (definition, estimate, monotonicity, example).
-def kl_divergence(
-    original: ClassTable | None, anonymized: ClassTable, *, sensitive: str | None = None
-) -> float:
+def _covering_boxes(base: ClassTable, anonymized: ClassTable) -> tuple[np.ndarray, np.ndarray, float]:
+    """The retained class covering each original combination (-1: none), each class's volume
+    (leaf combinations of its box) and the volume of the whole QI domain."""
+    # the box of every original combination at the anonymized levels, and its retained class
+    hierarchies, levels = anonymized.hierarchies, anonymized.levels
+    if base.n_classes and hierarchies:
+        boxes = np.column_stack([h.maps[l][base.codes[:, i]] for i, (h, l) in enumerate(zip(hierarchies, levels))])
+    else:
+        boxes = np.zeros((base.n_classes, 0), np.int32)
+    radices = [h.n_values(l) for h, l in zip(hierarchies, levels)]
+    cover = match_rows(boxes, anonymized.codes, radices)
+    # leaf combinations per box (float64: exact up to 2**53, then relative error 1e-16)
+    volume = np.ones(anonymized.n_classes)
+    domain = 1.0
+    for i, (h, l) in enumerate(zip(hierarchies, levels)):
+        volume *= h.leaf_counts(l)[anonymized.codes[:, i]]
+        domain *= h.n_values(0)
+    return cover, volume, domain
+
+
+def _masses(
+    base: ClassTable, anonymized: ClassTable, sensitive: str | None, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:math:`N \\hat F_1` and :math:`N \\hat F_2` per original combination (by sensitive value)."""
+    cover, volume, domain = _covering_boxes(base, anonymized)
+    if sensitive is None:
+        f1 = base.counts.astype(np.float64)[:, None]
+        density = (anonymized.counts / volume)[:, None]
+        spread = np.array([float(n - anonymized.n_retained)])
+    else:
+        f1 = label_histogram(base, sensitive, "kl_divergence").counts.astype(np.float64)
+        mass = label_histogram(anonymized, sensitive, "kl_divergence").counts
+        density = mass / volume[:, None]
+        spread = f1.sum(axis=0) - mass.sum(axis=0)
+    # N * F2(x): the density of x's covering class (0 when none) plus the suppressed records' share
+    f2 = np.maximum(spread, 0.0)[None, :] / domain + np.where(
+        (cover >= 0)[:, None], density[np.maximum(cover, 0)] if len(density) else 0.0, 0.0
+    )
+    return f1, f2
+
+
+def kl_divergence(original: ClassTable | None, anonymized: ClassTable, *, sensitive: str | None = None) -> float:
     """Kullback–Leibler divergence (bits) from the original distribution to the anonymized table's estimate.
 
-    :math:`\\hat F_1` is the empirical distribution of the original QI
-    combinations (and of ``sensitive`` when given); :math:`\\hat F_2` is the
-    estimate the anonymized table supports: each class spreads its records
-    uniformly over the leaf combinations its generalized values cover (the
-    maximum-entropy estimate for a single generalized table) and the
-    suppressed records spread uniformly over the whole QI domain.
+    :math:`\\hat F_1`: the original QI combinations (and ``sensitive``); :math:`\\hat F_2`: the
+    maximum-entropy estimate the anonymized table supports (the module docstring defines it).
 
     Parameters
     ----------
     original : ClassTable or None
-        The original table at level 0; ``None``: ``anonymized.base``.  It must
-        hold the same records and hierarchies as ``anonymized`` was derived
-        from (its QIs may be a superset; it is projected onto anonymized's).
+        The original table at level 0 (``None``: ``anonymized.base``), with the
+        records and hierarchies ``anonymized`` was derived from (QIs may be a superset).
     anonymized : ClassTable
         A table derived from ``original`` by :meth:`~ClassTable.generalize`,
         :meth:`~ClassTable.project` and :meth:`~ClassTable.suppress`.
@@ -90,23 +140,9 @@ def kl_divergence(
         \\frac{\\hat F_1(x)}{\\hat F_2(x)}, \\qquad
         \\hat F_2(x) = \\frac{|E(x)|}{N\\,\\mathrm{vol}(E(x))} + \\frac{S}{N\\,\\mathrm{vol}(\\Omega)}
 
-    where :math:`E(x)` is the retained class whose box covers :math:`x` (the
-    first term is 0 when none does), :math:`\\mathrm{vol}` the number of leaf
-    combinations of a box (:math:`\\prod_i LN(g_i)`), :math:`\\Omega` the whole
-    QI domain, :math:`S` the records suppressed by the transformation and
-    :math:`N` the records with known original values (records suppressed on
-    input are in neither distribution).  With ``sensitive`` the same holds per
-    sensitive value :math:`s`, with :math:`|E(x) \\cap s|` and :math:`S_s`.
-    :math:`\\hat F_2(x) > 0` wherever :math:`\\hat F_1(x) > 0`, so the value is
-    finite.  Monotone under generalization when no record is suppressed
-    (block-averaging only loses information); with suppressed records a
-    coarser table can spread mass back onto suppressed combinations and score
-    lower, so it is not flagged monotone.
-
     References
     ----------
-    D. Kifer and J. Gehrke, "Injecting utility into anonymized datasets",
-    SIGMOD 2006, Sections 3–4 (KL divergence to the maximum-entropy estimate).
+    D. Kifer and J. Gehrke, "Injecting utility into anonymized datasets", SIGMOD 2006, Sections 3–4.
 
     Examples
     --------
@@ -114,42 +150,13 @@ def kl_divergence(
     >>> from veil.classes import ClassTable
     >>> frame = pd.DataFrame({"sex": ["F", "F", "F", "M"]})
     >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["sex"])
-    >>> # F2 = (1/2, 1/2): 3/4 log2(3/2) + 1/4 log2(1/2)
-    >>> round(kl_divergence(classes, classes.generalize((1,))), 4)
+    >>> round(kl_divergence(classes, classes.generalize((1,))), 4)  # F2 = (1/2, 1/2): 3/4 log2(3/2) + 1/4 log2(1/2)
     0.1887
     """
     base = _aligned_original(original, anonymized)
     n = base.n_retained
     if n == 0:
         return 0.0
-    # the box of every original combination at the anonymized levels, and its retained class
-    hierarchies, levels = anonymized.hierarchies, anonymized.levels
-    if base.n_classes and hierarchies:
-        boxes = np.column_stack([h.maps[l][base.codes[:, i]] for i, (h, l) in enumerate(zip(hierarchies, levels))])
-    else:
-        boxes = np.zeros((base.n_classes, 0), np.int32)
-    radices = [h.n_values(l) for h, l in zip(hierarchies, levels)]
-    cover = match_rows(boxes, anonymized.codes, radices)
-    # leaf combinations per box (float64: exact up to 2**53, then relative error 1e-16)
-    volume = np.ones(anonymized.n_classes)
-    domain = 1.0
-    for i, (h, l) in enumerate(zip(hierarchies, levels)):
-        volume *= h.leaf_counts(l)[anonymized.codes[:, i]]
-        domain *= h.n_values(0)
-    if sensitive is None:
-        f1 = base.counts.astype(np.float64)[:, None]
-        density = (anonymized.counts / volume)[:, None]
-        spread = np.array([float(n - anonymized.n_retained)])
-    else:
-        f1 = label_histogram(base, sensitive, "kl_divergence").counts.astype(np.float64)
-        mass = label_histogram(anonymized, sensitive, "kl_divergence").counts
-        density = mass / volume[:, None]
-        spread = f1.sum(axis=0) - mass.sum(axis=0)
-    # N * F2(x): the density of x's covering class (0 when none) plus the suppressed records' share
-    f2 = np.maximum(spread, 0.0)[None, :] / domain + np.where(
-        (cover >= 0)[:, None], density[np.maximum(cover, 0)] if len(density) else 0.0, 0.0
-    )
+    f1, f2 = _masses(base, anonymized, sensitive, n)
     positive = f1 > 0
-    terms = f1[positive] * np.log2(f1[positive] / f2[positive])
-    value = float(terms.sum()) / n
-    return max(value, 0.0)
+    return max(float((f1[positive] * np.log2(f1[positive] / f2[positive])).sum()) / n, 0.0)

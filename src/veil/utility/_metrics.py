@@ -145,31 +145,23 @@ def precision_loss(classes: ClassTable) -> float:
     return 1.0 - precision(classes)
 
 
-def iloss(
-    classes: ClassTable, *, weights: Mapping[str, float] | Sequence[float] | None = None
-) -> float:
+def iloss(classes: ClassTable, *, weights: Mapping[str, float] | Sequence[float] | None = None) -> float:
     """Xiao & Tao's information loss ILoss: the share of each attribute's domain a value covers.
 
-    A generalized value covering :math:`LN` of the :math:`|D_{A_i}|` leaves of
-    its hierarchy costs :math:`(LN - 1)/|D_{A_i}|` (0 for an original value,
-    :math:`(|D_{A_i}| - 1)/|D_{A_i}|` at the top); a suppressed record costs the
-    top's value on every QI.  Costs are weighted per attribute and averaged
-    over all records and attributes.
+    A value's cost (see Notes) is weighted per attribute and averaged over all
+    records and attributes; a suppressed record costs the top's value on every QI.
 
     Parameters
     ----------
     classes : ClassTable
     weights : mapping of str to float, or sequence of float, optional
-        Attribute weights :math:`w_i` in [0, inf), by QI name (an omitted QI
-        weighs 1) or one per QI in order.  Default: every weight 1.  Weights
-        are used as given, not normalised (the seed's formula): with weights
-        summing to :math:`N_a` the result stays in [0, 1).
+        Attribute weights :math:`w_i` in [0, inf), by QI name (an omitted QI weighs 1) or one per QI
+        (default all 1); used as given, not normalised: with weights summing to :math:`N_a`, in [0, 1).
 
     Returns
     -------
     float
-        In [0, 1) with unit weights; 0 for the original table and for a table
-        without QIs.
+        In [0, 1) with unit weights; 0 for the original table and for a table without QIs.
 
     Raises
     ------
@@ -185,12 +177,10 @@ def iloss(
         \\mathrm{ILoss}(D) = \\frac{\\sum_{i=1}^{N_a} w_i \\sum_{j=1}^{|D|}
         \\frac{LN(A_{ij}) - 1}{|D_{A_i}|}}{|D| \\cdot N_a}
 
-    :math:`LN(A_{ij})` is the number of leaves under record :math:`j`'s value
-    of :math:`A_i` (``hierarchy.leaf_counts(level)``), :math:`|D_{A_i}|` the
-    number of leaves of the hierarchy (the attribute's domain, values absent
-    from the data included); :math:`|D|` counts every record, suppressed ones
-    with :math:`LN = |D_{A_i}|`.  Never decreases under generalization while
-    the same records stay suppressed.  This is the ``loss`` metric of the CLI.
+    :math:`LN(A_{ij})`: the leaves under record :math:`j`'s value of :math:`A_i`; :math:`|D_{A_i}|`: the
+    hierarchy's leaves (values absent from the data included); :math:`|D|`: every record, suppressed
+    ones with :math:`LN = |D_{A_i}|`.  Never decreases under generalization while the same records
+    stay suppressed.  The CLI's ``loss`` metric.
 
     References
     ----------
@@ -205,23 +195,25 @@ def iloss(
     >>> frame = pd.DataFrame({"zip": ["47677", "47602", "47678", "47905"]})
     >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["zip"],
     ...                                  hierarchies={"zip": masking(frame["zip"])})
-    >>> # 476** covers 3 of 4 leaves (cost 2/4), 479** covers 1 (cost 0)
-    >>> iloss(classes.generalize((2,)))   # (3 * 2/4 + 0) / 4
+    >>> iloss(classes.generalize((2,)))   # 476** covers 3 of 4 leaves (cost 2/4), 479** 1: (3 * 2/4 + 0) / 4
     0.375
     """
     w = attribute_weights(classes, weights, "iloss")
     q = len(classes.quasi_identifiers)
     if q == 0:
         return 0.0
-    total = 0.0
-    for i, (h, level) in enumerate(zip(classes.hierarchies, classes.levels)):
-        domain = h.n_values(0)
-        if domain <= 1 or w[i] == 0:
-            continue
-        covered = h.leaf_counts(level)[classes.codes[:, i]]
-        cost = float(np.dot(classes.counts, covered - 1)) + classes.suppressed * (domain - 1)
-        total += float(w[i]) * cost / domain
+    total = sum(float(w[i]) * _attribute_iloss(classes, i) for i in range(q) if w[i] != 0)
     return float(total) / (classes.n_records * q)
+
+
+def _attribute_iloss(classes: ClassTable, i: int) -> float:
+    """:math:`\\sum_j (LN(A_{ij}) - 1)/|D_{A_i}|` over every record (suppressed ones at the top) for QI ``i``."""
+    h, level = classes.hierarchies[i], classes.levels[i]
+    domain = h.n_values(0)
+    if domain <= 1:
+        return 0.0
+    covered = h.leaf_counts(level)[classes.codes[:, i]]
+    return (float(np.dot(classes.counts, covered - 1)) + classes.suppressed * (domain - 1)) / domain
 
 
 def discernibility(classes: ClassTable) -> int:

@@ -27,6 +27,16 @@ the target (the original's identifiers never), so :math:`U_{max}` and
 splits with ``*`` in every QI: what a user of the release sees.  The whole
 table was anonymized (not just its training part), as ``veil anonymize`` does;
 the test records' released versions are exactly what the release publishes.
+
+Classifiers (:data:`CLASSIFIERS`): ``decision-tree`` (CART,
+``min_samples_leaf=5``, on ordinal codes), ``naive-bayes`` (categorical naive
+Bayes, Laplace smoothing) and ``logistic-regression`` (on one-hot features).
+
+Reading the figures: :math:`p(T, s_{max}(T))` (``a_base``) is also the accuracy
+of every classifier that learns nothing: :math:`U_{base}` when the table has no
+column but the QIs and the target.  :math:`U_{san} - U_{base}` is the utility
+gain of the anonymization over trivial sanitization, :math:`A_{acc}` the
+attacker's.
 """
 
 from __future__ import annotations
@@ -322,25 +332,16 @@ class Workload:
         )
 
 
-def workload(  # long only by its numpydoc docstring: the body prepares and scores
-    original: Dataset,
-    release: pd.DataFrame,
-    *,
-    target: str,
-    classifiers: Sequence[str] = CLASSIFIERS,
-    quasi_identifiers: Sequence[str] | None = None,
-    levels: Mapping[str, int] | None = None,
-    aligned: bool = False,
-    test_size: float = 1 / 3,
-    random_state: int = 0,
+def workload(
+    original: Dataset, release: pd.DataFrame, *, target: str, classifiers: Sequence[str] = CLASSIFIERS,
+    quasi_identifiers: Sequence[str] | None = None, levels: Mapping[str, int] | None = None,
+    aligned: bool = False, test_size: float = 1 / 3, random_state: int = 0,
 ) -> WorkloadResult:
     """Workload utility of a release: :math:`U_{base}`, :math:`U_{san}`, :math:`U_{max}` and :math:`A_{acc}`.
 
-    Each classifier is trained three times, on the same training records of
-    the original (:math:`U_{max}`), of the original without its
-    quasi-identifiers (:math:`U_{base}`, the trivially sanitized table) and
-    of the release (:math:`U_{san}`), and scored on the same held-out
-    records.  See the module docstring for the protocol.
+    Each classifier is trained on the same records of the original (:math:`U_{max}`), of the original
+    without its QIs (:math:`U_{base}`) and of the release (:math:`U_{san}`), and scored on the same
+    held-out records.  See the module docstring for the protocol and how to read the figures.
 
     Parameters
     ----------
@@ -351,10 +352,8 @@ def workload(  # long only by its numpydoc docstring: the body prepares and scor
     target : str
         The attribute to predict (not a quasi-identifier).
     classifiers : sequence of str
-        Names from :data:`CLASSIFIERS`: ``decision-tree`` (CART,
-        ``min_samples_leaf=5``, on ordinal codes), ``naive-bayes`` (categorical
-        naive Bayes, Laplace smoothing) and ``logistic-regression`` (on one-hot
-        features).
+        Names from :data:`CLASSIFIERS` (``decision-tree``, ``naive-bayes``,
+        ``logistic-regression``; the module docstring describes each).
     quasi_identifiers : sequence of str, optional
     levels : mapping of str to int, optional
         The release's level per QI (its report's ``transformation``).
@@ -374,18 +373,10 @@ def workload(  # long only by its numpydoc docstring: the body prepares and scor
         A_{acc} = \\frac{1}{|T|}\\sum_{\\langle t\\rangle} |\\langle t\\rangle|\\,
         p(\\langle t\\rangle, s_{max}(\\langle t\\rangle)) - p(T, s_{max}(T))
 
-    :math:`p(T, s_{max}(T))` (``a_base``) is also the accuracy of every
-    classifier that learns nothing: :math:`U_{base}` when the table has no
-    column but the QIs and the target.  :math:`U_{san} - U_{base}` is the
-    utility gain of the anonymization over trivial sanitization,
-    :math:`A_{acc}` the attacker's.
-
     References
     ----------
-    J. Brickell and V. Shmatikov, "The cost of privacy: destruction of
-    data-mining utility in anonymized data publishing", KDD 2008, sec. 3
-    (:math:`A_{acc}`) and sec. 4 (workload utility :math:`U^w_{base}`,
-    :math:`U^w_{san}`, :math:`U^w_{max}`).
+    J. Brickell and V. Shmatikov, "The cost of privacy: destruction of data-mining utility in
+    anonymized data publishing", KDD 2008, sec. 3 (:math:`A_{acc}`) and sec. 4 (workload utility).
 
     Examples
     --------
@@ -397,10 +388,8 @@ def workload(  # long only by its numpydoc docstring: the body prepares and scor
     >>> result.to_dict()["classifiers"]["decision-tree"]["u_max"]
     1.0
     """
-    prepared = Workload(
-        original, target=target, classifiers=classifiers, quasi_identifiers=quasi_identifiers,
-        test_size=test_size, random_state=random_state,
-    )
+    prepared = Workload(original, target=target, classifiers=classifiers, quasi_identifiers=quasi_identifiers,
+                        test_size=test_size, random_state=random_state)
     return prepared.score(release, levels=levels, aligned=aligned)
 
 

@@ -233,7 +233,7 @@ def _merged_classes(judge: _Judge, label_columns: list[np.ndarray], row_part: np
     return len(uniques)
 
 
-# mondrian() is long only by its docstring (the user's reference); its body is five named steps.
+# long because its docstring is the user's reference for six parameters and the NCP/GCP details; the body is ~40 lines.
 def mondrian(
     dataset: Dataset,
     models: Sequence[PrivacyModel],

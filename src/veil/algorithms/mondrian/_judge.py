@@ -17,23 +17,8 @@ import pandas as pd
 from veil.classes import SUPPRESSED, ClassTable
 from veil.dataset import Dataset
 from veil.errors import ParameterError
-from veil.models import (
-    AlphaKAnonymity,
-    BasicBetaLikeness,
-    DeltaDisclosure,
-    DistinctLDiversity,
-    EnhancedBetaLikeness,
-    EntropyLDiversity,
-    EqualDistanceTCloseness,
-    HierarchicalTCloseness,
-    KAnonymity,
-    KLinkAnonymity,
-    MaxProsecutorRisk,
-    OrderedDistanceTCloseness,
-    PresentValuesDeltaDisclosure,
-    PrivacyModel,
-    RecursiveCLDiversity,
-)
+from veil.models import AlphaKAnonymity, DistinctLDiversity, KAnonymity, KLinkAnonymity, PrivacyModel
+from veil.models.registry import class_local_models
 from veil.schema import Attribute, Role, Schema
 
 __all__ = ["CLASS_LOCAL_MODELS", "suppression_for_root"]
@@ -43,23 +28,9 @@ __all__ = ["CLASS_LOCAL_MODELS", "suppression_for_root"]
 #: partition's verdict must not depend on the other partitions (table-level
 #: models such as ``AverageRisk``) nor on the released labels (``KMap``,
 #: ``DeltaPresence``, ``LKCPrivacy`` match classes by QI values), because the
-#: algorithm decides splits one partition at a time.
-CLASS_LOCAL_MODELS: tuple[type[PrivacyModel], ...] = (
-    KAnonymity,
-    KLinkAnonymity,
-    MaxProsecutorRisk,
-    DistinctLDiversity,
-    EntropyLDiversity,
-    RecursiveCLDiversity,
-    EqualDistanceTCloseness,
-    OrderedDistanceTCloseness,
-    HierarchicalTCloseness,
-    DeltaDisclosure,
-    PresentValuesDeltaDisclosure,
-    AlphaKAnonymity,
-    BasicBetaLikeness,
-    EnhancedBetaLikeness,
-)
+#: algorithm decides splits one partition at a time.  They are the built-in
+#: models whose ``class_local`` fact is true, in registry order.
+CLASS_LOCAL_MODELS: tuple[type[PrivacyModel], ...] = class_local_models()
 
 
 # ------------------------------------------------------------------------ checks

@@ -47,8 +47,7 @@ def _domain(dataset: Dataset, column: str, domains: Mapping[str, Sequence[Any]])
     return np.array(labels, dtype=object), source
 
 
-# alpha_beta is long only by its numpydoc docstring (the definition, the set semantics and the
-# exact sampling of D \ I are documented there); its body is a few named steps below.
+# long because its docstring defines the αβ algorithm, its set semantics and the exact sampling of D \ I.
 def alpha_beta(
     dataset: Dataset,
     columns: Sequence[str] | None = None,
@@ -289,8 +288,22 @@ def _decode(keys: np.ndarray, labels: list[np.ndarray], strides: np.ndarray, col
 
 
 
-# alpha_beta_query is long by its numpydoc docstring; the body (about 30 lines) is one pass over the
-# released columns.
+def _selected_domain(column: str, domain_arr: np.ndarray, choice: Any) -> np.ndarray:
+    """The mask over ``column``'s public domain that ``choice`` (labels or a function) selects."""
+    if callable(choice):
+        mask = np.asarray(choice(domain_arr.astype(str)), dtype=bool)
+        if mask.shape != domain_arr.shape:
+            raise ParameterError(
+                f"The selection function for column {column!r} must return one boolean per domain "
+                f"value ({len(domain_arr)}). Got shape {mask.shape} instead."
+            )
+        return mask
+    if isinstance(choice, str):
+        choice = [choice]
+    wanted = {str(v) for v in choice}
+    return np.array([v in wanted for v in domain_arr], dtype=bool)
+
+
 def alpha_beta_query(release: Recoding, where: Mapping[str, Selection] | None = None) -> float:
     """Estimate a conjunctive counting query from an αβ release.
 
@@ -344,19 +357,7 @@ def alpha_beta_query(release: Recoding, where: Mapping[str, Selection] | None = 
             n_d *= len(domain)
             continue
         domain_arr = np.asarray(domain, dtype=object)
-        choice = where[column]
-        if callable(choice):
-            mask = np.asarray(choice(domain_arr.astype(str)), dtype=bool)
-            if mask.shape != domain_arr.shape:
-                raise ParameterError(
-                    f"The selection function for column {column!r} must return one boolean per domain "
-                    f"value ({len(domain_arr)}). Got shape {mask.shape} instead."
-                )
-        else:
-            if isinstance(choice, str):
-                choice = [choice]
-            wanted = {str(v) for v in choice}
-            mask = np.array([v in wanted for v in domain_arr], dtype=bool)
+        mask = _selected_domain(column, domain_arr, where[column])
         n_d *= int(mask.sum())
         chosen = set(domain_arr[mask].tolist())
         values = release.data[column].astype(object).where(release.data[column].notna(), MISSING)

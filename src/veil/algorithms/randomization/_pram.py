@@ -110,7 +110,19 @@ def pram_estimate(observed_counts: Any, transition: Any) -> np.ndarray:
     return np.linalg.solve(matrix.T, observed)
 
 
-# invariant_transition is long by its docstring (the construction and its proof); the body is 20 lines.
+def _check_counts(counts: Any) -> np.ndarray:
+    """The frequencies of :func:`invariant_transition` as a float array: 1-D, finite, nonnegative, one positive."""
+    t = np.asarray(counts, dtype=float)
+    if t.ndim != 1 or len(t) == 0:
+        raise ParameterError("The 'counts' parameter of invariant_transition must be a non-empty 1-D array.")
+    if not np.isfinite(t).all() or (t < 0).any() or not (t > 0).any():
+        raise ParameterError(
+            "The 'counts' parameter of invariant_transition must be finite and nonnegative, with at "
+            "least one positive count."
+        )
+    return t
+
+
 def invariant_transition(counts: Any, p: float) -> np.ndarray:
     """An invariant PRAM matrix: the original frequencies are its fixed point.
 
@@ -156,14 +168,7 @@ def invariant_transition(counts: Any, p: float) -> np.ndarray:
     Gouweleeuw, Kooiman, Willenborg, de Wolf (1998), the invariant PRAM
     construction.
     """
-    t = np.asarray(counts, dtype=float)
-    if t.ndim != 1 or len(t) == 0:
-        raise ParameterError("The 'counts' parameter of invariant_transition must be a non-empty 1-D array.")
-    if not np.isfinite(t).all() or (t < 0).any() or not (t > 0).any():
-        raise ParameterError(
-            "The 'counts' parameter of invariant_transition must be finite and nonnegative, with at "
-            "least one positive count."
-        )
+    t = _check_counts(counts)
     p = check_real("p", p, "invariant_transition", low=0.0, high=1.0)
     k = len(t)
     matrix = np.eye(k)
@@ -232,8 +237,7 @@ def _draw(matrix: np.ndarray, codes: np.ndarray, rng: np.random.Generator) -> np
     return np.clip(drawn, 0, k - 1)  # u + k rounding up to k + 1 (probability ~2^-53)
 
 
-# pram is long only by its numpydoc docstring (parameters, the sampling and why PRAM is not DP);
-# its body validates, then randomizes each column through _pram_matrix and _draw.
+# long because its docstring documents every parameter, the sampling and why PRAM is not DP.
 def pram(
     dataset: Dataset,
     columns: Sequence[str] | None = None,

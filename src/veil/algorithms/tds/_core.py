@@ -175,7 +175,7 @@ def _release(dataset: Dataset, base: ClassTable, search: _Search) -> pd.DataFram
     return data
 
 
-# top_down_specialization() is long only by its docstring (the user's reference); its body is named steps.
+# long because its docstring is the user's reference (parameters, scoring, stopping rule); the body is named steps.
 def top_down_specialization(
     dataset: Dataset,
     models: Sequence[PrivacyModel],

@@ -155,66 +155,8 @@ class BackgroundKnowledgeResult:
         }
 
 
-# background_knowledge_attack() is long by its numpydoc docstring (the user's reference); its body is 47 lines.
-def background_knowledge_attack(
-    classes: Any,
-    prior: Mapping[str, float] | Sequence[float] | np.ndarray,
-    *,
-    sensitive: str | None = None,
-    confidence: float = 0.95,
-) -> BackgroundKnowledgeResult:
-    """The background-knowledge attack: combine a prior over sensitive values with the release.
-
-    Parameters
-    ----------
-    classes : ClassTable, Dataset or DataFrame
-    prior : mapping of value to probability, or array over the value domain
-        The adversary's belief about the target's sensitive value before the
-        release (e.g. "Japanese rarely have heart disease": ``{"Heart Disease": 0.0}``).
-        A mapping may list only some values; the rest of the mass (1 minus
-        their sum) is shared equally by the unlisted values.  An array is
-        normalised.
-    sensitive : str, optional
-    confidence : float in (0, 1]
-        A class *discloses* a value when the posterior of that value reaches it.
-
-    Returns
-    -------
-    BackgroundKnowledgeResult
-
-    Raises
-    ------
-    ParameterError
-        A negative or non-finite prior, a mapping whose values sum above 1 or
-        name values outside the domain, an array of the wrong length.
-
-    Notes
-    -----
-    Locating the target's class :math:`j` restricts its value to the class's
-    histogram :math:`h_j`; the prior weighs those records:
-
-    .. math:: \\Pr[s \\mid j] = \\frac{\\text{prior}(s)\\, h_j(s)}{\\sum_{s'} \\text{prior}(s')\\, h_j(s')}.
-
-    The gain of class :math:`j` is :math:`\\max_s (\\Pr[s\\mid j] - \\text{prior}(s))`.
-
-    References
-    ----------
-    A. Machanavajjhala, D. Kifer, J. Gehrke and M. Venkitasubramaniam,
-    "l-diversity: privacy beyond k-anonymity", ACM TKDD 1(1), 2007, sec. 3.1
-    (Umeko's example) and sec. 4 (the Bayes-optimal posterior).
-
-    Examples
-    --------
-    >>> from veil.datasets import load_patients_3anonymous
-    >>> result = background_knowledge_attack(load_patients_3anonymous(), {"Heart Disease": 0.0})
-    >>> result.disclosed_classes
-    2
-    """
-    confidence = check_real("confidence", confidence, "background_knowledge_attack", low=0.0, high=1.0,
-                            closed="right")
-    table = as_classes(classes, owner="background_knowledge_attack")
-    hist = _histogram(table, sensitive)
-    labels = np.asarray(hist.labels, dtype=object)
+def _prior_weights(prior: Any, labels: np.ndarray, name: str) -> np.ndarray:
+    """The adversary's prior over the ``labels`` of attribute ``name``, checked and normalised to 1."""
     v = len(labels)
     if isinstance(prior, Mapping):
         position = {str(label): i for i, label in enumerate(labels)}
@@ -222,7 +164,7 @@ def background_knowledge_attack(
         for key, value in prior.items():
             if str(key) not in position:
                 raise ParameterError(
-                    f"The prior names {key!r}, which is not a value of {hist.name!r}."
+                    f"The prior names {key!r}, which is not a value of {name!r}."
                 )
             value = check_real(f"prior[{key!r}]", value, "background_knowledge_attack", low=0.0, high=1.0)
             weights[position[str(key)]] = value
@@ -238,19 +180,85 @@ def background_knowledge_attack(
         weights = np.asarray(prior, dtype=np.float64).reshape(-1)
         if weights.shape != (v,):
             raise ParameterError(
-                f"The prior must have one weight per value of {hist.name!r} ({v}). Got {weights.shape[0]} instead."
+                f"The prior must have one weight per value of {name!r} ({v}). Got {weights.shape[0]} instead."
             )
         if not np.all(np.isfinite(weights)) or (weights < 0).any():
             raise ParameterError("The prior weights must be finite and non-negative.")
     if not weights.sum() > 0:
         raise ParameterError("The prior gives every value probability 0; at least one must be positive.")
     weights = weights / weights.sum()
-    joint = hist.counts * weights[None, :]
+    return weights
+
+
+def _bayes(
+    counts: np.ndarray, weights: np.ndarray, sizes: np.ndarray, confidence: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per class: the posterior over values, the largest gain over the prior, whether a value
+    reaches ``confidence``, whether the prior contradicts the class (gives all its records 0)."""
+    v = len(weights)
+    joint = counts * weights[None, :]
     norm = joint.sum(axis=1)
-    contradicted = (norm <= 0) & (table.counts > 0)
+    contradicted = (norm <= 0) & (sizes > 0)
     posterior = np.divide(joint, norm[:, None], out=np.zeros_like(joint), where=norm[:, None] > 0)
     gain = np.where(norm > 0, (posterior - weights[None, :]).max(axis=1) if v else 0.0, 0.0)
-    disclosed = (posterior.max(axis=1) >= confidence - 1e-12) if v else np.zeros(table.n_classes, bool)
+    disclosed = (posterior.max(axis=1) >= confidence - 1e-12) if v else np.zeros(len(sizes), bool)
+    return posterior, gain, disclosed, contradicted
+
+
+def background_knowledge_attack(
+    classes: Any, prior: Mapping[str, float] | Sequence[float] | np.ndarray, *,
+    sensitive: str | None = None, confidence: float = 0.95,
+) -> BackgroundKnowledgeResult:
+    """The background-knowledge attack: combine a prior over sensitive values with the release.
+
+    Parameters
+    ----------
+    classes : ClassTable, Dataset or DataFrame
+    prior : mapping of value to probability, or array over the value domain
+        The adversary's belief about the target's value before the release (e.g. ``{"Heart Disease":
+        0.0}``).  A mapping may list some values only (the unlisted ones share the rest of the mass
+        equally); an array is normalised.
+    sensitive : str, optional
+    confidence : float in (0, 1]
+        A class *discloses* a value when the posterior of that value reaches it.
+
+    Returns
+    -------
+    BackgroundKnowledgeResult
+
+    Raises
+    ------
+    ParameterError
+        A negative or non-finite prior, a mapping summing above 1 or naming values outside the
+        domain, an array of the wrong length.
+
+    Notes
+    -----
+    Locating the target's class :math:`j` restricts its value to the class's
+    histogram :math:`h_j`; the prior weighs those records:
+
+    .. math:: \\Pr[s \\mid j] = \\frac{\\text{prior}(s)\\, h_j(s)}{\\sum_{s'} \\text{prior}(s')\\, h_j(s')}.
+    The gain of class :math:`j` is :math:`\\max_s (\\Pr[s\\mid j] - \\text{prior}(s))`.
+
+    References
+    ----------
+    A. Machanavajjhala, D. Kifer, J. Gehrke and M. Venkitasubramaniam,
+    "l-diversity: privacy beyond k-anonymity", ACM TKDD 1(1), 2007, sec. 3.1
+    (Umeko's example) and sec. 4 (the Bayes-optimal posterior).
+
+    Examples
+    --------
+    >>> from veil.datasets import load_patients_3anonymous
+    >>> background_knowledge_attack(load_patients_3anonymous(), {"Heart Disease": 0.0}).disclosed_classes
+    2
+    """
+    confidence = check_real("confidence", confidence, "background_knowledge_attack", low=0.0, high=1.0,
+                            closed="right")
+    table = as_classes(classes, owner="background_knowledge_attack")
+    hist = _histogram(table, sensitive)
+    labels = np.asarray(hist.labels, dtype=object)
+    weights = _prior_weights(prior, labels, hist.name)
+    posterior, gain, disclosed, contradicted = _bayes(hist.counts, weights, table.counts, confidence)
     best = int(np.argmax(gain)) if len(gain) else -1
     return BackgroundKnowledgeResult(
         hist.name, labels, weights, posterior, gain,

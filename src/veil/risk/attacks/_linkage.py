@@ -1,4 +1,11 @@
-"""Record linkage (Sweeney 2002): join a release to an identified external table."""
+"""Record linkage (Sweeney 2002): join a release to an identified external table.
+
+Each external record's candidate set is the release's records with the same
+(generalized) values on the join attributes: the release's class sizes
+projected on them, looked up by one vectorised join.  A candidate set of size 1
+re-identifies the record.  Records suppressed in the release match no one;
+external values a release hierarchy does not cover match no one either.
+"""
 
 from __future__ import annotations
 
@@ -69,25 +76,19 @@ def _external_frame(external: Any) -> pd.DataFrame:
     raise TypeError(f"The external table must be a Dataset or a DataFrame. Got {type(external).__name__} instead.")
 
 
-# linkage_attack() is long by its numpydoc docstring (the user's reference); its body is 24 lines.
 def linkage_attack(
-    release: Any,
-    external: Any,
-    *,
-    on: Sequence[str] | None = None,
-    k: int = 2,
-    id_column: str | None = None,
+    release: Any, external: Any, *, on: Sequence[str] | None = None, k: int = 2, id_column: str | None = None,
 ) -> LinkageResult:
     """Sweeney's linkage attack: join a release to an identified table on shared attributes.
+
+    A candidate set of size 1 re-identifies the record (the module docstring describes the join).
 
     Parameters
     ----------
     release : ClassTable, Dataset or DataFrame
-        The published table.  A :class:`ClassTable` carries its
-        generalization: the external table's raw values are mapped through the
-        release's hierarchies to its levels before the join (a voter list
-        with exact birth dates against a release with birth decades).  A
-        Dataset or DataFrame is joined exactly on its values.
+        The published table.  A :class:`ClassTable` carries its generalization: the external values
+        are mapped through its hierarchies to its levels before the join (exact birth dates against
+        birth decades).  A Dataset or DataFrame is joined exactly on its values.
     external : Dataset or DataFrame
         The adversary's identified table (e.g. a voter list).
     on : sequence of str, optional
@@ -95,8 +96,7 @@ def linkage_attack(
     k : int in [2, inf)
         Candidate sets smaller than ``k`` (but not empty) are counted in ``below_k``.
     id_column : str, optional
-        A ground-truth identifier present in both tables (simulation only):
-        counts how many unique matches are the right record.
+        A ground-truth identifier in both tables (simulation): counts the unique matches that are right.
 
     Returns
     -------
@@ -109,18 +109,9 @@ def linkage_attack(
     SchemaError
         A table has no records.
 
-    Notes
-    -----
-    Each external record's candidate set is the release's records with the
-    same (generalized) values on ``on``: the release's class sizes projected
-    on ``on``, looked up by one vectorised join.  A candidate set of size 1
-    re-identifies the record.  Records suppressed in the release match no one.
-    External values a release hierarchy does not cover match no one either.
-
     References
     ----------
-    L. Sweeney, "k-anonymity: a model for protecting privacy", Int. J.
-    Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 557-570, 2002
+    L. Sweeney, "k-anonymity: a model for protecting privacy", IJUFKS 10(5), 557-570, 2002
     (the Massachusetts GIC / Cambridge voter list linkage).
 
     Examples
@@ -137,6 +128,20 @@ def linkage_attack(
         raise SchemaError("The external table has no records; there is nothing to link.")
     attributes = _join_attributes(release, on, frame, id_column)
     ext = pd.DataFrame({a: frame[a].astype(str).to_numpy() for a in attributes})
+    candidates, released_ids = _candidates(release, attributes, ext, id_column)
+    matched, unique = int(np.count_nonzero(candidates)), int(np.count_nonzero(candidates == 1))
+    below_k = int(np.count_nonzero((candidates >= 1) & (candidates < k)))
+    correct = None
+    if released_ids is not None:  # simulation only: how many unique matches are the right record
+        ids = ext.merge(released_ids, how="left", on=list(attributes), sort=False)["_rid"].to_numpy(dtype=object)
+        correct = int(np.count_nonzero((candidates == 1) & (ids == frame[id_column].astype(str).to_numpy(object))))
+    return LinkageResult(attributes, len(frame), matched, unique, below_k, k, candidates, correct)
+
+
+def _candidates(
+    release: Any, attributes: tuple[str, ...], ext: pd.DataFrame, id_column: str | None
+) -> tuple[np.ndarray, pd.DataFrame | None]:
+    """The candidate-set size of each external record, and the release's ids by value (with ``id_column``)."""
     if isinstance(release, ClassTable):
         if id_column is not None:
             raise ParameterError("id_column needs the release as a Dataset or DataFrame (a class table has no ids).")
@@ -145,16 +150,7 @@ def linkage_attack(
         released, released_ids = _released_groups(release, attributes, id_column)
     released = released.astype({a: str for a in attributes})
     merged = ext.merge(released[list(attributes) + ["count"]], how="left", on=list(attributes), sort=False)
-    candidates = merged["count"].to_numpy(dtype=np.float64, na_value=0.0).astype(np.int64)
-    matched = int(np.count_nonzero(candidates))
-    unique = int(np.count_nonzero(candidates == 1))
-    below_k = int(np.count_nonzero((candidates >= 1) & (candidates < k)))
-    correct = None
-    if released_ids is not None:
-        ids = ext.merge(released_ids, how="left", on=list(attributes), sort=False)["_rid"].to_numpy(dtype=object)
-        truth = frame[id_column].astype(str).to_numpy(dtype=object)
-        correct = int(np.count_nonzero((candidates == 1) & (ids == truth)))
-    return LinkageResult(attributes, len(frame), matched, unique, below_k, k, candidates, correct)
+    return merged["count"].to_numpy(dtype=np.float64, na_value=0.0).astype(np.int64), released_ids
 
 
 def _join_attributes(release: Any, on: Sequence[str] | None, frame: pd.DataFrame, id_column: str | None) -> tuple[str, ...]:

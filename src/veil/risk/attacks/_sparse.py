@@ -121,24 +121,16 @@ class SparseLinkageResult:
         }
 
 
-# sparse_linkage_attack() is long by its numpydoc docstring (the user's reference); its body is 44 lines.
 def sparse_linkage_attack(
-    data: Any,
-    *,
-    aux_size: int,
-    targets: int = 100,
-    noise: float = 0.0,
-    tolerance: float | None = None,
-    eccentricity: float = 1.5,
-    seed: int | np.random.Generator | None = None,
+    data: Any, *, aux_size: int, targets: int = 100, noise: float = 0.0, tolerance: float | None = None,
+    eccentricity: float = 1.5, seed: int | np.random.Generator | None = None,
 ) -> SparseLinkageResult:
     """Simulate Narayanan & Shmatikov's de-anonymization of a sparse table.
 
-    For each simulated target (a record with at least ``aux_size`` values),
-    the adversary knows ``aux_size`` of its (attribute, value) pairs, each
-    off by up to ``noise``; every record is scored
-    (:func:`sparse_linkage_scores`), and the best one is declared the target
-    when it stands out: :math:`(s_1 - s_2)/\\sigma \\ge \\phi` (eccentricity).
+    For each simulated target (a record with at least ``aux_size`` values), the adversary knows
+    ``aux_size`` of its (attribute, value) pairs, each off by up to ``noise``; every record is scored
+    (:func:`sparse_linkage_scores`), and the best one is declared the target when it stands out:
+    :math:`(s_1 - s_2)/\\sigma \\ge \\phi` (eccentricity).
 
     Parameters
     ----------
@@ -162,7 +154,6 @@ def sparse_linkage_attack(
 
     Notes
     -----
-    Scores are vectorised over records and over a batch of targets at once.
     The paper re-identified 99% of Netflix Prize subscribers from 8 ratings
     (2 possibly wrong) with dates known within ±14 days.
 
@@ -178,6 +169,25 @@ def sparse_linkage_attack(
     tol = noise if tolerance is None else check_real("tolerance", tolerance, "sparse_linkage_attack", low=0.0)
     eccentricity = check_real("eccentricity", eccentricity, "sparse_linkage_attack", low=0.0)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    chosen, aux_idx, aux_val = _auxiliary(values, aux_size, targets, noise, rng)
+    t = len(chosen)
+    weights = _weights(values)[aux_idx]  # (t, a)
+    batch = max(1, int(4_000_000 // max(1, values.shape[0] * aux_size)))
+    identified = false = 0
+    for start in range(0, t, batch):
+        stop = min(t, start + batch)
+        stands_out, right = _pick(values, aux_idx[start:stop], aux_val[start:stop], weights[start:stop],
+                                  chosen[start:stop], tol, eccentricity)
+        identified += int(np.count_nonzero(stands_out & right))
+        false += int(np.count_nonzero(stands_out & ~right))
+    return SparseLinkageResult(aux_size, t, identified, false, identified / t, eccentricity)
+
+
+def _auxiliary(
+    values: np.ndarray, aux_size: int, targets: int, noise: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The simulated targets, and for each the ``aux_size`` attributes the adversary knows and
+    their values, each off by up to ``noise``."""
     present = ~np.isnan(values)
     eligible = np.flatnonzero(present.sum(axis=1) >= aux_size)
     if len(eligible) == 0:
@@ -192,26 +202,27 @@ def sparse_linkage_attack(
     keys = np.where(present[chosen], rng.random((t, values.shape[1])), np.inf)
     aux_idx = np.argsort(keys, axis=1)[:, :aux_size]
     aux_val = values[chosen[:, None], aux_idx] + rng.uniform(-noise, noise, size=(t, aux_size)) * (noise > 0)
-    weights = _weights(values)[aux_idx]  # (t, a)
+    return chosen, aux_idx, aux_val
+
+
+def _pick(
+    values: np.ndarray, aux_idx: np.ndarray, aux_val: np.ndarray, weights: np.ndarray,
+    chosen: np.ndarray, tol: float, eccentricity: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """For a batch of targets: whether the best-scoring record stands out, and whether it is the target.
+
+    Scores are vectorised over records and over the batch of targets at once."""
     n = values.shape[0]
-    batch = max(1, int(4_000_000 // max(1, n * aux_size)))
-    identified = false = 0
-    for start in range(0, t, batch):
-        stop = min(t, start + batch)
-        sub = values[:, aux_idx[start:stop]]  # (n, b, a)
-        with np.errstate(invalid="ignore"):
-            match = np.abs(sub - aux_val[None, start:stop, :]) <= tol + 1e-12
-        scores = np.einsum("nba,ba->bn", match.astype(np.float64), weights[start:stop])  # (b, n)
-        if n >= 2:
-            top2 = np.partition(scores, n - 2, axis=1)[:, n - 2:]
-            best, second = top2[:, 1], top2[:, 0]
-        else:
-            best, second = scores[:, 0], np.zeros(stop - start)
-        sigma = scores.std(axis=1)
-        stands_out = np.where(sigma > 0, (best - second) / np.where(sigma > 0, sigma, 1.0), 0.0) >= eccentricity
-        stands_out &= best > second
-        winner = np.argmax(scores, axis=1)
-        right = winner == chosen[start:stop]
-        identified += int(np.count_nonzero(stands_out & right))
-        false += int(np.count_nonzero(stands_out & ~right))
-    return SparseLinkageResult(aux_size, t, identified, false, identified / t, eccentricity)
+    sub = values[:, aux_idx]  # (n, b, a)
+    with np.errstate(invalid="ignore"):
+        match = np.abs(sub - aux_val[None, :, :]) <= tol + 1e-12
+    scores = np.einsum("nba,ba->bn", match.astype(np.float64), weights)  # (b, n)
+    if n >= 2:
+        top2 = np.partition(scores, n - 2, axis=1)[:, n - 2:]
+        best, second = top2[:, 1], top2[:, 0]
+    else:
+        best, second = scores[:, 0], np.zeros(len(chosen))
+    sigma = scores.std(axis=1)
+    stands_out = np.where(sigma > 0, (best - second) / np.where(sigma > 0, sigma, 1.0), 0.0) >= eccentricity
+    stands_out &= best > second
+    return stands_out, np.argmax(scores, axis=1) == chosen
