@@ -54,7 +54,7 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
             out[position] = column.iloc[rows].reset_index(drop=True)
         else:
             out[position] = _series(data.take(indices), column.dtype)
-    result = pd.DataFrame(out, copy=False)
+    result = pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)
     result.columns = frame.columns
     return result
 
