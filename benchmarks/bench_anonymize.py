@@ -1,6 +1,7 @@
 """Time veil's anonymization: the lattice search and the whole process.
 
-Run: ``.venv/bin/python benchmarks/bench_anonymize.py`` (from the repository root).
+Run: ``.venv/bin/python benchmarks/bench_anonymize.py`` (from the repository root);
+``--in-process`` times only the whole ``anonymize()`` call on four configurations.
 
 Adult with its 8 QIs, Loss metric, search time only, median of 5 warm runs.
 The comparison with ARX is measured side by side by ``benchmarks/vs_arx/run.py``
@@ -273,8 +274,50 @@ def main() -> None:
     print(f"\nWrote {RESULTS.relative_to(ROOT)}")
 
 
+IN_PROCESS_CONFIGS = {  # (copies of Adult, k, suppression): the fixed costs around a fast search (issue #16)
+    "Adult, k=10, 0%": (1, 10, 0.0),
+    "Adult, k=5, 0%": (1, 5, 0.0),
+    "Adult, k=5, 5%": (1, 5, 0.05),
+    "Adult x30, k=5, 5%": (30, 5, 0.05),
+}
+
+
+def in_process(runs: int = 5) -> None:
+    """The whole ``veil.anonymize()`` call, after ``Dataset.from_pandas`` (median of ``runs`` warm runs).
+
+    ``python benchmarks/bench_anonymize.py --in-process``: prints one row per
+    configuration (search and the rest apart) and the load average; writes
+    ``benchmarks/results/anonymize_in_process.json``.
+    """
+    out = {"load_average": os.getloadavg(), "runs": runs, "configs": {}}
+    datasets = {1: load_adult()}
+    print("| configuration | anonymize() s (median) | search s | rest s | node |")
+    print("|---|---|---|---|---|")
+    for name, (copies, k, s) in IN_PROCESS_CONFIGS.items():
+        if copies not in datasets:
+            datasets[copies] = replicated(copies)[0]
+        dataset = datasets[copies]
+        anonymize(dataset, [KAnonymity(k=k)], suppression_limit=s, seed=SEED)  # warm-up (encodings cached)
+        total, searched = [], []
+        for _ in range(runs):
+            start = time.perf_counter()
+            r = anonymize(dataset, [KAnonymity(k=k)], suppression_limit=s, seed=SEED)
+            total.append(time.perf_counter() - start)
+            searched.append(r.search.seconds)
+        t, q = statistics.median(total), statistics.median(searched)
+        node = [r.transformation[qi] for qi in dataset.quasi_identifiers]
+        out["configs"][name] = {"anonymize_s_median": t, "anonymize_s_all": total, "search_s_median": q,
+                                "node": node}
+        print(f"| {name} | {t:.3f} | {q:.3f} | {t - q:.3f} | {node} |")
+    print(f"load average (1, 5, 15 min) at start: {out['load_average']}")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    (RESULTS.parent / "anonymize_in_process.json").write_text(json.dumps(out, indent=2) + "\n")
+
+
 if __name__ == "__main__":
     if "--child-1m" in sys.argv:
         child_1m()
+    elif "--in-process" in sys.argv:
+        in_process()
     else:
         main()

@@ -37,6 +37,7 @@ from veil.errors import HierarchyError, InfeasibleError, ParameterError, Verific
 from veil.models import KAnonymity, PrivacyModel
 from veil.pipeline._policy import ColumnTreatment, ReleasePolicy, suppressed_mode
 from veil.pipeline._report import SEED_WARNING, release_report
+from veil.pipeline._rows import blank_rows, take_rows
 from veil.pipeline._suppressed import SuppressedGroup, sensitive_models
 from veil.utility import METRICS
 
@@ -144,7 +145,7 @@ def verify(
         sensitive.append(label)
     if suppressed != "keep":
         mask = _star_rows(data, qis) if suppressed_rows is None else np.asarray(suppressed_rows, dtype=np.bool_)
-        data = data.loc[~mask]
+        data = take_rows(data, np.flatnonzero(~mask))
     if len(data) == 0:  # every record was suppressed: check the all-'*' table it stands for
         data = dataset.frame.copy()
         for name in qis:
@@ -402,16 +403,12 @@ def _publish(data, star, dataset, mode, published, *, shuffle, seed):
     """The released rows: suppressed ones dropped, blanked or kept; the published
     columns only; shuffled.  Returns the table and each row's input row."""
     rows = np.flatnonzero(~star) if mode == "drop" else np.arange(len(data))
-    out = data.iloc[rows].reset_index(drop=True)
+    if shuffle:
+        rows = rows[np.random.default_rng(seed).permutation(len(rows))]  # seed None: OS entropy
+    out = take_rows(data.loc[:, list(published)], rows)  # one take per column, drop and shuffle together
     if mode == "blank" and star.any():
         blank = star[rows]
         for name in dataset.sensitive:
-            values = out[name].to_numpy(dtype=object, copy=True)
-            values[blank] = SUPPRESSED
-            out[name] = pd.array(values, dtype=object)
-    out = out.loc[:, list(published)]
-    if shuffle:
-        order = np.random.default_rng(seed).permutation(len(out))  # seed None: OS entropy
-        out = out.iloc[order].reset_index(drop=True)
-        rows = rows[order]
+            if name in out.columns:
+                out[name] = blank_rows(out[name], blank, SUPPRESSED)
     return out, rows

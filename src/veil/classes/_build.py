@@ -182,15 +182,18 @@ def apply_to_rows(table: ClassTable, dataset: Dataset, *, drop_suppressed: bool 
     row_base = base.row_classes()  # a base table maps each record to its own class
     row_class = table.row_classes()
     suppressed = row_class < 0
-    out = dataset.frame.copy()
+    from veil.pipeline._rows import text_column
+
+    out = dataset.frame.copy(deep=False)
     for i, (name, h, level) in enumerate(zip(table.quasi_identifiers, table.hierarchies, table.levels)):
         if base.n_classes == 0:  # every record arrived suppressed
-            out[name] = pd.array(np.full(len(out), SUPPRESSED, dtype=object), dtype=object)
+            out[name] = text_column(np.zeros(len(out), dtype=np.int32), [SUPPRESSED])
             continue
-        leaf = base.codes[np.maximum(row_base, 0), i]
-        labels = h.labels[level][h.maps[level][leaf]]
-        labels = np.where(suppressed, SUPPRESSED, labels)
-        out[name] = pd.array(labels, dtype=object)
+        # by code: each row's generalized code, '*' appended as the last label
+        labels = h.labels[level]
+        codes = h.maps[level][base.codes[np.maximum(row_base, 0), i]]
+        codes = np.where(suppressed, len(labels), codes)
+        out[name] = text_column(codes, list(labels) + [SUPPRESSED])
     if drop_suppressed:
         out = out.loc[~suppressed].reset_index(drop=True)
     return out

@@ -49,6 +49,12 @@ DEFAULT_SUPPRESSED = "blank"
 UNLISTED = "unlisted"
 
 
+# values per column the release's identifier scan matches against patterns: a pattern flags a column
+# when at least half its values match, and at 1,000 values the standard error of that share is at most
+# 1.6 points (sqrt(0.25 / 1000)); ten times the sample cost 0.14 s on Adult's one unchanged column
+IDENTIFIER_SCAN_SAMPLE = 1_000
+
+
 class IdentifierLeakError(SchemaError):
     """A column that would be published looks like a direct identifier."""
 
@@ -158,7 +164,9 @@ class ReleasePolicy:
     def check_identifiers(self, frame: pd.DataFrame, columns: Iterable[str]) -> None:
         """Refuse to publish a column that the identifier scan flags, unless allowed by name.
 
-        Pseudonymized columns and the allowed ones are not scanned.  The error
+        Pseudonymized columns and the allowed ones are not scanned.  Value patterns
+        are matched on a sample of :data:`IDENTIFIER_SCAN_SAMPLE` values per column
+        (uniqueness on the whole column); the error
         names the column and the kind found, never a value.
 
         Raises
@@ -173,7 +181,7 @@ class ReleasePolicy:
         if not names or frame.empty:
             return
         text = frame[names].astype("string")
-        found = scan(text, columns=names).direct_identifiers
+        found = scan(text, columns=names, sample_size=IDENTIFIER_SCAN_SAMPLE).direct_identifiers
         if found:
             name = found[0]
             raise IdentifierLeakError(

@@ -52,6 +52,8 @@ def read_written(path: Path) -> pd.DataFrame:
 
 def _text(values: pd.Series | np.ndarray) -> np.ndarray:
     """Cells as the CSV writer writes them: text, missing as ``""``."""
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.StringDtype):  # text already: no per-cell str()
+        return values.fillna("").to_numpy(dtype=object)
     series = pd.Series(values, dtype=object)
     out = np.array(series.astype(str).to_numpy(dtype=object), dtype=object, copy=True)
     out[series.isna().to_numpy()] = ""
@@ -178,13 +180,15 @@ def _generalized(dataset: Any, name: str, level: int, rows: np.ndarray) -> np.nd
 
     h = dataset.hierarchies[name]
     encoded = dataset.encode(name)
-    labels = encoded.labels[encoded.codes[rows]]
     if encoded.missing_code >= 0:
         h = h.with_value(MISSING)
-    leaf = h.leaf_index(pd.unique(labels), column=name)
-    index = pd.Index(pd.unique(labels))
-    position = index.get_indexer(labels)
-    return _text(np.asarray(h.labels[level], dtype=object)[h.maps[level][np.asarray(leaf)[position]]])
+    codes = encoded.codes[rows]
+    # by code: each distinct value of these rows generalized once, then looked up per row
+    used = np.flatnonzero(np.bincount(codes, minlength=encoded.n_values) > 0)
+    leaf = np.asarray(h.leaf_index(encoded.labels[used], column=name))
+    per_code = np.empty(encoded.n_values, dtype=object)
+    per_code[used] = _text(np.asarray(h.labels[level], dtype=object)[h.maps[level][leaf]])
+    return per_code[codes]
 
 
 def _covers(dataset: Any, name: str, released: np.ndarray, rows: np.ndarray, report: Mapping[str, Any]) -> np.ndarray:

@@ -1,0 +1,43 @@
+"""The release's row take and label columns agree with pandas' own (slower) operations."""
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from veil.pipeline._rows import blank_rows, take_rows, text_column
+
+VALUES = st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "*", "é", ""])), min_size=1, max_size=30)
+
+
+@settings(max_examples=50, deadline=None)
+@given(values=VALUES, seed=st.integers(0, 2**16), drop=st.booleans())
+def test_take_rows_equals_iloc(values, seed, drop):
+    frame = pd.DataFrame({"text": values, "n": np.arange(len(values)), "same": values})
+    frame.columns = ["text", "n", "text"]  # a repeated name keeps its position
+    rng = np.random.default_rng(seed)
+    rows = rng.permutation(len(values))
+    if drop:
+        rows = np.sort(rows[: len(values) // 2])
+    pd.testing.assert_frame_equal(take_rows(frame, rows), frame.iloc[rows].reset_index(drop=True))
+
+
+def test_take_rows_keeps_the_row_count_without_columns():
+    frame = pd.DataFrame(index=range(4))
+    assert take_rows(frame, np.array([3, 1])).shape == (2, 0)
+
+
+def test_text_column_decodes_each_code_with_repeated_labels():
+    # codes 2, 0, 1, 2 over labels ["x", "y", "x"]: row by row x, x, y, x
+    column = text_column(np.array([2, 0, 1, 2]), ["x", "y", "x"])
+    assert column.tolist() == ["x", "x", "y", "x"]
+    assert column.dtype == pd.Series(["x"], dtype="str").dtype
+
+
+def test_blank_rows_sets_only_the_masked_rows():
+    column = pd.Series(["a", None, "c"], dtype="str", name="disease")
+    out = blank_rows(column, np.array([False, True, True]), "*")
+    assert out.tolist() == ["a", "*", "*"]
+    assert out.name == "disease" and column.tolist()[0] == "a" and pd.isna(column.tolist()[1])
+    objects = pd.Series([1, 2], dtype=object)
+    assert blank_rows(objects, np.array([True, False]), "*").tolist() == ["*", 2]
