@@ -100,6 +100,8 @@ def query(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per answer."),
     json_out: Optional[Path] = typer.Option(None, "--json-out", help="Also write the answers "
                                             "as a JSON list to this file."),
+    engine: str = typer.Option("local", "--engine", help="local (in memory, default) or duckdb "
+                               "(exact whole-table count and sum in DuckDB, noise added here)."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
     from veil.dp import BudgetLedger, PrivateTable, parse_query
@@ -114,6 +116,17 @@ def query(
             Outputs({"ledger": ledger.path, "journal": ledger.journal, "lock": ledger.lock_path},
                     inputs=[file])  # the ledger never overwrites the data
         with Outputs({"json": json_out}, inputs=[file, *ledger_files]) as out:
+            if engine.strip().lower() != "local":
+                answers = _engine_answers(engine, file, specs, sep=sep, budget_file=budget_file,
+                                          dataset_name=dataset_name, budget=budget, budget_delta=budget_delta,
+                                          epsilon=epsilon, lower=lower, upper=upper,
+                                          unit_options=(privacy_unit, max_rows_per_unit, max_groups,
+                                                        max_rows_per_group))
+                if json_out is not None:
+                    out.write_json("json", [a.to_dict() for a in answers])
+                    out.commit()
+                _print_answers(answers, as_json)
+                return
             frame = _read_csv(file, sep)
             accountant = _accountant(frame, budget_file, dataset_name, budget, budget_delta)
             table = PrivateTable(frame, accountant=accountant, privacy_unit=privacy_unit,
@@ -127,14 +140,42 @@ def query(
             if json_out is not None:
                 out.write_json("json", [a.to_dict() for a in answers])
                 out.commit()
-        for ans in answers:
-            if as_json:
-                typer.echo(json.dumps(ans.to_dict(), allow_nan=False))
-            else:
-                console.print(f"{ans.query}: {ans.value}  (ε={ans.epsilon:g}, δ={ans.delta:g}, "
-                              f"{ans.mechanism} noise scale {ans.noise_scale:.4g}, unit: "
-                              f"{ans.privacy_unit}{_bounds_text(ans)}; remaining ε="
-                              f"{ans.budget_remaining.epsilon:g})", highlight=False, markup=False)
+        _print_answers(answers, as_json)
+
+
+def _print_answers(answers: list[Any], as_json: bool) -> None:
+    for ans in answers:
+        if as_json:
+            typer.echo(json.dumps(ans.to_dict(), allow_nan=False))
+        else:
+            console.print(f"{ans.query}: {ans.value}  (ε={ans.epsilon:g}, δ={ans.delta:g}, "
+                          f"{ans.mechanism} noise scale {ans.noise_scale:.4g}, unit: "
+                          f"{ans.privacy_unit}{_bounds_text(ans)}; remaining ε="
+                          f"{ans.budget_remaining.epsilon:g})", highlight=False, markup=False)
+
+
+def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[str],
+                    budget_file: Optional[Path], dataset_name: Optional[str], budget: Optional[float],
+                    budget_delta: float, epsilon: float, lower: Any, upper: Any,
+                    unit_options: tuple[Any, ...]) -> list[Any]:
+    """Whole-table counts and sums, their exact aggregates from the engine (the noise drawn here)."""
+    from veil.engines import Source, get_engine
+    from veil.engines._query import engine_answer
+
+    if any(option is not None for option in unit_options):
+        raise ParameterError(f"--privacy-unit and its bounds are not run in an engine; use --engine local "
+                             f"to bound each unit's contribution (got --engine {engine}).")
+    if budget_file is not None and not dataset_name:
+        raise ParameterError(f"With --engine {engine} and --budget-file, give --dataset-name: the "
+                             "default ledger key is a fingerprint of the records read in memory.")
+    resolved = get_engine(engine)
+    if not hasattr(resolved, "aggregate"):
+        raise ParameterError(f"veil query runs on --engine local or duckdb. Got --engine {engine!r}.")
+    source = Source.from_path(file, sep=sep)
+    accountant = _accountant(None, budget_file, dataset_name, budget, budget_delta)
+    _precheck(accountant, len(specs), epsilon, 0.0)
+    return [engine_answer(resolved, source, spec, accountant=accountant, epsilon=epsilon, lower=lower,
+                          upper=upper) for spec in specs]
 
 
 def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper: Any,
