@@ -1,15 +1,19 @@
 """``veil risk --engine duckdb`` on an N-row Adult-like Parquet file (8 QIs): wall time and peak RSS.
 
-The file is generated in chunks (never the whole table in memory): each chunk
-draws its rows from the bundled Adult table's value frequencies, column by
-column, with a fixed seed.  Then ``veil risk --engine duckdb`` runs in a child
+The file is generated in chunks (never the whole table in memory), with a
+fixed seed.  ``--mode rows`` (default) draws whole Adult records, so the data
+has Adult's joint distribution and at most Adult's distinct combinations;
+``--mode marginals`` draws each column independently from Adult's value
+frequencies, the worst case: millions of distinct combinations, hence a class
+table millions of rows long (memory grows with the classes, not the records).  Then ``veil risk --engine duckdb`` runs in a child
 process, and its wall time and peak resident memory (``ru_maxrss`` of the
 child) are printed.
 
 Usage::
 
     python benchmarks/bench_engines_scale.py --rows 10000000            # the figure in docs/performance.md
-    python benchmarks/bench_engines_scale.py --rows 100000000 --keep    # the 100M run (about 1 GB of Parquet)
+    python benchmarks/bench_engines_scale.py --rows 10000000 --mode marginals   # worst case
+    python benchmarks/bench_engines_scale.py --rows 100000000 --folder /big/disk  # the 100M run
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from veil.datasets import ADULT_QUASI_IDENTIFIERS, adult_path
 CHUNK = 1_000_000
 
 
-def generate(path: Path, rows: int, seed: int = 0) -> None:
+def generate(path: Path, rows: int, seed: int = 0, mode: str = "rows") -> None:
     """Write ``rows`` Adult-like rows (the 8 QIs and salary-class) to ``path``, one chunk at a time."""
     adult = pd.read_csv(adult_path(), sep=";", dtype=str, keep_default_na=False)
     columns = [*ADULT_QUASI_IDENTIFIERS, "salary-class"]
@@ -46,7 +50,10 @@ def generate(path: Path, rows: int, seed: int = 0) -> None:
         while done < rows:
             n = min(CHUNK, rows - done)
             arrays = []
-            for c in columns:
+            if mode == "rows":  # whole Adult records: the joint distribution
+                picked = rng.integers(0, len(adult), size=n)
+                arrays = [pa.array(adult[c].to_numpy(dtype=object)[picked], pa.string()) for c in columns]
+            for c in (columns if mode == "marginals" else []):
                 values, weights = marginals[c].index.to_numpy(dtype=object), marginals[c].to_numpy()
                 codes = rng.choice(len(values), size=n, p=weights)
                 arrays.append(pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), pa.array(values, pa.string())).cast(pa.string()))
@@ -58,14 +65,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--folder", type=Path, default=None, help="Where the Parquet file goes (default: a temp folder).")
+    parser.add_argument("--mode", choices=["rows", "marginals"], default="rows",
+                        help="Draw whole Adult records (default) or each column independently (worst case).")
     parser.add_argument("--keep", action="store_true", help="Keep the generated file.")
     args = parser.parse_args()
     folder = Path(args.folder or tempfile.mkdtemp(prefix="veil-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
-    data = folder / f"adult_like_{args.rows}.parquet"
+    data = folder / f"adult_like_{args.mode}_{args.rows}.parquet"
     if not data.exists():
         tick = time.perf_counter()
-        generate(data, args.rows)
+        generate(data, args.rows, mode=args.mode)
         print(f"generated {args.rows:,} rows in {time.perf_counter() - tick:.1f} s "
               f"({data.stat().st_size / 1e6:.0f} MB)", flush=True)
     report = folder / "risk.json"
@@ -76,7 +85,8 @@ def main() -> None:
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=dict(os.environ))
     wall = time.perf_counter() - tick
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
-    print(f"veil risk --engine duckdb: {args.rows:,} rows, 8 QIs: wall {wall:.1f} s, peak RSS {peak_mb:.0f} MB")
+    classes = __import__("json").loads(report.read_text())["classes"]
+    print(f"veil risk --engine duckdb: {args.rows:,} rows ({args.mode}), 8 QIs, {classes:,} classes: wall {wall:.1f} s, peak RSS {peak_mb:.0f} MB")
     if not args.keep:
         data.unlink()
         report.unlink(missing_ok=True)

@@ -100,8 +100,8 @@ def query(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per answer."),
     json_out: Optional[Path] = typer.Option(None, "--json-out", help="Also write the answers "
                                             "as a JSON list to this file."),
-    engine: str = typer.Option("local", "--engine", help="local (in memory, default) or duckdb "
-                               "(exact whole-table count and sum in DuckDB, noise added here)."),
+    engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb or spark "
+                               "(the exact whole-table count and sum in the engine, the noise added here)."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
     from veil.dp import BudgetLedger, PrivateTable, parse_query
@@ -168,14 +168,16 @@ def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[
     if budget_file is not None and not dataset_name:
         raise ParameterError(f"With --engine {engine} and --budget-file, give --dataset-name: the "
                              "default ledger key is a fingerprint of the records read in memory.")
-    resolved = get_engine(engine)
-    if not hasattr(resolved, "aggregate"):
-        raise ParameterError(f"veil query runs on --engine local or duckdb. Got --engine {engine!r}.")
     source = Source.from_path(file, sep=sep)
     accountant = _accountant(None, budget_file, dataset_name, budget, budget_delta)
     _precheck(accountant, len(specs), epsilon, 0.0)
-    return [engine_answer(resolved, source, spec, accountant=accountant, epsilon=epsilon, lower=lower,
-                          upper=upper) for spec in specs]
+    resolved = get_engine(engine)
+    try:
+        return [engine_answer(resolved, source, spec, accountant=accountant, epsilon=epsilon, lower=lower,
+                              upper=upper) for spec in specs]
+    finally:
+        if hasattr(resolved, "close"):
+            resolved.close()  # a Spark session made here is stopped here
 
 
 def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper: Any,

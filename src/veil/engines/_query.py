@@ -1,6 +1,6 @@
 """DP counts and sums of ``veil query`` on an engine's exact aggregates.
 
-The engine computes the exact aggregate (:meth:`DuckDBEngine.aggregate`: the
+The engine computes the exact aggregate (its ``aggregate`` operation: the
 number of rows and the clamped sum on the public fixed-point grid); the noise
 is then drawn here, on one machine, exactly as :class:`veil.dp.PrivateTable`
 draws it with each row its own privacy unit: the geometric mechanism with
@@ -56,7 +56,7 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
         Another query kind, a ``where`` filter, or missing clamping bounds for a sum.
     """
     if not hasattr(engine, "aggregate"):
-        raise ParameterError(f"veil query runs on --engine local or duckdb. Got --engine {engine.name!r}.")
+        raise ParameterError(f"The engine {engine.name!r} has no 'aggregate' operation; use local, duckdb or spark.")
     if spec.kind not in ENGINE_QUERIES or spec.where is not None:
         raise ParameterError(
             f"With --engine {engine.name}, veil query answers whole-table 'count' and 'sum COLUMN' only. "
