@@ -22,6 +22,9 @@ Three engines:
               Spark cluster; tested in local mode (:class:`SparkEngine`)
 ============  ==========================================================
 
+Each engine also offers ``aggregate(source, by, sums)``, the exact grouped
+counts and clamped fixed-point sums under ``veil query --engine``.
+
 :func:`class_table` builds the class table of a file through an engine (what
 ``veil risk`` and ``veil check`` use with ``--engine``).
 
