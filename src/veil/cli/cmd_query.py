@@ -160,7 +160,7 @@ def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[
                     unit_options: tuple[Any, ...]) -> list[Any]:
     """Whole-table counts and sums, their exact aggregates from the engine (the noise drawn here)."""
     from veil.engines import Source, get_engine
-    from veil.engines._query import engine_answer
+    from veil.engines._query import check_engine_query, engine_answer
 
     if any(option is not None for option in unit_options):
         raise ParameterError(f"--privacy-unit and its bounds are not run in an engine; use --engine local "
@@ -168,6 +168,8 @@ def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[
     if budget_file is not None and not dataset_name:
         raise ParameterError(f"With --engine {engine} and --budget-file, give --dataset-name: the "
                              "default ledger key is a fingerprint of the records read in memory.")
+    for spec in specs:  # every query checked before anything is spent
+        check_engine_query(spec, engine)
     source = Source.from_path(file, sep=sep)
     accountant = _accountant(None, budget_file, dataset_name, budget, budget_delta)
     _precheck(accountant, len(specs), epsilon, 0.0)

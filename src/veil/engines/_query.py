@@ -29,7 +29,7 @@ from veil.dp._sensitivity import clamping_bounds, fixed_point_exponent
 from veil.engines._protocol import Engine
 from veil.errors import ParameterError
 
-__all__ = ["engine_answer"]
+__all__ = ["engine_answer", "check_engine_query"]
 
 #: The query kinds an engine answers.
 ENGINE_QUERIES = ("count", "sum")
@@ -45,6 +45,21 @@ def _charge(accountant: PrivacyAccountant, epsilon: float, label: str) -> tuple[
     return accountant.remaining, None
 
 
+def check_engine_query(spec: Any, engine: str) -> None:
+    """Refuse a query an engine does not answer (before any spend).
+
+    Raises
+    ------
+    ParameterError
+        Not a whole-table ``count`` or ``sum COLUMN``.
+    """
+    if spec.kind not in ENGINE_QUERIES or spec.where is not None:
+        raise ParameterError(
+            f"With --engine {engine}, veil query answers whole-table 'count' and 'sum COLUMN' only. "
+            f"Got {spec.kind!r}{' with a where filter' if spec.where is not None else ''}; use --engine local."
+        )
+
+
 def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, accountant: PrivacyAccountant,
                   epsilon: float, lower: float | None = None, upper: float | None = None) -> DPAnswer:
     """The DP answer to a whole-table ``count`` or ``sum COLUMN`` (``spec`` from
@@ -57,11 +72,7 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
     """
     if not hasattr(engine, "aggregate"):
         raise ParameterError(f"The engine {engine.name!r} has no 'aggregate' operation; use local, duckdb or spark.")
-    if spec.kind not in ENGINE_QUERIES or spec.where is not None:
-        raise ParameterError(
-            f"With --engine {engine.name}, veil query answers whole-table 'count' and 'sum COLUMN' only. "
-            f"Got {spec.kind!r}{' with a where filter' if spec.where is not None else ''}; use --engine local."
-        )
+    check_engine_query(spec, engine.name)
     bounds = ContributionBounds(max_rows_per_unit=1)
     if spec.kind == "count":
         mech = GeometricMechanism(epsilon=epsilon, sensitivity=1)

@@ -41,6 +41,7 @@ def test_engine_answers_are_calibrated_like_local(data: Path) -> None:
     (["count where ward = 'A'"], "where"),
     (["count", "--privacy-unit", "ward"], "--privacy-unit"),
     (["histogram ward", "--categories", "A,B"], "histogram"),
+    (["count", "mean income", "--lower", "0", "--upper", "9"], "'mean'"),
     (["count", "--budget-file", "LEDGER"], "--dataset-name"),
 ])
 def test_engine_refusals(data: Path, tmp_path: Path, extra: list[str], needle: str) -> None:
@@ -50,3 +51,16 @@ def test_engine_refusals(data: Path, tmp_path: Path, extra: list[str], needle: s
     assert result.exit_code == 2, result.output
     assert needle in result.output and "Traceback" not in result.output
     assert not (tmp_path / "o.json").exists() and not (tmp_path / "ledger.json").exists()
+
+
+def test_a_refused_query_spends_nothing(data: Path, tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.json"
+    args = ["query", str(data), "count", "mean income", "--lower", "0", "--upper", "9", "--epsilon", "0.5",
+            "--budget", "2", "--budget-file", str(ledger), "--dataset-name", "d", "--engine", "duckdb"]
+    assert CliRunner().invoke(app, args).exit_code == 2
+    # the count before the refused mean was not charged: the whole budget of 2 remains for 4 answers
+    ok = CliRunner().invoke(app, ["query", str(data), "count", "count", "count", "count", "--epsilon", "0.5",
+                                  "--budget", "2", "--budget-file", str(ledger), "--dataset-name", "d",
+                                  "--engine", "duckdb", "--json"])
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.output.splitlines()[-1])["budget_remaining"]["epsilon"] == pytest.approx(0.0, abs=1e-9)
