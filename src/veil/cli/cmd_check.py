@@ -121,7 +121,23 @@ def _judge_population(requirement: tuple[str, str, float, str], levels: dict[str
     return RequirementResult(clause, bool(_OPS[op](actual, value)), actual)
 
 
+def _refuse_with_engine(engine: str, *, population: Path | None, hierarchy: list[str] | None,
+                        auto_hierarchies: bool, encoding: str, missing: str) -> None:
+    """Options that need the rows in memory, refused with ``--engine duckdb|spark``."""
+    from veil.errors import ParameterError
+
+    given = [name for name, on in (("--population", population is not None), ("--hierarchy", bool(hierarchy)),
+                                   ("--auto-hierarchies", auto_hierarchies), ("--missing error", missing == "error"))
+             if on]
+    if given:
+        raise ParameterError(f"{given[0]} needs the table in memory; it cannot be used with --engine {engine}. "
+                             "Use --engine local.")
+    if encoding.strip().lower().replace("_", "-") not in ("utf-8", "utf8"):
+        raise ParameterError(f"--engine {engine} reads UTF-8 files only. Got --encoding {encoding!r}; convert the file first.")
+
+
 @app.command("check")
+# over 60 lines: the typer signature declares each option; the body is the local or engine class table, then the report
 def check_command(
     file: Path = typer.Argument(..., readable=False, help="A CSV or Parquet file (original or anonymized)."),
     qi: str = typer.Option(..., "--qi", help="Quasi-identifiers, comma-separated."),
@@ -152,10 +168,15 @@ def check_command(
     non_strict: bool = typer.Option(
         False, "--non-strict", help="Recursive (c,l) with r1 <= c*tail (the seed) instead of r1 < c*tail.",
     ),
+    engine: str = typer.Option(
+        "local", "--engine", help="Who groups the rows: local (in memory, default), duckdb (files larger "
+        "than memory) or spark; the models run on the class table either way.",
+    ),
 ) -> None:
     """Report which privacy models a table satisfies and at what level (k, l, c, t, delta, alpha, beta;
     k-map and delta-presence with --population)."""
     from veil.classes import ClassTable
+    from veil.engines import class_table
     from veil.errors import ParameterError
     from veil.models import evaluate, requested_levels
     from veil.pipeline import Outputs
@@ -170,12 +191,17 @@ def check_command(
         if not qis:
             raise ParameterError("--qi needs at least one quasi-identifier.")
         sens = split_list(sensitive)
-        dataset = load_dataset(
-            file, quasi_identifiers=qis, sensitive=sens,
-            kinds=parse_assignments(kind, "--kind") or None, sep=sep, encoding=encoding, missing=missing,
-        )
-        dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies, kinds=parse_assignments(kind, "--kind"))
-        classes = ClassTable.from_dataset(dataset)
+        if engine.strip().lower() == "local":
+            dataset = load_dataset(
+                file, quasi_identifiers=qis, sensitive=sens,
+                kinds=parse_assignments(kind, "--kind") or None, sep=sep, encoding=encoding, missing=missing,
+            )
+            dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies, kinds=parse_assignments(kind, "--kind"))
+            classes = ClassTable.from_dataset(dataset)
+        else:  # the engine groups and counts the rows; the models run on the class table
+            _refuse_with_engine(engine, population=population, hierarchy=hierarchy,
+                                auto_hierarchies=auto_hierarchies, encoding=encoding, missing=missing)
+            classes = class_table(file, qis, sens, engine=engine, sep=sep, kinds=parse_assignments(kind, "--kind"))
         report = evaluate(classes, recursive_l=recursive_l, strict=not non_strict)
         levels = None if population is None else _population_levels(classes, population, sep=sep, encoding=encoding)
         results = [_judge_population(c, levels) if isinstance(c, tuple) else c.judge(report, classes) for c in clauses]

@@ -99,6 +99,8 @@ def query(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per answer."),
     json_out: Optional[Path] = typer.Option(None, "--json-out", help="Also write the answers "
                                             "as a JSON list to this file."),
+    engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb or spark "
+                               "(the exact whole-table count and sum in the engine, the noise added here)."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
     from veil.dp import PrivateTable, parse_query
@@ -107,6 +109,17 @@ def query(
     with user_errors():
         specs = [parse_query(q) for q in queries]
         with Outputs({"json": json_out}, inputs=[file, *_ledger_files(budget_file, file)]) as out:
+            if engine.strip().lower() != "local":
+                answers = _engine_answers(engine, file, specs, sep=sep, budget_file=budget_file,
+                                          dataset_name=dataset_name, budget=budget, budget_delta=budget_delta,
+                                          epsilon=epsilon, lower=lower, upper=upper,
+                                          unit_options=(privacy_unit, max_rows_per_unit, max_groups,
+                                                        max_rows_per_group))
+                if json_out is not None:
+                    out.write_json("json", [a.to_dict() for a in answers])
+                    out.commit()
+                _print_answers(answers, as_json)
+                return
             frame = _read_csv(file, sep)
             accountant = _accountant(frame, budget_file, dataset_name, budget, budget_delta)
             table = PrivateTable(frame, accountant=accountant, privacy_unit=privacy_unit,
@@ -145,6 +158,34 @@ def _print_answers(answers: list[Any], as_json: bool) -> None:
                           f"{ans.mechanism} noise scale {ans.noise_scale:.4g}, unit: "
                           f"{ans.privacy_unit}{_bounds_text(ans)}; remaining ε="
                           f"{ans.budget_remaining.epsilon:g})", highlight=False, markup=False)
+
+
+def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[str],
+                    budget_file: Optional[Path], dataset_name: Optional[str], budget: Optional[float],
+                    budget_delta: float, epsilon: float, lower: Any, upper: Any,
+                    unit_options: tuple[Any, ...]) -> list[Any]:
+    """Whole-table counts and sums, their exact aggregates from the engine (the noise drawn here)."""
+    from veil.engines import Source, get_engine
+    from veil.engines._query import check_engine_query, engine_answer
+
+    if any(option is not None for option in unit_options):
+        raise ParameterError(f"--privacy-unit and its bounds are not run in an engine; use --engine local "
+                             f"to bound each unit's contribution (got --engine {engine}).")
+    if budget_file is not None and not dataset_name:
+        raise ParameterError(f"With --engine {engine} and --budget-file, give --dataset-name: the "
+                             "default ledger key is a fingerprint of the records read in memory.")
+    for spec in specs:  # every query checked before anything is spent
+        check_engine_query(spec, engine)
+    source = Source.from_path(file, sep=sep)
+    accountant = _accountant(None, budget_file, dataset_name, budget, budget_delta)
+    _precheck(accountant, len(specs), epsilon, 0.0)
+    resolved = get_engine(engine)
+    try:
+        return [engine_answer(resolved, source, spec, accountant=accountant, epsilon=epsilon, lower=lower,
+                              upper=upper) for spec in specs]
+    finally:
+        if hasattr(resolved, "close"):
+            resolved.close()  # a Spark session made here is stopped here
 
 
 def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper: Any,

@@ -45,6 +45,10 @@ def risk(
     top: int = typer.Option(10, "--top", help="QI subsets to show in the summary."),
     hierarchy: list[str] = hierarchy_option(),
     auto_hierarchies: bool = auto_hierarchies_option(),
+    engine: str = typer.Option(
+        "local", "--engine", help="Who groups the rows: local (in memory, default), duckdb (files larger "
+        "than memory) or spark; the risk measures run on the class table either way.",
+    ),
 ) -> None:
     """Re-identification risk: prosecutor / journalist / marketer, uniqueness, likely QIs."""
     from veil.classes import ClassTable
@@ -61,15 +65,22 @@ def risk(
             raise ParameterError("--qi needs at least one column.")
         if population is not None and population_fraction is not None:
             raise ParameterError("Give either --population or --population-fraction, not both.")
-        dataset = Dataset.read(file, sep=sep, encoding=encoding, quasi_identifiers=qis, sensitive=sens)
-        dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies)  # checked against the table
         size = max_qi_size
         if size is None:
             size = len(qis) if len(qis) <= _ALL_SUBSETS_UP_TO else _LARGE_DEFAULT_SIZE
-        # the summary alone (no population, sensitive attribute or ranking) needs only class sizes:
-        # assess gets them from the dataset's codes; anything more reads the class table
-        summary_only = population is None and not sens and size == 0
-        classes = dataset if summary_only else ClassTable.from_dataset(dataset)
+        if engine.strip().lower() == "local":
+            dataset = Dataset.read(file, sep=sep, encoding=encoding, quasi_identifiers=qis, sensitive=sens)
+            dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies)  # checked against the table
+            # the summary alone (no population, sensitive attribute or ranking) needs only class sizes:
+            # assess gets them from the dataset's codes; anything more reads the class table
+            summary_only = population is None and not sens and size == 0
+            classes = dataset if summary_only else ClassTable.from_dataset(dataset)
+        else:  # the engine groups and counts the rows; the measures run on the class table
+            from veil.engines import class_table
+
+            _refuse_with_engine(engine, population=population, hierarchy=hierarchy,
+                                auto_hierarchies=auto_hierarchies, encoding=encoding)
+            classes = class_table(file, qis, sens, engine=engine, sep=sep)
         pop = None
         if population is not None:
             pop = Dataset.read(population, sep=sep, encoding=encoding, quasi_identifiers=qis)
@@ -84,6 +95,22 @@ def risk(
     _print_report(report, file, top)
     if json_out is not None:
         console.print(f"JSON report written to {esc(json_out)}", highlight=False)
+
+
+def _refuse_with_engine(engine: str, *, population: Path | None, hierarchy: list[str] | None,
+                        auto_hierarchies: bool, encoding: str) -> None:
+    """Options that need the rows in memory, refused with ``--engine duckdb|spark``."""
+    from veil.errors import ParameterError
+
+    given = [name for name, on in (("--population", population is not None), ("--hierarchy", bool(hierarchy)),
+                                   ("--auto-hierarchies", auto_hierarchies)) if on]
+    if given:
+        raise ParameterError(
+            f"{given[0]} needs the table in memory; it cannot be used with --engine {engine}. "
+            "Use --engine local, or --population-fraction instead of --population."
+        )
+    if encoding.strip().lower().replace("_", "-") not in ("utf-8", "utf8"):
+        raise ParameterError(f"--engine {engine} reads UTF-8 files only. Got --encoding {encoding!r}; convert the file first.")
 
 
 def _print_report(report: Any, file: Path, top: int) -> None:

@@ -22,11 +22,18 @@ Three engines:
               Spark cluster; tested in local mode (:class:`SparkEngine`)
 ============  ==========================================================
 
+Each engine also offers ``aggregate(source, by, sums)``, the exact grouped
+counts and clamped fixed-point sums under ``veil query --engine``.
+
+:func:`class_table` builds the class table of a file through an engine (what
+``veil risk`` and ``veil check`` use with ``--engine``).
+
 :func:`anonymize_file` runs the whole job on a file through an engine:
 group-count, class table, lattice search, apply, and verification of the
 written file from scratch.  See ``docs/engines.md``.
 """
 
+from veil.engines._analysis import class_table
 from veil.engines._anonymize import FullDomainRecoding, anonymize_file
 from veil.engines._classes import class_table_from_counts
 from veil.engines._duckdb import DuckDBEngine
@@ -48,6 +55,7 @@ __all__ = [
     "ENGINES",
     "get_engine",
     "class_table_from_counts",
+    "class_table",
     "FullDomainRecoding",
     "anonymize_file",
 ]

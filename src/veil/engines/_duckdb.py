@@ -15,7 +15,7 @@ import re
 import secrets
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -247,6 +247,56 @@ class DuckDBEngine:
             c: pd.Series(table.column(c).to_pylist(), dtype=object) for c in columns
         })
         out[COUNT_COLUMN] = pd.Series(table.column(COUNT_COLUMN).to_numpy(), dtype="int64")
+        return out
+
+    def aggregate(
+        self,
+        source: Source | str | os.PathLike[str],
+        by: Sequence[str],
+        sums: Mapping[str, tuple[float, float]],
+    ) -> pd.DataFrame:
+        """Per group of ``by``: its ``count`` and, per column of ``sums``, the exact sum of the
+        column clamped to its (lower, upper) on the public fixed-point grid of
+        :func:`veil.dp.clamped_fixed_point_sum` (missing values as the clamped 0).
+
+        The grid sum is an int64 of grid steps, rounded half to even like ``numpy.rint``,
+        so the result equals the local path's exact sum to the bit.
+        """
+        import duckdb
+
+        import numpy as np
+
+        from veil.dp._sensitivity import fixed_point_exponent  # the grid of the local path's exact sum
+
+        source = as_source(source)
+        source.require(list(by) + list(sums))
+        parts = []
+        for name, (lower, upper) in sums.items():
+            lo, hi = float(lower), float(upper)
+            k = fixed_point_exponent(lo, hi)
+            fill = min(max(0.0, lo), hi)
+            value = f"coalesce(CAST({_ident(name)} AS DOUBLE), {fill!r})"
+            clipped = f"least(greatest({value}, {lo!r}), {hi!r})"
+            parts.append(f"sum(CAST(round_even({clipped} * {2.0 ** k!r}, 0) AS BIGINT)) AS {_ident(name)}")
+        with self._spill_dir() as spill:
+            con = self._connect(Path(spill))
+            try:
+                types = self._types(con, source)
+                keys = [f"{self._label(c, types[c], source)} AS {_ident(c)}" for c in by]
+                group = f" GROUP BY {', '.join(str(i + 1) for i in range(len(by)))}" if by else ""
+                select = ", ".join(keys + [f"count(*) AS {_ident(COUNT_COLUMN)}"] + parts)
+                try:
+                    out = con.sql(f"SELECT {select} FROM {self._scan(source)}{group}").df()
+                except duckdb.Error as exc:
+                    raise self._translate(exc, source) from None
+            finally:
+                con.close()
+        for name, (lower, upper) in sums.items():  # grid steps back to values
+            k = fixed_point_exponent(float(lower), float(upper))
+            out[name] = np.ldexp(out[name].to_numpy(dtype=np.float64), -k)
+        for c in by:
+            out[c] = pd.Series(out[c].to_numpy(dtype=object), dtype=object).where(out[c].notna(), None)
+        out[COUNT_COLUMN] = out[COUNT_COLUMN].astype("int64")
         return out
 
     def apply(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +21,7 @@ from veil.engines._protocol import (
     uncovered,
 )
 from veil.engines._source import COUNT_COLUMN, Source, as_source
+from veil.errors import SchemaError
 
 __all__ = ["LocalEngine"]
 
@@ -96,6 +97,43 @@ class LocalEngine:
             grouped[name] = pd.Series(values, dtype=object)
         grouped[COUNT_COLUMN] = grouped[COUNT_COLUMN].astype(np.int64)
         return grouped
+
+    def aggregate(
+        self,
+        source: Source | str | os.PathLike[str],
+        by: Sequence[str],
+        sums: Mapping[str, tuple[float, float]],
+    ) -> pd.DataFrame:
+        """Per group of ``by``: its ``count`` and each column of ``sums`` clamped to its
+        (lower, upper) and summed exactly on the public fixed-point grid (see
+        :meth:`veil.engines.DuckDBEngine.aggregate`)."""
+        from veil.dp._sensitivity import fixed_point_exponent  # the grid of the local path's exact sum
+
+        source = as_source(source)
+        source.require(list(by) + list(sums))
+        frame = self._read(source)
+        data = pd.DataFrame({name: self._labels(frame, source, name).fillna(MISSING) for name in by})
+        data[COUNT_COLUMN] = np.ones(len(frame), dtype=np.int64)
+        for name, (lower, upper) in sums.items():
+            lo, hi = float(lower), float(upper)
+            raw = frame[name]
+            if source.format == "csv":  # the na_values texts are missing: the clamped 0
+                raw = raw.where(~raw.isin(source.na_values), None)
+            values = pd.to_numeric(raw, errors="coerce")
+            if (values.isna() & raw.notna()).any():
+                raise SchemaError(f"The column {name!r} is not numeric; sum needs a numeric column.")
+            clipped = np.clip(values.fillna(min(max(0.0, lo), hi)).to_numpy(dtype=np.float64), lo, hi)
+            data[name] = np.rint(clipped * np.ldexp(1.0, fixed_point_exponent(lo, hi))).astype(np.int64)
+        out = (data.groupby(list(by), sort=False, dropna=False).sum().reset_index() if by
+               else data.sum().to_frame().T.astype(np.int64))
+        for name, (lower, upper) in sums.items():  # grid steps back to values
+            out[name] = np.ldexp(out[name].to_numpy(dtype=np.float64), -fixed_point_exponent(float(lower), float(upper)))
+        for name in by:
+            values = out[name].to_numpy(dtype=object, copy=True)
+            values[values == MISSING] = None
+            out[name] = pd.Series(values, dtype=object)
+        out[COUNT_COLUMN] = out[COUNT_COLUMN].astype(np.int64)
+        return out
 
     def apply(
         self,

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from veil.dataset import DEFAULT_NA_VALUES, _sniff_separator
+from veil.data import sniff_separator
+from veil.dataset import DEFAULT_NA_VALUES
 from veil.errors import ColumnNotFoundError, DataFormatError, SchemaError
 
 __all__ = ["Source", "COUNT_COLUMN", "PARQUET_SUFFIXES", "file_format"]
@@ -97,7 +98,7 @@ class Source:
             return cls(file, "parquet", names, ",", ())
         try:
             if sep is None:
-                sep = _sniff_separator(file, "utf-8")
+                sep = sniff_separator(file, "utf-8")
             with open(file, encoding="utf-8", newline="") as handle:
                 header_line = handle.readline()
         except UnicodeDecodeError as exc:

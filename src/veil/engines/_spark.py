@@ -34,7 +34,7 @@ from veil.engines._protocol import (
     resolve_seed,
 )
 from veil.engines._source import COUNT_COLUMN, Source, as_source
-from veil.errors import DataFormatError, VeilError
+from veil.errors import DataFormatError, SchemaError, VeilError
 
 __all__ = ["SparkEngine"]
 
@@ -250,6 +250,49 @@ class SparkEngine:
             raise self._translate(exc, source) from None
         out = pd.DataFrame({c: pd.Series([r[i] for r in rows], dtype=object) for i, c in enumerate(columns)})
         out[COUNT_COLUMN] = pd.Series([r[len(columns)] for r in rows], dtype="int64")
+        return out
+
+    def aggregate(
+        self,
+        source: Source | str | os.PathLike[str],
+        by: Sequence[str],
+        sums: Mapping[str, tuple[float, float]],
+    ) -> pd.DataFrame:
+        """Per group of ``by``: its ``count`` and each column of ``sums`` clamped and summed
+        exactly on the public fixed-point grid, rounded half to even (``bround``) as
+        ``numpy.rint`` does (see :meth:`veil.engines.DuckDBEngine.aggregate`)."""
+        import numpy as np
+
+        from veil.dp._sensitivity import fixed_point_exponent  # the grid of the local path's exact sum
+
+        _, F, _ = _import_pyspark()
+        source = as_source(source)
+        source.require(list(by) + list(sums))
+        exps = {name: fixed_point_exponent(float(lo), float(hi)) for name, (lo, hi) in sums.items()}
+        with _quiet():
+            try:
+                frame = self._read(source)
+                aggs = [F.count(F.lit(1)).alias(COUNT_COLUMN)]
+                for i, (name, (lo, hi)) in enumerate(sums.items()):
+                    text = self._label(frame, name, source) if source.format == "csv" else _col(F, name)
+                    number = text.cast("double")
+                    fill = min(max(0.0, float(lo)), float(hi))
+                    clipped = F.least(F.greatest(F.coalesce(number, F.lit(fill)), F.lit(float(lo))), F.lit(float(hi)))
+                    aggs.append(F.sum(F.bround(clipped * F.lit(2.0 ** exps[name]), 0).cast("long")).alias(f"__s{i}"))
+                    aggs.append(F.sum((text.isNotNull() & number.isNull()).cast("long")).alias(f"__bad{i}"))
+                keys = [self._label(frame, c, source).alias(c) for c in by]
+                rows = (frame.groupBy(*keys).agg(*aggs) if by else frame.agg(*aggs)).collect()
+            except VeilError:
+                raise
+            except Exception as exc:
+                raise self._translate(exc, source) from None
+        out = pd.DataFrame({c: pd.Series([r[c] for r in rows], dtype=object) for c in by})
+        out[COUNT_COLUMN] = pd.Series([r[COUNT_COLUMN] for r in rows], dtype="int64")
+        for i, name in enumerate(sums):
+            if any(r[f"__bad{i}"] for r in rows):
+                raise SchemaError(f"The column {name!r} is not numeric; sum needs a numeric column.")
+            steps = np.array([r[f"__s{i}"] or 0 for r in rows], dtype=np.float64)
+            out[name] = np.ldexp(steps, -exps[name])
         return out
 
     def apply(
