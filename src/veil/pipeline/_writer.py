@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import re
 import secrets
@@ -198,20 +199,20 @@ class Outputs:
         missing = [role for role in self._dest if role not in self._temp]
         if missing:
             raise OutputError(f"Internal error: the outputs {missing} were never written; nothing was published.")
+        for tmp in self._temp.values():  # the data reach the disk before any lock is taken
+            _fsync(tmp)
         with contextlib.ExitStack() as stack:
             for folder in sorted({str(p.parent) for p in self._dest.values()}):
                 fd = os.open(folder, os.O_RDONLY)
                 stack.callback(os.close, fd)
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            for tmp in self._temp.values():
-                _fsync(tmp)
+                _lock(fd, folder)
             for role, tmp in self._temp.items():
                 try:
                     os.replace(tmp, self._dest[role])
                 except OSError as exc:
                     raise OutputError(f"Cannot write {str(self._dest[role])!r}: {exc.strerror}.") from None
             for folder in {p.parent for p in self._dest.values()}:
-                _fsync(folder)
+                _fsync_entry(folder)  # the renames themselves (the folder's entries, not its files)
         self._committed = True
         self._temp.clear()
 
@@ -223,16 +224,31 @@ class Outputs:
 
 
 def _fsync(path: Path) -> None:
+    """Fsync a written temporary: a file, or a folder an engine wrote (its files, then itself)."""
+    if path.is_dir() and not path.is_symlink():
+        for child in path.rglob("*"):
+            if child.is_file():
+                _fsync_entry(child)
+    _fsync_entry(path)
+
+
+def _fsync_entry(path: Path) -> None:
+    """Fsync one file or one folder's entries (never what a folder holds)."""
     with contextlib.suppress(OSError):
-        if path.is_dir() and not path.is_symlink():
-            for child in path.rglob("*"):
-                if child.is_file():
-                    _fsync(child)
         fd = os.open(path, os.O_RDONLY)
         try:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def _lock(fd: int, folder: str) -> None:
+    """Take the folder's exclusive lock; say so in the log when another veil run holds it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        logging.getLogger("veil").warning("waiting for another veil run to finish publishing into %s", folder)
+        fcntl.flock(fd, fcntl.LOCK_EX)
 
 
 @contextlib.contextmanager
