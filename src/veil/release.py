@@ -174,7 +174,7 @@ def run_config(
     *,
     output: str | None = None,
     report: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[str, int | None, int | None], None] | None = None,
     html: str | None = None,
     config_path: str | Path | None = None,
 ) -> tuple["AnonymizationResult | FileRelease", dict[str, str]]:
@@ -183,6 +183,9 @@ def run_config(
     With ``engine: duckdb`` or ``spark`` the table is anonymized from file to
     file through :func:`veil.engines.anonymize_file` (the result then holds the
     report only).
+
+    ``progress(phase, done, total)`` hears each phase (``encode``, ``search``,
+    ``apply``, ``verify``, ``write``; see :mod:`veil.progress`).
 
     Returns the result and the paths written (``{"data": ..., "report": ..., "html": ...}``).
     Nothing is written unless the anonymization succeeded and the written
@@ -194,17 +197,23 @@ def run_config(
         A destination is an input (data, hierarchy file, configuration) or
         another destination, or cannot be written: refused before any work.
     """
+    from veil.progress import no_progress, search_progress
+
+    phase = progress or no_progress
     targets = _targets(config, output, report, html)
     models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
     with Outputs(targets, inputs=release_inputs(config, config_path)) as out:
+        phase("encode", None, None)
         if config.engine != "local":
-            result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, progress)
+            result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, search_progress(phase))
         else:
             dataset = dataset_from_config(config)
-            result = anonymize(dataset, models, progress=progress, policy=policy_from_config(config), **_options(config))
+            result = anonymize(dataset, models, progress=phase, policy=policy_from_config(config), **_options(config))
+            phase("write", None, None)
             if "data" in out:
                 written = out.write("data", table_writer(result.data))
                 verify_written(written, result, dataset, models, label=config.label)
+        phase("write", None, None)
         if "report" in out:
             out.write_json("report", result.report)
         if "html" in out:
