@@ -204,23 +204,26 @@ def run_config(
     models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
     with Outputs(targets, inputs=release_inputs(config, config_path)) as out:
         phase("encode", None, None)
+        files = [role for role in ("data", "report", "html") if role in out]  # the write phase counts them
         if config.engine != "local":
             result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, search_progress(phase))
         else:
             dataset = dataset_from_config(config)
             result = anonymize(dataset, models, progress=phase, policy=policy_from_config(config), **_options(config))
-            phase("write", None, None)
+            phase("write", 0, len(files))
             if "data" in out:
                 written = out.write("data", table_writer(result.data))
                 verify_written(written, result, dataset, models, label=config.label)
-        phase("write", None, None)
+        phase("write", int("data" in out), len(files))
         if "report" in out:
             out.write_json("report", result.report)
+            phase("write", files.index("report") + 1, len(files))
         if "html" in out:
             from veil.report import render_html
 
             extra = {"classes": result.classes, "original": result.classes.base} if isinstance(result, AnonymizationResult) else {}
             out.write_text("html", render_html(result.report, **extra))
+            phase("write", len(files), len(files))
         out.commit()
     return result, {role: str(path) for role, path in targets.items() if path is not None}
 

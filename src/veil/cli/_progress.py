@@ -33,7 +33,10 @@ DEFAULT_INTERVAL = 2.0
 INTERVAL_VARIABLE = "VEIL_PROGRESS_INTERVAL"
 
 #: The unit a phase counts, when it counts one.
-UNITS = {"search": "nodes"}
+UNITS = {"search": "nodes", "write": "files"}
+
+#: The phases whose rate is shown (a long, counted phase).
+RATED = ("search",)
 
 
 def interval_from_environment() -> float:
@@ -62,13 +65,13 @@ class _Phase:
 
     def count(self, now: float) -> str:
         """``2,000/6,480 nodes (31%, 4,100 nodes/s)``, or ``""`` for a phase without a count."""
-        if self.done is None:
+        if self.done is None or self.total == 0:
             return ""
         unit = UNITS.get(self.name, "steps")
         text = f"{self.done:,}/{self.total:,} {unit}" if self.total else f"{self.done:,} {unit}"
         facts = [f"{self.done / self.total:.0%}"] if self.total and self.seconds is None else []
         elapsed = (self.seconds if self.seconds is not None else now - self.start)
-        if elapsed > 0 and self.done:
+        if elapsed > 0 and self.done and self.name in RATED:
             facts.append(f"{self.done / elapsed:,.0f} {unit}/s")
         return text + (f" ({', '.join(facts)})" if facts else "")
 
