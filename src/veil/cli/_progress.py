@@ -11,9 +11,9 @@ Elsewhere (CI, a pipe, ``2>log``), plain lines, never a carriage return::
 
 A plain line is printed at most every ``interval`` seconds while a phase runs,
 and once at each phase's end.  Lines start only once the run has lasted
-``interval`` seconds (the phases already finished are then listed), so a quick
-command, or one refused at once, prints nothing but its result or its one
-``error:`` line.  The interval is read from ``VEIL_PROGRESS_INTERVAL``
+``delay`` seconds (5, or the interval if longer; the phases already finished
+are then listed), so a quick command, or one refused early, prints nothing but
+its result or its one ``error:`` line.  The interval is read from ``VEIL_PROGRESS_INTERVAL``
 (seconds, default 2); ``0`` prints every phase at once.
 """
 
@@ -30,6 +30,7 @@ from rich.console import Console
 __all__ = ["PhaseDisplay", "phase_display", "DEFAULT_INTERVAL", "INTERVAL_VARIABLE"]
 
 DEFAULT_INTERVAL = 2.0
+DEFAULT_DELAY = 5.0
 INTERVAL_VARIABLE = "VEIL_PROGRESS_INTERVAL"
 
 #: The unit a phase counts, when it counts one.
@@ -86,6 +87,9 @@ class PhaseDisplay:
         display; anything else gets plain lines.
     interval : float, default 2
         Seconds between two plain lines of a running phase, in [0, inf).
+    delay : float, optional
+        Seconds of silence before the first plain line, in [0, inf).
+        Default: ``max(interval, 5)``, or 0 when ``interval`` is 0.
     clock : callable, default time.monotonic
         The time source (injected by the tests).
     enabled : bool, default True
@@ -95,15 +99,17 @@ class PhaseDisplay:
     """
 
     def __init__(self, console: Console, *, interval: float = DEFAULT_INTERVAL,
-                 clock: Callable[[], float] = time.monotonic, enabled: bool = True) -> None:
+                 clock: Callable[[], float] = time.monotonic, enabled: bool = True,
+                 delay: float | None = None) -> None:
         self.console = console
         self.interval = interval
+        self.delay = (max(interval, DEFAULT_DELAY) if interval > 0 else 0.0) if delay is None else delay
         self.clock = clock
         self.enabled = enabled
         self.terminal = enabled and console.is_terminal
         self.phases: list[_Phase] = []
         self._began = clock()
-        self._printing = interval <= 0
+        self._printing = self.delay <= 0
         self._last_line = float("-inf")
         self._bar: Any = None
         self._tasks: dict[str, Any] = {}
@@ -156,12 +162,12 @@ class PhaseDisplay:
                              count=phase.count(now), took=f"{phase.seconds:.1f} s")
         elif self._printing:
             self._print(self._end_line(phase), now)
-        elif now - self._began >= self.interval:
+        elif now - self._began >= self.delay:
             self._start_printing()  # lists every ended phase, this one included
 
     def _maybe_line(self, now: float) -> None:
         if not self._printing:
-            if now - self._began < self.interval:
+            if now - self._began < self.delay:
                 return
             self._start_printing()
         current = self.phases[-1]

@@ -52,9 +52,9 @@ def first_seen(lines: list[str]) -> list[str]:
 def test_plain_lines_rate_percent_and_phase_times() -> None:
     console, out = plain()
     clock = Clock()
-    with PhaseDisplay(console, interval=2.0, clock=clock) as progress:
+    with PhaseDisplay(console, interval=2.0, clock=clock, delay=2.0) as progress:
         progress("encode", None, None)
-        clock.now += 3.0  # past the interval: lines start, listing the ended phases (last line at 3 s)
+        clock.now += 3.0  # past the delay: lines start, listing the ended phases (last line at 3 s)
         progress("search", None, None)
         clock.now += 1.0
         progress("search", 1000, 6480)  # 1 s after the last line: under the interval, no line
@@ -83,14 +83,16 @@ def test_plain_lines_rate_percent_and_phase_times() -> None:
 
 
 def test_a_quick_run_prints_nothing_off_a_terminal() -> None:
-    """Under the interval nothing is printed, so a quick command (or an early refusal) stays one line."""
+    """Within the delay nothing is printed, so a quick command (or an early refusal) stays one line."""
     console, out = plain()
     clock = Clock()
     with PhaseDisplay(console, interval=2.0, clock=clock) as progress:
+        assert progress.delay == 5.0  # max(interval 2, 5)
         for phase in PHASES:
-            progress(phase, None, None)
-            clock.now += 0.3  # 5 phases x 0.3 s = 1.5 s < 2 s
+            progress(phase, 1, 2)
+            clock.now += 0.9  # 5 phases x 0.9 s = 4.5 s < 5 s
     assert out.getvalue() == ""
+    assert PhaseDisplay(console, interval=8.0).delay == 8.0 and PhaseDisplay(console, interval=0.0).delay == 0.0
 
 
 def test_an_error_leaves_the_running_phase_unfinished() -> None:
