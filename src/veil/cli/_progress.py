@@ -130,7 +130,8 @@ class PhaseDisplay:
         if done is not None:
             current.done, current.total = done, total
         if self.terminal:
-            self._bar.update(self._tasks[phase], completed=done or 0, total=total, count=current.count(now))
+            self._bar.update(self._tasks[phase], completed=current.done or 0, total=current.total or None,
+                             count=current.count(now))
         else:
             self._maybe_line(now)
 
@@ -158,7 +159,7 @@ class PhaseDisplay:
         phase.seconds = now - phase.start
         if self.terminal:
             task = self._tasks[phase.name]
-            self._bar.update(task, completed=1 if phase.total is None else phase.done, total=phase.total or 1,
+            self._bar.update(task, completed=phase.done if phase.total else 1, total=phase.total or 1,
                              count=phase.count(now), took=f"{phase.seconds:.1f} s")
         elif self._printing:
             self._print(self._end_line(phase), now)
