@@ -203,7 +203,7 @@ def anonymize(
     shuffle: bool = True,
     seed: int | None = None,
     drop_suppressed: bool = False,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[str, int | None, int | None], None] | None = None,
     algorithm: str = "lattice",
     options: Mapping[str, Any] | None = None,
     suppressed: str | None = None,
@@ -240,7 +240,9 @@ def anonymize(
     drop_suppressed : bool, default False
         The old name of ``suppressed="drop"``.
     progress : callable, optional
-        ``progress(done, total)`` during the search.
+        ``progress(phase, done, total)`` at each phase (``encode``,
+        ``search`` with nodes checked out of the total, ``apply``,
+        ``verify``); see :mod:`veil.progress`.  Default: no reports.
     algorithm : str, default "lattice"
         A name of :data:`veil.algorithms.ALGORITHMS`.  ``lattice`` finds the
         optimum of ``metric``; the others are heuristics (see
@@ -280,8 +282,10 @@ def anonymize(
         The output failed its own re-check (a bug; nothing is returned).
     """
     from veil.algorithms._registry import get_algorithm
+    from veil.progress import no_progress, search_progress
 
     start = time.perf_counter()
+    phase = progress or no_progress
     models = list(models)
     policy = policy or ReleasePolicy(keep_unlisted=keep_unlisted, allow_identifiers=tuple(allow_identifiers))
     mode = suppressed_mode(suppressed, drop_suppressed=drop_suppressed)
@@ -291,15 +295,19 @@ def anonymize(
     published = [c.name for c in columns if c.treatment != "dropped"]
     # quasi-identifiers are generalized and judged by the models; every column published as it is is scanned
     policy.check_identifiers(dataset.frame, [c.name for c in columns if c.treatment not in ("dropped", "generalized")])
+    phase("encode", None, None)
     problem = _problem(dataset, models, mode, suppression_limit=suppression_limit, metric=metric, label=label,
                        weights=weights, min_levels=min_levels, max_levels=max_levels, options=options,
-                       progress=progress)
+                       progress=search_progress(phase))
+    phase("search", None, None)
     outcome = spec.run(problem)
+    phase("apply", None, None)
     star = outcome.suppressed_rows
     if star is None:  # a local recoding: the records with '*' in every QI
         star = _star_rows(outcome.data, dataset.quasi_identifiers)
     _check_suppression(outcome, star, problem, mode)
     data, source_rows = _publish(outcome.data, star, dataset, mode, published, shuffle=shuffle, seed=seed)
+    phase("verify", None, None)
     verified = verify(data, dataset, models, label=label, suppressed=mode, suppressed_rows=star[source_rows])
     columns = [replace(c, level=outcome.transformation.get(c.name)) for c in columns]
     report = release_report(dataset, models, problem, outcome, verified, data, star, mode, columns,

@@ -182,7 +182,7 @@ def run_config(
     *,
     output: str | None = None,
     report: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[str, int | None, int | None], None] | None = None,
     html: str | None = None,
     config_path: str | Path | None = None,
 ) -> tuple["AnonymizationResult | FileRelease", dict[str, str]]:
@@ -191,6 +191,9 @@ def run_config(
     With ``engine: duckdb`` or ``spark`` the table is anonymized from file to
     file through :func:`veil.engines.anonymize_file` (the result then holds the
     report only).
+
+    ``progress(phase, done, total)`` hears each phase (``encode``, ``search``,
+    ``apply``, ``verify``, ``write``; see :mod:`veil.progress`).
 
     Returns the result and the paths written (``{"data": ..., "report": ..., "html": ...}``).
     Nothing is written unless the anonymization succeeded and the written
@@ -202,29 +205,38 @@ def run_config(
         A destination is an input (data, hierarchy file, configuration) or
         another destination, or cannot be written: refused before any work.
     """
+    from veil.progress import no_progress, search_progress
+
+    phase = progress or no_progress
     targets = _targets(config, output, report, html)
     models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
     with Outputs(targets, inputs=release_inputs(config, config_path)) as out:
+        phase("encode", None, None)
+        files = [role for role in ("data", "report", "html") if role in out]  # the write phase counts them
         if config.engine != "local":
-            result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, progress)
+            result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, search_progress(phase))
         else:
             sources: dict[str, str] = {}
             dataset = dataset_from_config(config, sources=sources)
-            result = anonymize(dataset, models, progress=progress, policy=policy_from_config(config), **_options(config))
+            result = anonymize(dataset, models, progress=phase, policy=policy_from_config(config), **_options(config))
             result.report["hierarchies"] = sources
             if config.target is not None:
                 result.report["workload"] = _workload(config, dataset, result)
+            phase("write", 0, len(files))
             if "data" in out:
                 written = out.write("data", table_writer(result.data))
                 verify_written(written, result, dataset, models, label=config.label)
         result.report["provenance"] = provenance(config)
+        phase("write", int("data" in out), len(files))
         if "report" in out:
             out.write_json("report", result.report)
+            phase("write", files.index("report") + 1, len(files))
         if "html" in out:
             from veil.report import render_html
 
             extra = {"classes": result.classes, "original": result.classes.base} if isinstance(result, AnonymizationResult) else {}
             out.write_text("html", render_html(result.report, **extra))
+            phase("write", len(files), len(files))
         out.commit()
     return result, {role: str(path) for role, path in targets.items() if path is not None}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from veil.cli._app import app, console, parse_assignments, split_list, user_errors
+from veil.cli._app import app, err_console, parse_assignments, split_list, user_errors
 from veil._lazy import require as require_extra
 from veil.cli._hierarchy_options import auto_hierarchies_option, hierarchy_option, hierarchy_specs, refuse_with_config
 from veil.cli._registry_help import metric_help, require_help
@@ -138,11 +138,11 @@ def anonymize_command(
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
     require: str = typer.Option(None, "--require", help=require_help("Every model asked for must hold (adds to -k, -l, -t).")),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr (the summary is still printed)."),
 ) -> None:
     # long: a Typer command: one line per flag
     """Anonymize a table: optimal generalization and suppression, verified, with a report."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+    from veil.cli._progress import phase_display
     from veil.cli._summary import print_summary
     from veil.config import load_config
     from veil.release import run_config
@@ -182,15 +182,7 @@ def anonymize_command(
                 identifiers=split_list(identifier), insensitive=split_list(insensitive), suppressed=suppressed,
                 keep_unlisted=keep_unlisted, allow_identifiers=[c for v in allow_identifier or [] for c in split_list(v)],
             )
-        with Progress(
-            TextColumn(f"anonymizing ({config.algorithm})"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=console, transient=True, disable=not console.is_terminal,
-        ) as bar:
-            task = bar.add_task("search", total=None)
-
-            def progress(done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
-
+        with phase_display(err_console, quiet=quiet) as progress:  # stderr: stdout keeps the summary only
             result, written = run_config(
                 config, output=str(output) if output else None, report=str(json_out) if json_out else None,
                 progress=progress, html=str(html_out) if html_out else None,
