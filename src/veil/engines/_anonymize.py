@@ -195,11 +195,9 @@ def anonymize_file(
 ) -> dict[str, Any]:
     """Anonymize a CSV or Parquet file into another through an engine, verified.
 
-    The same job as :func:`veil.anonymize` (the least-loss generalization and
-    suppression that satisfies every model), for files an engine reads:
-    ``duckdb`` streams files larger than memory, ``spark`` runs on a cluster,
-    ``local`` reads the file into memory.  Only the class table (one row per
-    distinct QI and sensitive combination) is held in memory.
+    The job of :func:`veil.anonymize` for files an engine reads (``duckdb``
+    streams, ``spark`` runs on a cluster, ``local`` reads into memory); only
+    the class table is held in memory.
 
     Parameters
     ----------
@@ -223,32 +221,25 @@ def anonymize_file(
     seed : int in [0, inf), optional
         Seed of the row shuffle (reproducible output); default a fresh secret one.
     drop_suppressed : bool, default False
-        Leave suppressed records out instead of writing ``*`` in every QI.
-        Kept, they publish their sensitive values, so the suppressed group
-        must then meet every model that reads a sensitive attribute (the
-        search accounts for it; see ``docs/security.md``).
+        Leave suppressed records out instead of writing ``*`` in every QI (kept,
+        the suppressed group must meet the sensitive models; ``docs/security.md``).
     sep : str, optional
         The CSV separator of the input (default: detected).
     na_values : sequence of str
         CSV cell texts read as missing in QI and sensitive columns.
     kinds : mapping, optional
-        Attribute kinds (``numeric``, ``ordinal``, ``date``; default
-        categorical), for ordered distances.
+        Attribute kinds (default categorical), for ordered distances.
     domains : mapping, optional
         Sensitive value domains wider than the values present.
     label, weights, min_levels, max_levels
         As for :func:`veil.anonymize`.
-    progress : callable, optional
-        ``progress(done, total)`` during the search.
+    progress : callable, optional, ``progress(done, total)`` during the search.
 
     Returns
     -------
     dict
-        The report, with the keys of :func:`veil.anonymize`'s (transformation,
-        records, records_out, suppressed, suppressed_dropped, input_suppressed,
-        suppression_limit, models, metric, achieved, utility, risk_before,
-        risk_after, search, output_order, verified, seconds_total) and
-        ``engine``, ``output``, ``classes`` and ``seconds`` (per step).
+        The report of :func:`veil.anonymize` plus ``engine``, ``output``,
+        ``classes`` and ``seconds`` (per step).
 
     Raises
     ------
@@ -257,12 +248,11 @@ def anonymize_file(
     ColumnNotFoundError
         A QI or sensitive column is not in the input (named, with the file).
     HierarchyError
-        A QI has no hierarchy, or a value is not covered by its hierarchy.
+        A QI without a hierarchy, or a value its hierarchy does not cover.
     OutputError
         ``output`` is the input, or its folder is not writable.
     ParameterError
-        Bad parameters (no model, unknown metric or engine, ``k`` larger than
-        the table, ...).
+        Bad parameters (no model, unknown metric or engine, ...).
     InfeasibleError
         No transformation satisfies the models within the suppression limit.
     VerificationError
