@@ -210,6 +210,7 @@ def _least_loss_result(nodes: np.ndarray, losses: np.ndarray, heights: np.ndarra
     )
 
 
+# long because it is a public entry point with a full numpydoc docstring; the body dispatches to the strategies
 def search(
     classes: ClassTable,
     models: Sequence[PrivacyModel],
@@ -222,7 +223,6 @@ def search(
     max_levels: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SearchResult:
-    # long: a public entry point: long for its numpydoc docstring; the body dispatches to the strategies
     """Find the transformation with the least loss that satisfies every model.
 
     Parameters
@@ -326,6 +326,7 @@ def search(
     )
 
 
+# long because it is one strategy whose closures share the evaluator state
 def _search_mixed(
     evaluator: Evaluator,
     lattice: Lattice,
@@ -336,7 +337,6 @@ def _search_mixed(
     start: float,
     progress: Callable[[int, int], None] | None,
 ) -> SearchResult:
-    # long: one strategy with its closures over the shared evaluator state
     """Some models are monotone with suppression and some are not, and the metric
     is additive.
 
