@@ -42,7 +42,6 @@ def datafly(
     max_levels: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SearchResult:
-    # long: long for its numpydoc docstring (with the paper's algorithm); the loop is short
     """Generalize greedily until the models hold within the suppression limit.
 
     Parameters
@@ -51,13 +50,11 @@ def datafly(
         The class table at level 0.
     models : sequence of PrivacyModel
     loss : callable
-        ``loss(classes) -> float``, reported for the chosen node (Datafly does
-        not optimise it).
+        ``loss(classes) -> float``, reported for the chosen node (not optimised).
     suppression_limit : float in [0, 1]
     min_levels, max_levels : sequence of int, optional
         Datafly starts at ``min_levels`` and never goes above ``max_levels``.
-    progress : callable, optional
-        ``progress(steps_done, steps_at_most)``.
+    progress : callable, optional, ``progress(steps_done, steps_at_most)``.
 
     Returns
     -------
@@ -75,9 +72,8 @@ def datafly(
     >>> from veil.models import KAnonymity
     >>> from veil.utility import get_metric
     >>> table = ClassTable.from_dataset(load_adult())
-    >>> metric = get_metric("loss")
     >>> result = datafly(table, [KAnonymity(5)], suppression_limit=0.05,
-    ...                  loss=lambda c: metric.loss(c, k=5))
+    ...                  loss=lambda c: get_metric("loss").loss(c, k=5))
     >>> result.algorithm, result.extra["suppressed_records"] <= 0.05 * 30162
     ('datafly', True)
     """
@@ -85,6 +81,22 @@ def datafly(
     lattice = prepare(classes, list(models), min_levels, max_levels)
     limit = limit_records(classes, suppression_limit)
     evaluator = Evaluator(classes, models, limit, loss, cache_size=0, hub_limit=0)
+    result, path = _climb(classes, evaluator, lattice, limit, progress)
+    return SearchResult(
+        node=result.node,
+        classes=result.classes,
+        loss=float(result.loss),  # type: ignore[arg-type]
+        nodes_total=lattice.size,
+        nodes_checked=evaluator.checked,
+        seconds=time.perf_counter() - start,
+        algorithm="datafly",
+        extra={"suppressed_records": result.suppressed_records, "path": [list(p) for p in path]},
+    )
+
+
+def _climb(classes: ClassTable, evaluator: Evaluator, lattice, limit: int,
+           progress: Callable[[int, int], None] | None):
+    """Step up the attribute with the most distinct values until the node satisfies; (result, path)."""
     node = list(lattice.low)
     high = list(lattice.high)
     steps_at_most = sum(b - a for a, b in zip(lattice.low, lattice.high))
@@ -106,13 +118,4 @@ def datafly(
         node[room[int(np.argmax(distinct))]] += 1
     if progress is not None:
         progress(steps_at_most, steps_at_most)
-    return SearchResult(
-        node=result.node,
-        classes=result.classes,
-        loss=float(result.loss),  # type: ignore[arg-type]
-        nodes_total=lattice.size,
-        nodes_checked=evaluator.checked,
-        seconds=time.perf_counter() - start,
-        algorithm="datafly",
-        extra={"suppressed_records": result.suppressed_records, "path": [list(p) for p in path]},
-    )
+    return result, path

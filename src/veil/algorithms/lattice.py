@@ -74,14 +74,12 @@ def _descend(
 def _classify(
     evaluator: "Evaluator", nodes: np.ndarray, known: dict[int, NodeEvaluation]
 ) -> np.ndarray:
-    # long: predictive tagging and its closure, read as one algorithm
     """Status of every node (1 solution, -1 not) for monotone models, by binary
     search along chains with predictive tagging (the idea of OLA and Flash).
 
-    Along a chain of successive generalizations the status of monotone models
-    switches once, from failing to satisfied; a binary search finds the switch,
-    then every node above a solution is tagged a solution and every node below
-    a failure a failure, without building their class tables.
+    Along a chain of generalizations monotone models switch once, from failing
+    to satisfied; a binary search finds the switch, then nodes above a solution
+    are tagged solutions and nodes below a failure failures (no class tables).
     """
     n, q = nodes.shape
     status = np.zeros(n, dtype=np.int8)
@@ -144,7 +142,6 @@ def _search_top_down(
     start: float,
     progress: Callable[[int, int], None] | None,
 ) -> SearchResult:
-    # long: one strategy with its two closures (judge, step); splitting it would scatter its state
     """Monotone models and an additive metric: a greedy descent gives a first
     solution, then every node whose bound is below the best loss is settled,
     highest bound first, so that a failing node tags its whole down-set."""
@@ -189,17 +186,23 @@ def _search_top_down(
             break
         pick = np.lexsort((heights[candidates], bounds[candidates]))[-1]
         judge(int(candidates[pick]))
+    if progress is not None:
+        progress(n, n)
+    return _least_loss_result(nodes, losses, heights, results, evaluator, start)
+
+
+def _least_loss_result(nodes: np.ndarray, losses: np.ndarray, heights: np.ndarray,
+                       results: dict[int, NodeEvaluation], evaluator: "Evaluator", start: float) -> SearchResult:
+    """The least-loss solution (ties: lowest height, then lexicographically first) as a SearchResult."""
     best_loss = losses.min()
     tied = np.flatnonzero(losses <= best_loss + 1e-12)
     winner = int(tied[np.lexsort(tuple(nodes[tied].T[::-1]) + (heights[tied],))[0]])
     result = results[winner]
-    if progress is not None:
-        progress(n, n)
     return SearchResult(
         node=result.node,
         classes=result.classes,
         loss=float(result.loss),  # type: ignore[arg-type]
-        nodes_total=n,
+        nodes_total=len(nodes),
         nodes_checked=evaluator.checked,
         seconds=time.perf_counter() - start,
         algorithm="lattice",
@@ -207,6 +210,7 @@ def _search_top_down(
     )
 
 
+# long because it is a public entry point with a full numpydoc docstring; the body dispatches to the strategies
 def search(
     classes: ClassTable,
     models: Sequence[PrivacyModel],
@@ -219,7 +223,6 @@ def search(
     max_levels: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SearchResult:
-    # long: a public entry point: long for its numpydoc docstring; the body dispatches to the strategies
     """Find the transformation with the least loss that satisfies every model.
 
     Parameters
@@ -323,6 +326,7 @@ def search(
     )
 
 
+# long because it is one strategy whose closures share the evaluator state
 def _search_mixed(
     evaluator: Evaluator,
     lattice: Lattice,
@@ -333,7 +337,6 @@ def _search_mixed(
     start: float,
     progress: Callable[[int, int], None] | None,
 ) -> SearchResult:
-    # long: one strategy with its closures over the shared evaluator state
     """Some models are monotone with suppression and some are not, and the metric
     is additive.
 

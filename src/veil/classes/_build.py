@@ -27,13 +27,10 @@ def build(
     sensitive: Sequence[str] | None = None,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     weights: np.ndarray | None = None,
-) -> ClassTable:  # the builder stays one function: one pass over the rows, read top to bottom
-    # long: the one pass over the rows, read top to bottom (encode, group, count, histograms)
+) -> ClassTable:
     """Build the class table of ``dataset`` (the only pass over its rows).
 
-    The one class-table builder: from a table's rows, or (``weights``)
-    from an engine's grouped counts, one row per distinct combination
-    weighted by its number of records
+    From a table's rows, or (``weights``) from an engine's grouped counts
     (:func:`veil.engines.class_table_from_counts`).
 
     Parameters
@@ -56,6 +53,37 @@ def build(
     """
     qis = tuple(dataset.quasi_identifiers if quasi_identifiers is None else quasi_identifiers)
     sens = tuple(dataset.sensitive if sensitive is None else sensitive)
+    _check_columns(dataset, qis, sens)
+    given = dict(dataset.hierarchies, **(hierarchies or {}))
+    w = None if weights is None else np.asarray(weights, dtype=np.int64)
+    n = dataset.n_records
+    bound, leaf_columns, star_rows = _bind_quasi_identifiers(dataset, qis, given)
+    keep = ~star_rows
+    input_suppressed = int(star_rows.sum() if w is None else w[star_rows].sum())
+    codes, inverse = _group(leaf_columns, keep, bound, w)
+    n_classes = len(codes)
+    kept = None if w is None else w[keep]
+    counts = np.rint(np.bincount(inverse, weights=kept, minlength=n_classes)).astype(np.int64)
+    row_class = np.full(n, -1, dtype=np.int64)
+    row_class[keep] = inverse
+    return ClassTable(
+        quasi_identifiers=qis,
+        hierarchies=tuple(bound),
+        levels=tuple(0 for _ in qis),
+        codes=codes,
+        counts=counts,
+        n_records=n if w is None else int(w.sum()),
+        suppressed=input_suppressed,
+        input_suppressed=input_suppressed,
+        base=None,
+        base_map=np.arange(n_classes, dtype=np.int64),
+        sensitive=_histograms(dataset, sens, given, inverse, keep, kept, w, n_classes),
+        row_class=row_class if w is None else None,
+    )
+
+
+def _check_columns(dataset: Dataset, qis: tuple[str, ...], sens: tuple[str, ...]) -> None:
+    """Refuse unknown columns, a column in both roles, a repeated QI or an empty table."""
     for name in qis + sens:
         if name not in dataset.columns:
             raise ColumnNotFoundError(f"Column {name!r} is not in the table; its columns are: {', '.join(dataset.columns)}.")
@@ -68,10 +96,12 @@ def build(
         raise SchemaError("A quasi-identifier is listed twice.")
     if dataset.n_records == 0:
         raise SchemaError("The table has no records; there is nothing to analyse.")
-    given = dict(dataset.hierarchies)
-    given.update(hierarchies or {})
-    w = None if weights is None else np.asarray(weights, dtype=np.int64)
 
+
+def _bind_quasi_identifiers(
+    dataset: Dataset, qis: tuple[str, ...], given: Mapping[str, Hierarchy],
+) -> tuple[list[Hierarchy], list[np.ndarray], np.ndarray]:
+    """Each QI's hierarchy and per-row leaf codes, and the rows suppressed in the input (``*`` in every QI)."""
     n = dataset.n_records
     bound: list[Hierarchy] = []
     leaf_columns: list[np.ndarray] = []
@@ -94,27 +124,35 @@ def build(
         leaf[needed] = hierarchy.leaf_index(encoded.labels[needed], column=name)
         bound.append(hierarchy)
         leaf_columns.append(leaf[encoded.codes])
-    keep = ~star_rows
-    input_suppressed = int(star_rows.sum() if w is None else w[star_rows].sum())
-    if qis:
+    return bound, leaf_columns, star_rows
+
+
+def _group(
+    leaf_columns: list[np.ndarray], keep: np.ndarray, bound: list[Hierarchy], w: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct leaf-code combinations of the kept rows and each kept row's class."""
+    if bound:
         matrix = np.column_stack([c[keep] for c in leaf_columns]).astype(np.int32, copy=False)
     else:
         matrix = np.zeros((int(keep.sum()), 0), dtype=np.int32)
     radices = [h.n_values(0) for h in bound]
     codes, inverse = group_codes(matrix, radices)
     n_classes = len(codes)
-    if w is not None and n_classes > 1 and qis:
+    if w is not None and n_classes > 1 and bound:
         # grouped counts: classes in leaf-code order, whatever order the engine
         # returned the groups in (the same input gives the same table, to the bit)
         order = np.lexsort(codes.T[::-1])
         rank = np.empty(n_classes, dtype=np.int64)
         rank[order] = np.arange(n_classes, dtype=np.int64)
         codes, inverse = np.ascontiguousarray(codes[order]), rank[inverse]
-    kept = None if w is None else w[keep]
-    counts = np.rint(np.bincount(inverse, weights=kept, minlength=n_classes)).astype(np.int64)
-    row_class = np.full(n, -1, dtype=np.int64)
-    row_class[keep] = inverse
+    return codes, inverse
 
+
+def _histograms(
+    dataset: Dataset, sens: tuple[str, ...], given: Mapping[str, Hierarchy], inverse: np.ndarray,
+    keep: np.ndarray, kept: np.ndarray | None, w: np.ndarray | None, n_classes: int,
+) -> dict[str, SensitiveHistogram]:
+    """Per-class histograms of each sensitive attribute (and its overall distribution)."""
     histograms: dict[str, SensitiveHistogram] = {}
     for name in sens:
         encoded = dataset.encode(name)
@@ -131,20 +169,7 @@ def build(
             hierarchy.leaf_index(encoded.labels[overall > 0], column=name)
         histograms[name] = SensitiveHistogram(name, encoded.labels, hist, overall, kind, hierarchy)
 
-    return ClassTable(
-        quasi_identifiers=qis,
-        hierarchies=tuple(bound),
-        levels=tuple(0 for _ in qis),
-        codes=codes,
-        counts=counts,
-        n_records=n if w is None else int(w.sum()),
-        suppressed=input_suppressed,
-        input_suppressed=input_suppressed,
-        base=None,
-        base_map=np.arange(n_classes, dtype=np.int64),
-        sensitive=histograms,
-        row_class=row_class if w is None else None,
-    )
+    return histograms
 
 
 def suppressed_group(table: ClassTable) -> ClassTable | None:

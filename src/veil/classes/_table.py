@@ -163,9 +163,7 @@ class ClassTable:
         return column
 
     def retain(self) -> "ClassTable":
-        """Mark this table as kept for many derivations (internal: the lattice
-        search's hub tables).  It then caches its rolled-up attribute columns,
-        and tables generalized from it roll their histograms up from its own."""
+        """Keep this table for many derivations: cache its rolled-up columns, let children roll up from it."""
         self._retained = True
         return self
 
@@ -182,11 +180,8 @@ class ClassTable:
     ) -> "ClassTable":
         """Build the class table of ``dataset`` (the only pass over its rows).
 
-        The one class-table builder (:func:`veil.classes._build.build`): from a
-        table's rows, or (``weights``) from an engine's grouped counts, one row
-        per distinct combination weighted by its number of records
-        (:func:`veil.engines.class_table_from_counts`).  See :func:`build` for
-        the parameters.
+        Parameters as in :func:`veil.classes._build.build`; ``weights`` gives
+        each row its number of records (:func:`veil.engines.class_table_from_counts`).
 
         Raises
         ------

@@ -275,11 +275,8 @@ def _read_parquet(path: Path) -> "pa.Table":
     return table
 
 
-def _parse_csv(data: bytes, path: Path, *, sep: str | None, encoding: str, na_values: Sequence[str],
-               typed: bool, row_labels: bool = False) -> "pa.Table":
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
+def _checked_bytes(data: bytes, path: Path, encoding: str) -> bytes:
+    """Strip a UTF-8 byte-order mark and reject empty, binary or undecodable input."""
     if _is_utf8(encoding) and data.startswith(_BOM):
         data = data[len(_BOM):]
     if not data or data.isspace():
@@ -292,6 +289,15 @@ def _parse_csv(data: bytes, path: Path, *, sep: str | None, encoding: str, na_va
             + ("this is UTF-16 text: pass --encoding utf-16." if utf16 else "this looks like a binary file, not a CSV.")
         )
     _decode_check(data, path, encoding)
+    return data
+
+
+def _parse_csv(data: bytes, path: Path, *, sep: str | None, encoding: str, na_values: Sequence[str],
+               typed: bool, row_labels: bool = False) -> "pa.Table":
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    data = _checked_bytes(data, path, encoding)
     if sep is None:
         sep = _sniff(data[:_SNIFF_BYTES], len(data) <= _SNIFF_BYTES, path, encoding)
     header = _header(data, encoding, sep)

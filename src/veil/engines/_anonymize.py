@@ -97,23 +97,10 @@ def _verify(
     records_out: int,
     na_values: Sequence[str],
 ) -> ClassTable | None:
-    # long: each check of the written file is a few lines; kept in one place so that none is skipped
     """Rebuild the class table of the written file and check it (see the module docstring)."""
     qis = base.quasi_identifiers
     counts = engine.group_count(written, qis, sensitive)
-    seen = int(counts[COUNT_COLUMN].sum())
-    if seen != records_out:
-        raise VerificationError(
-            f"Row counts do not reconcile: the engine reported {records_out} rows written but "
-            f"{seen} were read back from {str(written.path)!r}. This is a bug in veil; nothing was written."
-        )
-    dropped = base.n_records - records_out
-    expected_dropped = chosen.suppressed if drop_suppressed else 0
-    if dropped != expected_dropped:
-        raise VerificationError(
-            f"Row counts do not reconcile: {base.n_records} in, {records_out} out, {chosen.suppressed} suppressed"
-            f"{' and dropped' if drop_suppressed else ''}. This is a bug in veil; nothing was written."
-        )
+    _check_row_counts(counts, written, base, chosen, drop_suppressed=drop_suppressed, records_out=records_out)
     if records_out == 0:
         return None  # every record was suppressed and dropped: nothing is released
     released = class_table_from_counts(
@@ -138,16 +125,7 @@ def _verify(
             "The classes of the output differ from those of the chosen transformation. "
             "This is a bug in veil; nothing was written."
         )
-    for name in sensitive:
-        hist, original = released.sensitive[name], base.sensitive[name]
-        if hist.labels.tolist() != original.labels.tolist():
-            raise VerificationError(f"The released values of {name!r} do not match the input's.")
-        if drop_suppressed:
-            # judge distributions against the whole input, suppressed records included,
-            # exactly as the search did
-            released.sensitive[name] = replace(hist, overall=original.overall)
-        elif not np.array_equal(hist.overall, original.overall):
-            raise VerificationError(f"The released values of {name!r} do not match the input's.")
+    _check_sensitive_values(released, base, sensitive, drop_suppressed=drop_suppressed)
     failed = [m for m in models if not m.check(released)]
     if failed:
         names = ", ".join(m.name for m in failed)
@@ -158,6 +136,40 @@ def _verify(
     return released
 
 
+def _check_row_counts(counts: pd.DataFrame, written: Source, base: ClassTable, chosen: ClassTable, *,
+                      drop_suppressed: bool, records_out: int) -> None:
+    """Rows read back = rows written, and rows in = rows out + rows dropped."""
+    seen = int(counts[COUNT_COLUMN].sum())
+    if seen != records_out:
+        raise VerificationError(
+            f"Row counts do not reconcile: the engine reported {records_out} rows written but "
+            f"{seen} were read back from {str(written.path)!r}. This is a bug in veil; nothing was written."
+        )
+    dropped = base.n_records - records_out
+    expected_dropped = chosen.suppressed if drop_suppressed else 0
+    if dropped != expected_dropped:
+        raise VerificationError(
+            f"Row counts do not reconcile: {base.n_records} in, {records_out} out, {chosen.suppressed} suppressed"
+            f"{' and dropped' if drop_suppressed else ''}. This is a bug in veil; nothing was written."
+        )
+
+
+def _check_sensitive_values(released: ClassTable, base: ClassTable, sensitive: Sequence[str], *,
+                            drop_suppressed: bool) -> None:
+    """The released sensitive values are the input's (distributions judged against the whole input)."""
+    for name in sensitive:
+        hist, original = released.sensitive[name], base.sensitive[name]
+        if hist.labels.tolist() != original.labels.tolist():
+            raise VerificationError(f"The released values of {name!r} do not match the input's.")
+        if drop_suppressed:
+            # judge distributions against the whole input, suppressed records included,
+            # exactly as the search did
+            released.sensitive[name] = replace(hist, overall=original.overall)
+        elif not np.array_equal(hist.overall, original.overall):
+            raise VerificationError(f"The released values of {name!r} do not match the input's.")
+
+
+# long because it is a public entry point with a full numpydoc docstring; the body only resolves the engine
 def anonymize_file(
     path: str | os.PathLike[str],
     *,
@@ -181,14 +193,11 @@ def anonymize_file(
     max_levels: Mapping[str, int] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    # long: a public entry point: long for its numpydoc docstring; the body only resolves the engine
     """Anonymize a CSV or Parquet file into another through an engine, verified.
 
-    The same job as :func:`veil.anonymize` (the least-loss generalization and
-    suppression that satisfies every model), for files an engine reads:
-    ``duckdb`` streams files larger than memory, ``spark`` runs on a cluster,
-    ``local`` reads the file into memory.  Only the class table (one row per
-    distinct QI and sensitive combination) is held in memory.
+    The job of :func:`veil.anonymize` for files an engine reads (``duckdb``
+    streams, ``spark`` runs on a cluster, ``local`` reads into memory); only
+    the class table is held in memory.
 
     Parameters
     ----------
@@ -212,32 +221,25 @@ def anonymize_file(
     seed : int in [0, inf), optional
         Seed of the row shuffle (reproducible output); default a fresh secret one.
     drop_suppressed : bool, default False
-        Leave suppressed records out instead of writing ``*`` in every QI.
-        Kept, they publish their sensitive values, so the suppressed group
-        must then meet every model that reads a sensitive attribute (the
-        search accounts for it; see ``docs/security.md``).
+        Leave suppressed records out instead of writing ``*`` in every QI (kept,
+        the suppressed group must meet the sensitive models; ``docs/security.md``).
     sep : str, optional
         The CSV separator of the input (default: detected).
     na_values : sequence of str
         CSV cell texts read as missing in QI and sensitive columns.
     kinds : mapping, optional
-        Attribute kinds (``numeric``, ``ordinal``, ``date``; default
-        categorical), for ordered distances.
+        Attribute kinds (default categorical), for ordered distances.
     domains : mapping, optional
         Sensitive value domains wider than the values present.
     label, weights, min_levels, max_levels
         As for :func:`veil.anonymize`.
-    progress : callable, optional
-        ``progress(done, total)`` during the search.
+    progress : callable, optional, ``progress(done, total)`` during the search.
 
     Returns
     -------
     dict
-        The report, with the keys of :func:`veil.anonymize`'s (transformation,
-        records, records_out, suppressed, suppressed_dropped, input_suppressed,
-        suppression_limit, models, metric, achieved, utility, risk_before,
-        risk_after, search, output_order, verified, seconds_total) and
-        ``engine``, ``output``, ``classes`` and ``seconds`` (per step).
+        The report of :func:`veil.anonymize` plus ``engine``, ``output``,
+        ``classes`` and ``seconds`` (per step).
 
     Raises
     ------
@@ -246,12 +248,11 @@ def anonymize_file(
     ColumnNotFoundError
         A QI or sensitive column is not in the input (named, with the file).
     HierarchyError
-        A QI has no hierarchy, or a value is not covered by its hierarchy.
+        A QI without a hierarchy, or a value its hierarchy does not cover.
     OutputError
         ``output`` is the input, or its folder is not writable.
     ParameterError
-        Bad parameters (no model, unknown metric or engine, ``k`` larger than
-        the table, ...).
+        Bad parameters (no model, unknown metric or engine, ...).
     InfeasibleError
         No transformation satisfies the models within the suppression limit.
     VerificationError
@@ -315,11 +316,9 @@ def _anonymize_file(
 
     tick = time.perf_counter()
     counts = engine.group_count(source, qis, sens)
-    seconds["group_count"] = time.perf_counter() - tick
-    tick = time.perf_counter()
-    base = class_table_from_counts(
-        counts, quasi_identifiers=qis, sensitive=sens, hierarchies=hierarchies, kinds=kinds, domains=domains
-    )
+    seconds["group_count"], tick = time.perf_counter() - tick, time.perf_counter()
+    base = class_table_from_counts(counts, quasi_identifiers=qis, sensitive=sens, hierarchies=hierarchies,
+                                   kinds=kinds, domains=domains)
     seconds["class_table"] = time.perf_counter() - tick
     # suppressed records are published with their sensitive values unless
     # dropped: the suppressed group must then meet the sensitive models too
@@ -332,6 +331,21 @@ def _anonymize_file(
     seconds["search"] = time.perf_counter() - tick
     recoding = FullDomainRecoding.from_classes(result.classes)
 
+    applied, verified = _write_verified(
+        engine, source, out, recoding, base, result.classes, searched, seconds, sensitive=sens,
+        hierarchies=hierarchies, kinds=kinds, seed=seed, drop_suppressed=drop_suppressed, na_values=na_values,
+    )
+    report = _file_report(base, result, verified, models, applied.records_out, metric=metric, label=label,
+                          weights=weights, suppression_limit=suppression_limit, seed=seed)
+    report.update({"engine": engine.name, "output": str(out), "classes": int(base.n_classes),
+                   "seconds": {name: round(value, 6) for name, value in seconds.items()},
+                   "seconds_total": round(time.perf_counter() - start, 6)})
+    return report
+
+
+def _write_verified(engine, source, out, recoding, base, chosen, searched, seconds, *, sensitive, hierarchies,
+                    kinds, seed, drop_suppressed, na_values):
+    """Apply the recoding into the writer's temporary, verify it, publish it; (applied, verified table)."""
     with publishing({"data": out}, inputs=[source.path]) as outputs:
         # the released file is written and verified as a temporary of the one
         # writer; it is renamed into place only when the verification passed
@@ -345,17 +359,12 @@ def _anonymize_file(
         tick = time.perf_counter()
         written = Source.from_path(unverified, sep=",", na_values=na_values)
         verified = _verify(
-            reader_for(engine), written, base, result.classes, searched, sensitive=sens, hierarchies=hierarchies,
+            reader_for(engine), written, base, chosen, searched, sensitive=sensitive, hierarchies=hierarchies,
             kinds=kinds, drop_suppressed=drop_suppressed, records_out=applied.records_out,
             na_values=written.na_values,
         )
         seconds["verify"] = time.perf_counter() - tick
-    report = _file_report(base, result, verified, models, applied.records_out, metric=metric, label=label,
-                          weights=weights, suppression_limit=suppression_limit, seed=seed)
-    report.update({"engine": engine.name, "output": str(out), "classes": int(base.n_classes),
-                   "seconds": {name: round(value, 6) for name, value in seconds.items()},
-                   "seconds_total": round(time.perf_counter() - start, 6)})
-    return report
+    return applied, verified
 
 
 def _check_file_problem(models, quasi_identifiers, sensitive, hierarchies, label, min_levels, max_levels):

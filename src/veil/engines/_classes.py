@@ -38,47 +38,37 @@ def class_table_from_counts(
     kinds: Mapping[str, Kind | str] | None = None,
     domains: Mapping[str, Sequence[str]] | None = None,
 ) -> ClassTable:
-    # long: long for its numpydoc docstring; the body checks the counts and calls the one builder
     """The class table of a table known only by its grouped counts.
 
     Parameters
     ----------
     counts : pandas.DataFrame
-        One row per distinct combination of the QI and sensitive values (text
-        labels; ``None``/NaN for a missing value) with its number of records
-        in the column ``count``, as :meth:`~veil.engines.Engine.group_count`
-        returns it.  A combination may appear on several rows (their counts
-        add up).
+        One row per distinct QI and sensitive combination (``None``/NaN when
+        missing) with its records in ``count``, as
+        :meth:`~veil.engines.Engine.group_count` returns it (repeats add up).
     quasi_identifiers : sequence of str
     sensitive : sequence of str
     hierarchies : mapping of str to Hierarchy, optional
-        One per QI; a QI without one gets a flat hierarchy (its values, then
-        ``*``), as in :meth:`ClassTable.from_dataset`.  A hierarchy of a
-        sensitive attribute is kept for hierarchical t-closeness.
+        As for :meth:`ClassTable.from_dataset` (default: flat hierarchies).
     kinds : mapping, optional
-        Each attribute's :class:`~veil.schema.Kind` (default categorical):
-        the order of sensitive values (ordered distances) and of flat QI values.
+        Each attribute's :class:`~veil.schema.Kind` (default categorical).
     domains : mapping of str to sequence of str, optional
-        A sensitive attribute's value domain, wider than the values present,
-        in its order (as :class:`~veil.schema.Attribute` declares it).
+        A sensitive attribute's value domain in order, wider than the values present.
 
     Returns
     -------
     ClassTable
-        At level 0; records with ``*`` in every QI are counted as
-        input-suppressed.  It has no row index (:meth:`ClassTable.apply` needs
-        the rows: an engine applies the transformation instead).
+        At level 0, ``*`` in every QI counted as input-suppressed; no row index.
 
     Raises
     ------
     ColumnNotFoundError
         A QI or sensitive column, or ``count``, is not in ``counts``.
     SchemaError
-        A column is both QI and sensitive, a QI is listed twice, there are no
-        records, a count is negative, or a value does not fit its kind.
+        A column in both roles, a repeated QI, no records, a negative count,
+        or a value that does not fit its kind.
     HierarchyError
-        A value (outside input-suppressed records) is not covered by its
-        hierarchy; the error names the column and the value.
+        A value (outside input-suppressed records) not covered by its hierarchy.
 
     Examples
     --------
@@ -89,8 +79,20 @@ def class_table_from_counts(
     >>> classes.n_classes, classes.counts.tolist(), classes.n_records
     (2, [3, 2], 5)
     """
-    qis = tuple(quasi_identifiers)
-    sens = tuple(sensitive)
+    qis, sens = tuple(quasi_identifiers), tuple(sensitive)
+    weight = _checked_weights(counts, qis, sens)
+    if not (keep_rows := weight > 0).all():
+        counts, weight = counts.loc[keep_rows].reset_index(drop=True), weight[keep_rows]
+    dataset = Dataset.from_pandas(
+        _text_labels(counts, qis + sens), quasi_identifiers=qis, sensitive=sens,
+        kinds={name: kind for name, kind in (kinds or {}).items() if name in qis + sens},
+        domains={name: list(d) for name, d in (domains or {}).items() if name in sens},
+    )
+    return ClassTable.from_dataset(dataset, hierarchies=dict(hierarchies or {}), weights=weight)  # the one builder
+
+
+def _checked_weights(counts: pd.DataFrame, qis: tuple[str, ...], sens: tuple[str, ...]) -> np.ndarray:
+    """The ``count`` column as int64, after checking the columns and the counts."""
     for name in qis + sens + (COUNT_COLUMN,):
         if name not in counts.columns:
             raise ColumnNotFoundError(
@@ -108,18 +110,14 @@ def class_table_from_counts(
     n = int(weight.sum())
     if n == 0:
         raise SchemaError("The table has no records; there is nothing to analyse.")
-    keep_rows = weight > 0
-    if not keep_rows.all():
-        counts, weight = counts.loc[keep_rows].reset_index(drop=True), weight[keep_rows]
-    frame = pd.DataFrame({name: counts[name].to_numpy(dtype=object) for name in qis + sens})
-    for name in qis + sens:  # text labels, None where missing (as Dataset reads them)
+    return weight
+
+
+def _text_labels(counts: pd.DataFrame, names: tuple[str, ...]) -> pd.DataFrame:
+    """The columns ``names`` as text labels, None where missing (as Dataset reads them)."""
+    frame = pd.DataFrame({name: counts[name].to_numpy(dtype=object) for name in names})
+    for name in names:  # text labels, None where missing (as Dataset reads them)
         values = frame[name].to_numpy(dtype=object)
         missing = pd.isna(values)
         frame[name] = pd.Series(np.where(missing, None, values.astype(str)), dtype=object)
-    dataset = Dataset.from_pandas(
-        frame, quasi_identifiers=qis, sensitive=sens,
-        kinds={name: kind for name, kind in (kinds or {}).items() if name in qis + sens},
-        domains={name: list(d) for name, d in (domains or {}).items() if name in sens},
-    )
-    # the one builder, weighted by the groups' counts
-    return ClassTable.from_dataset(dataset, hierarchies=dict(hierarchies or {}), weights=weight)
+    return frame

@@ -316,6 +316,7 @@ class SparkEngine:
             written = self._write(source, qis, mappings, suppressed_rows, out_path, seed, drop_suppressed)
         return ApplyResult(out_path, written)
 
+    # long because it is the Spark plan and its write, closures over one session
     def _write(
         self,
         source: Source,
@@ -326,7 +327,6 @@ class SparkEngine:
         seed: int,
         drop_suppressed: bool,
     ) -> int:
-        # long: the Spark plan and its write, closures over one session
         _, F, _ = _import_pyspark()
         from pyspark.sql import Observation
 
