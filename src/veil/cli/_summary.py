@@ -21,22 +21,9 @@ def _fmt(value: Any) -> str:
 
 
 def print_summary(report: dict[str, Any], written: dict[str, str] | None = None) -> None:
-    # long: one table row per report figure
     """Print the transformation, suppression, achieved levels, utility and risk."""
     search = report["search"]
-    if report["transformation"]:
-        levels = Table(title="Transformation (hierarchy level per quasi-identifier)")
-        for name in report["transformation"]:
-            levels.add_column(escape(str(name)), justify="center")
-        levels.add_row(*(str(v) for v in report["transformation"].values()))
-        console.print(levels)
-    recoding = report.get("recoding")
-    if recoding:
-        console.print(
-            f"[bold]{recoding['algorithm']}[/]: local recoding into {recoding['groups']:,} groups "
-            "(labels differ between groups; no single level per attribute)"
-        )
-
+    _print_transformation(report)
     summary = Table(title="Release", show_header=False)
     summary.add_column("figure")
     summary.add_column("value", justify="right")
@@ -63,7 +50,32 @@ def print_summary(report: dict[str, Any], written: dict[str, str] | None = None)
         summary.add_row("suppressed records published as", report["suppressed_records"])
     console.print(summary)
     _print_columns(report)
+    _print_utility_and_risk(report)
+    for warning in report.get("warnings", []):
+        console.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
+    for kind, path in (written or {}).items():
+        console.print(f"wrote {kind}: [bold]{escape(path)}[/]", highlight=False)
 
+
+
+def _print_transformation(report: dict[str, Any]) -> None:
+    """The hierarchy level per quasi-identifier, or the local recoding's groups."""
+    if report["transformation"]:
+        levels = Table(title="Transformation (hierarchy level per quasi-identifier)")
+        for name in report["transformation"]:
+            levels.add_column(escape(str(name)), justify="center")
+        levels.add_row(*(str(v) for v in report["transformation"].values()))
+        console.print(levels)
+    recoding = report.get("recoding")
+    if recoding:
+        console.print(
+            f"[bold]{recoding['algorithm']}[/]: local recoding into {recoding['groups']:,} groups "
+            "(labels differ between groups; no single level per attribute)"
+        )
+
+
+def _print_utility_and_risk(report: dict[str, Any]) -> None:
+    """The utility figures, then the prosecutor risk before and after."""
     utility = Table(title=f"Utility (optimised: {report['metric']})")
     utility.add_column("metric")
     utility.add_column("value", justify="right")
@@ -81,10 +93,6 @@ def print_summary(report: dict[str, Any], written: dict[str, str] | None = None)
         p = report[key]["prosecutor"]
         risk.add_row(label, _fmt(p["highest"]), _fmt(p["average"]), _fmt(p["records_at_risk"]))
     console.print(risk)
-    for warning in report.get("warnings", []):
-        console.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
-    for kind, path in (written or {}).items():
-        console.print(f"wrote {kind}: [bold]{escape(path)}[/]", highlight=False)
 
 
 def _print_columns(report: dict[str, Any]) -> None:

@@ -137,7 +137,6 @@ def _refuse_with_engine(engine: str, *, population: Path | None, hierarchy: list
 
 
 @app.command("check")
-# over 60 lines: the typer signature declares each option; the body is the local or engine class table, then the report
 def check_command(
     file: Path = typer.Argument(..., readable=False, help="A CSV or Parquet file (original or anonymized)."),
     qi: str = typer.Option(..., "--qi", help="Quasi-identifiers, comma-separated."),
@@ -175,49 +174,75 @@ def check_command(
 ) -> None:
     """Report which privacy models a table satisfies and at what level (k, l, c, t, delta, alpha, beta;
     k-map and delta-presence with --population)."""
-    from veil.classes import ClassTable
-    from veil.engines import class_table
-    from veil.errors import ParameterError
-    from veil.models import evaluate, requested_levels
+    from veil.models import evaluate
     from veil.pipeline import Outputs
 
     with user_errors():
         # every input named, and the --json destination refused if it is one of them, before any work
         outputs = Outputs({"json": json_out}, inputs=input_files(file, population, *hierarchy_files(hierarchy)))
-        if missing not in ("value", "error"):
-            raise ParameterError(f"--missing must be 'value' or 'error'. Got {missing!r} instead.")
-        clauses = [] if require is None else _parse_cli_requirements(require, population=population is not None)
-        qis = split_list(qi)
-        if not qis:
-            raise ParameterError("--qi needs at least one quasi-identifier.")
-        sens = split_list(sensitive)
-        if engine.strip().lower() == "local":
-            dataset = load_dataset(
-                file, quasi_identifiers=qis, sensitive=sens,
-                kinds=parse_assignments(kind, "--kind") or None, sep=sep, encoding=encoding, missing=missing,
-            )
-            dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies, kinds=parse_assignments(kind, "--kind"))
-            classes = ClassTable.from_dataset(dataset)
-        else:  # the engine groups and counts the rows; the models run on the class table
-            _refuse_with_engine(engine, population=population, hierarchy=hierarchy,
-                                auto_hierarchies=auto_hierarchies, encoding=encoding, missing=missing)
-            classes = class_table(file, qis, sens, engine=engine, sep=sep, kinds=parse_assignments(kind, "--kind"))
+        clauses, qis = _check_options(missing, require, qi, population=population)
+        classes = _check_classes(file, qis, split_list(sensitive), engine=engine, population=population,
+                                 hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kind=kind, sep=sep,
+                                 encoding=encoding, missing=missing)
         report = evaluate(classes, recursive_l=recursive_l, strict=not non_strict)
         levels = None if population is None else _population_levels(classes, population, sep=sep, encoding=encoding)
         results = [_judge_population(c, levels) if isinstance(c, tuple) else c.judge(report, classes) for c in clauses]
-        payload = report.to_dict()
-        payload.update(requested_levels([c for c in clauses if not isinstance(c, tuple)], report, classes, list(payload)))
-        if levels is not None:  # new keys after "quasi_identifiers", before "sensitive"
-            at = list(payload).index("sensitive")
-            items = list(payload.items())
-            payload = dict(items[:at] + list(levels.items()) + items[at:])
-            payload["facts"].update(_POPULATION_FACTS)
-        payload["requirements"] = [r.to_dict() for r in results]
+        payload = _check_payload(report, classes, clauses, levels, results)
         with outputs:
             if json_out is not None:
                 outputs.write_json("json", payload)
             outputs.commit()
+    _print_check_report(file, report, levels)
+    _print_requirements(results)
 
+
+def _check_options(missing: str, require: str | None, qi: str, *, population: Path | None) -> tuple[list[Any], list[str]]:
+    """--missing checked, the --require clauses parsed and the --qi names split (at least one)."""
+    from veil.errors import ParameterError
+
+    if missing not in ("value", "error"):
+        raise ParameterError(f"--missing must be 'value' or 'error'. Got {missing!r} instead.")
+    clauses = [] if require is None else _parse_cli_requirements(require, population=population is not None)
+    qis = split_list(qi)
+    if not qis:
+        raise ParameterError("--qi needs at least one quasi-identifier.")
+    return clauses, qis
+
+
+def _check_classes(file, qis, sens, *, engine, population, hierarchy, auto_hierarchies, kind, sep, encoding, missing):
+    """The class table of FILE: built in memory (local) or by the engine, which groups and counts the rows."""
+    from veil.classes import ClassTable
+    from veil.engines import class_table
+
+    if engine.strip().lower() == "local":
+        dataset = load_dataset(
+            file, quasi_identifiers=qis, sensitive=sens,
+            kinds=parse_assignments(kind, "--kind") or None, sep=sep, encoding=encoding, missing=missing,
+        )
+        dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies, kinds=parse_assignments(kind, "--kind"))
+        return ClassTable.from_dataset(dataset)
+    _refuse_with_engine(engine, population=population, hierarchy=hierarchy,
+                        auto_hierarchies=auto_hierarchies, encoding=encoding, missing=missing)
+    return class_table(file, qis, sens, engine=engine, sep=sep, kinds=parse_assignments(kind, "--kind"))
+
+
+def _check_payload(report, classes, clauses, levels, results) -> dict:
+    """The --json payload: the report, the requested levels, the population levels and the requirements."""
+    from veil.models import requested_levels
+
+    payload = report.to_dict()
+    payload.update(requested_levels([c for c in clauses if not isinstance(c, tuple)], report, classes, list(payload)))
+    if levels is not None:  # new keys after "quasi_identifiers", before "sensitive"
+        at = list(payload).index("sensitive")
+        items = list(payload.items())
+        payload = dict(items[:at] + list(levels.items()) + items[at:])
+        payload["facts"].update(_POPULATION_FACTS)
+    payload["requirements"] = [r.to_dict() for r in results]
+    return payload
+
+
+def _print_check_report(file, report, levels) -> None:
+    """The table of model levels, then the notes."""
     title = (
         f"{esc(file.name)}: {report.records:,} records, {report.classes:,} classes, "
         f"{report.suppressed_records:,} suppressed ({report.input_suppressed:,} in the input)"
@@ -240,39 +265,49 @@ def check_command(
             "δ-presence", f"δmin={_fmt(presence['delta_min'])}, δmax={_fmt(presence['delta_max'])}",
             "|T_E|/|P_E| over released classes",
         )
-    op = "<" if report.strict else "<="
     for name, s in report.sensitive.items():
-        table.add_section()
-        name = esc(f"[{name}]")  # "[diagnosis]" would otherwise be read as a markup tag and vanish
-        table.add_row(f"distinct l-diversity {name}", _fmt(s.distinct_l), f"{s.distinct_values} distinct values in table")
-        table.add_row(f"entropy l-diversity {name}", _fmt(s.entropy_l), "exp(min class entropy), natural log")
-        table.add_row(
-            f"recursive (c,{s.recursive_l})-diversity {name}", _fmt(s.recursive_c),
-            f"smallest c; r1 {op} c*sum(r_i, i>={s.recursive_l})" + (" (c must exceed it)" if report.strict else ""),
-        )
-        if s.ordered:
-            table.add_row(f"t-closeness, ordered {name}", _fmt(s.t_ordered), "EMD, ordered distance /(m-1)")
-        else:
-            table.add_row(f"t-closeness, equal {name}", _fmt(s.t_equal), "EMD, equal distance")
-        if s.t_hierarchical is not None:
-            table.add_row(f"t-closeness, hierarchical {name}", _fmt(s.t_hierarchical), "EMD, hierarchy distance")
-        table.add_row(f"δ-disclosure {name}", _fmt(s.delta_disclosure), "ln, every value; holds for δ above it")
-        table.add_row(
-            f"δ-disclosure, present values {name}", _fmt(s.delta_disclosure_present_values), "ln, ARX/pycanon variant",
-        )
-        table.add_row(f"(α,k)-anonymity {name}", f"α={_fmt(s.alpha)}, k={s.alpha_k}", "largest value share")
-        table.add_row(f"basic β-likeness {name}", _fmt(s.beta_likeness), "largest relative gain")
-        table.add_row(f"enhanced β-likeness {name}", _fmt(s.enhanced_beta_likeness), "cap -ln q(s)")
+        _add_sensitive_rows(table, name, s, strict=report.strict)
     console.print(table)
     for note in report.notes + tuple(n for s in report.sensitive.values() for n in s.notes):
         console.print(f"[yellow]note:[/] {esc(note)}", highlight=False)
-    if results:
-        req = Table(title="requirements")
-        req.add_column("clause")
-        req.add_column("level", justify="right")
-        req.add_column("met")
-        for r in results:
-            req.add_row(esc(r.clause), _fmt(r.actual), ("[green]yes[/]" if r.met else "[red]no[/]") + (f" ({r.note})" if r.note else ""))
-        console.print(req)
-        if not all(r.met for r in results):
-            raise typer.Exit(EXIT_REQUIREMENT_FAILED)
+
+
+def _add_sensitive_rows(table, name, s, *, strict: bool) -> None:
+    """One section of rows for a sensitive attribute."""
+    op = "<" if strict else "<="
+    table.add_section()
+    name = esc(f"[{name}]")  # "[diagnosis]" would otherwise be read as a markup tag and vanish
+    table.add_row(f"distinct l-diversity {name}", _fmt(s.distinct_l), f"{s.distinct_values} distinct values in table")
+    table.add_row(f"entropy l-diversity {name}", _fmt(s.entropy_l), "exp(min class entropy), natural log")
+    table.add_row(
+        f"recursive (c,{s.recursive_l})-diversity {name}", _fmt(s.recursive_c),
+        f"smallest c; r1 {op} c*sum(r_i, i>={s.recursive_l})" + (" (c must exceed it)" if strict else ""),
+    )
+    if s.ordered:
+        table.add_row(f"t-closeness, ordered {name}", _fmt(s.t_ordered), "EMD, ordered distance /(m-1)")
+    else:
+        table.add_row(f"t-closeness, equal {name}", _fmt(s.t_equal), "EMD, equal distance")
+    if s.t_hierarchical is not None:
+        table.add_row(f"t-closeness, hierarchical {name}", _fmt(s.t_hierarchical), "EMD, hierarchy distance")
+    table.add_row(f"δ-disclosure {name}", _fmt(s.delta_disclosure), "ln, every value; holds for δ above it")
+    table.add_row(
+        f"δ-disclosure, present values {name}", _fmt(s.delta_disclosure_present_values), "ln, ARX/pycanon variant",
+    )
+    table.add_row(f"(α,k)-anonymity {name}", f"α={_fmt(s.alpha)}, k={s.alpha_k}", "largest value share")
+    table.add_row(f"basic β-likeness {name}", _fmt(s.beta_likeness), "largest relative gain")
+    table.add_row(f"enhanced β-likeness {name}", _fmt(s.enhanced_beta_likeness), "cap -ln q(s)")
+
+
+def _print_requirements(results) -> None:
+    """The requirements table; exit 1 when one is not met."""
+    if not results:
+        return
+    req = Table(title="requirements")
+    req.add_column("clause")
+    req.add_column("level", justify="right")
+    req.add_column("met")
+    for r in results:
+        req.add_row(esc(r.clause), _fmt(r.actual), ("[green]yes[/]" if r.met else "[red]no[/]") + (f" ({r.note})" if r.note else ""))
+    console.print(req)
+    if not all(r.met for r in results):
+        raise typer.Exit(EXIT_REQUIREMENT_FAILED)

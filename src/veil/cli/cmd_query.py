@@ -103,37 +103,46 @@ def query(
                                "(the exact whole-table count and sum in the engine, the noise added here)."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
-    from veil.dp import PrivateTable, parse_query
+    from veil.dp import parse_query
     from veil.pipeline import Outputs
 
     with user_errors():
         specs = [parse_query(q) for q in queries]
         with Outputs({"json": json_out}, inputs=[file, *_ledger_files(budget_file, file)]) as out:
             if engine.strip().lower() != "local":
-                answers = _engine_answers(engine, file, specs, sep=sep, budget_file=budget_file,
-                                          dataset_name=dataset_name, budget=budget, budget_delta=budget_delta,
-                                          epsilon=epsilon, lower=lower, upper=upper,
-                                          unit_options=(privacy_unit, max_rows_per_unit, max_groups,
-                                                        max_rows_per_group))
-                if json_out is not None:
-                    out.write_json("json", [a.to_dict() for a in answers])
-                    out.commit()
-                _print_answers(answers, as_json)
-                return
-            frame = _read_csv(file, sep)
-            accountant = _accountant(frame, budget_file, dataset_name, budget, budget_delta)
-            table = PrivateTable(frame, accountant=accountant, privacy_unit=privacy_unit,
-                                 max_rows_per_unit=max_rows_per_unit, max_groups=max_groups,
-                                 max_rows_per_group=max_rows_per_group,
-                                 missing_units=missing_units.replace("-", "_"),
-                                 selection_seed=selection_seed)
-            _precheck(accountant, len(specs), epsilon, delta)
-            # each answer's spend is saved (journaled, fsynced) before its noise is drawn
-            answers = [_run(table, spec, epsilon, delta, lower, upper, categories) for spec in specs]
+                answers = _engine_answers(engine, file, specs, sep=sep, budget_file=budget_file, dataset_name=dataset_name,
+                                          budget=budget, budget_delta=budget_delta, epsilon=epsilon, lower=lower, upper=upper,
+                                          unit_options=(privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group))
+            else:
+                answers = _local_answers(file, specs, sep=sep, budget_file=budget_file, dataset_name=dataset_name,
+                                         budget=budget, budget_delta=budget_delta, epsilon=epsilon, delta=delta,
+                                         lower=lower, upper=upper, categories=categories, unit_options=(
+                                             privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group,
+                                             missing_units, selection_seed))
             if json_out is not None:
                 out.write_json("json", [a.to_dict() for a in answers])
                 out.commit()
         _print_answers(answers, as_json)
+
+
+def _local_answers(file: Path, specs: list[Any], *, sep: Optional[str], budget_file: Optional[Path],
+                   dataset_name: Optional[str], budget: Optional[float], budget_delta: float, epsilon: float,
+                   delta: float, lower: Optional[float], upper: Optional[float], categories: Optional[str],
+                   unit_options: tuple) -> list[Any]:
+    """The answers computed in memory, each spend saved (journaled, fsynced) before its noise is drawn."""
+    from veil.dp import PrivateTable
+
+    privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group, missing_units, selection_seed = unit_options
+    frame = _read_csv(file, sep)
+    accountant = _accountant(frame, budget_file, dataset_name, budget, budget_delta)
+    table = PrivateTable(frame, accountant=accountant, privacy_unit=privacy_unit,
+                         max_rows_per_unit=max_rows_per_unit, max_groups=max_groups,
+                         max_rows_per_group=max_rows_per_group,
+                         missing_units=missing_units.replace("-", "_"),
+                         selection_seed=selection_seed)
+    _precheck(accountant, len(specs), epsilon, delta)
+    # each answer's spend is saved (journaled, fsynced) before its noise is drawn
+    return [_run(table, spec, epsilon, delta, lower, upper, categories) for spec in specs]
 
 
 def _ledger_files(budget_file: Optional[Path], file: Path) -> list[Path]:

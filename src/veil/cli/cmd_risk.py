@@ -51,7 +51,6 @@ def risk(
     ),
 ) -> None:
     """Re-identification risk: prosecutor / journalist / marketer, uniqueness, likely QIs."""
-    from veil.classes import ClassTable
     from veil.dataset import Dataset
     from veil.errors import ParameterError
     from veil.pipeline import publishing
@@ -68,19 +67,8 @@ def risk(
         size = max_qi_size
         if size is None:
             size = len(qis) if len(qis) <= _ALL_SUBSETS_UP_TO else _LARGE_DEFAULT_SIZE
-        if engine.strip().lower() == "local":
-            dataset = Dataset.read(file, sep=sep, encoding=encoding, quasi_identifiers=qis, sensitive=sens)
-            dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies)  # checked against the table
-            # the summary alone (no population, sensitive attribute or ranking) needs only class sizes:
-            # assess gets them from the dataset's codes; anything more reads the class table
-            summary_only = population is None and not sens and size == 0
-            classes = dataset if summary_only else ClassTable.from_dataset(dataset)
-        else:  # the engine groups and counts the rows; the measures run on the class table
-            from veil.engines import class_table
-
-            _refuse_with_engine(engine, population=population, hierarchy=hierarchy,
-                                auto_hierarchies=auto_hierarchies, encoding=encoding)
-            classes = class_table(file, qis, sens, engine=engine, sep=sep)
+        classes = _risk_classes(file, qis, sens, engine=engine, population=population, hierarchy=hierarchy,
+                                auto_hierarchies=auto_hierarchies, sep=sep, encoding=encoding, size=size)
         pop = None
         if population is not None:
             pop = Dataset.read(population, sep=sep, encoding=encoding, quasi_identifiers=qis)
@@ -88,13 +76,33 @@ def risk(
             classes, population_fraction=population_fraction, population=pop, threshold=threshold,
             qi_subsets_max_size=size, sensitive=sens,
         )
-        payload = report.to_dict()
         if json_out is not None:
-            out.write_json("json", payload)
+            out.write_json("json", report.to_dict())
 
     _print_report(report, file, top)
     if json_out is not None:
         console.print(f"JSON report written to {esc(json_out)}", highlight=False)
+
+
+def _risk_classes(file: Path, qis: list[str], sens: list[str], *, engine: str, population: Path | None,
+                  hierarchy: list[str] | None, auto_hierarchies: bool, sep: str | None, encoding: str, size: int) -> Any:
+    """What assess reads: the dataset (summary only), its class table, or the engine's class table."""
+    from veil.classes import ClassTable
+    from veil.dataset import Dataset
+
+    if engine.strip().lower() == "local":
+        dataset = Dataset.read(file, sep=sep, encoding=encoding, quasi_identifiers=qis, sensitive=sens)
+        dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies)  # checked against the table
+        # the summary alone (no population, sensitive attribute or ranking) needs only class sizes:
+        # assess gets them from the dataset's codes; anything more reads the class table
+        summary_only = population is None and not sens and size == 0
+        return dataset if summary_only else ClassTable.from_dataset(dataset)
+    else:  # the engine groups and counts the rows; the measures run on the class table
+        from veil.engines import class_table
+
+        _refuse_with_engine(engine, population=population, hierarchy=hierarchy,
+                            auto_hierarchies=auto_hierarchies, encoding=encoding)
+        return class_table(file, qis, sens, engine=engine, sep=sep)
 
 
 def _refuse_with_engine(engine: str, *, population: Path | None, hierarchy: list[str] | None,

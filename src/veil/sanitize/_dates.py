@@ -64,6 +64,19 @@ def truncate_dates(series: pd.Series, *, to: str = "year") -> pd.Series:
     return out.set_axis(series.index).rename(series.name)
 
 
+def _person_offsets(uniques: Any, *, key: Any, rng: Any, max_days: int, context: str) -> np.ndarray:
+    """One nonzero offset in [-max_days, max_days] per person: HMAC(key, person) with ``key``, else drawn from ``rng``."""
+    span = 2 * max_days
+    if key is not None:
+        secret = PseudonymKey(key, "shift_dates")
+        ctx = b"veil.shift_dates\x00" + str(context).encode("utf-8") + b"\x00"
+        draws = np.array([int.from_bytes(secret.digest(ctx + str(u).encode("utf-8"))[:8], "big") % span
+                          for u in uniques], dtype=np.int64)
+    else:
+        draws = generator(rng, "shift_dates").integers(0, span, size=len(uniques))
+    return np.where(draws < max_days, draws - max_days, draws - max_days + 1)  # skip 0
+
+
 def shift_dates(series: pd.Series, *, by: pd.Series, key: "bytes | str | PseudonymKey | None" = None,
                 rng: Any = None, max_days: int = 365, context: str = "") -> pd.Series:
     """Shift every date of one individual by the same random number of days.
@@ -112,15 +125,7 @@ def shift_dates(series: pd.Series, *, by: pd.Series, key: "bytes | str | Pseudon
         raise SchemaError(f"shift_dates: the person id is missing at rows {describe_rows(series.index[need])}; "
                           "every dated row needs one.")
     codes, uniques = pd.factorize(as_text(by).where(~by_miss))
-    span = 2 * max_days
-    if key is not None:
-        secret = PseudonymKey(key, "shift_dates")
-        ctx = b"veil.shift_dates\x00" + str(context).encode("utf-8") + b"\x00"
-        draws = np.array([int.from_bytes(secret.digest(ctx + str(u).encode("utf-8"))[:8], "big") % span
-                          for u in uniques], dtype=np.int64)
-    else:
-        draws = generator(rng, "shift_dates").integers(0, span, size=len(uniques))
-    offsets = np.where(draws < max_days, draws - max_days, draws - max_days + 1)  # skip 0
+    offsets = _person_offsets(uniques, key=key, rng=rng, max_days=max_days, context=context)
     per_row = np.zeros(len(series), dtype=np.int64)
     per_row[codes >= 0] = offsets[codes[codes >= 0]]
     shifted = dates + pd.to_timedelta(per_row, unit="D")
