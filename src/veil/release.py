@@ -188,12 +188,9 @@ def run_config(
 ) -> tuple["AnonymizationResult | FileRelease", dict[str, str]]:
     """Run the release a configuration describes; publish the outputs it names as one set.
 
-    With ``engine: duckdb`` or ``spark`` the table is anonymized from file to
-    file through :func:`veil.engines.anonymize_file` (the result then holds the
-    report only).
-
-    ``progress(phase, done, total)`` hears each phase (``encode``, ``search``,
-    ``apply``, ``verify``, ``write``; see :mod:`veil.progress`).
+    With ``engine: duckdb`` or ``spark`` the table is anonymized from file to file
+    (:func:`veil.engines.anonymize_file`; the result then holds the report only).
+    ``progress(phase, done, total)`` hears each phase (see :mod:`veil.progress`).
 
     Returns the result and the paths written (``{"data": ..., "report": ..., "html": ...}``).
     Nothing is written unless the anonymization succeeded and the written
@@ -336,10 +333,33 @@ def _run_with_engine(
     out: Outputs,
     progress: Callable[[int, int], None] | None,
 ) -> FileRelease:
-    # long: the engine refusals, then one call with every configured option
     """Run the release through the DuckDB or Spark engine, file to file, into ``out``'s temporary."""
     from veil.engines import anonymize_file, get_engine
 
+    _refuse_for_engine(config, out)
+    input_path = config.resolve(config.input.path)
+    options = _options(config)
+    mode = options["suppressed"]
+    _engine_policy(config, input_path, mode)
+    engine = get_engine(config.engine)
+    report = anonymize_file(
+        input_path, engine=engine, quasi_identifiers=config.names("quasi-identifier"),
+        sensitive=config.names("sensitive"), hierarchies=_engine_hierarchies(config, engine, input_path),
+        models=models, suppression_limit=config.suppression_limit, metric=config.metric,
+        output=out.temporary("data"), seed=options["seed"], drop_suppressed=mode == "drop", sep=config.input.sep,
+        kinds={n: a.kind for n, a in config.attributes.items()},
+        domains={n: a.domain for n, a in config.attributes.items() if a.domain},
+        label=config.label, weights=options["weights"], min_levels=options["min_levels"],
+        max_levels=options["max_levels"], progress=progress,
+    )
+    report["output"] = str(out.destination("data"))
+    report["suppressed_records"] = mode
+    _engine_columns(report, config, input_path)
+    return FileRelease(report)
+
+
+def _refuse_for_engine(config: ReleaseConfig, out: Outputs) -> None:
+    """What the out-of-core engines do not run, refused before any work (a :class:`ConfigError`)."""
     refused = {
         "deidentify": config.deidentify is not None,
         "input.missing: error": config.input.missing == "error",
@@ -355,35 +375,10 @@ def _run_with_engine(
         )
     if "data" not in out:
         raise ConfigError(f"output.path: the {config.engine} engine writes the released table to a file; name one.")
-    input_path = config.resolve(config.input.path)
-    options = _options(config)
-    mode = options["suppressed"]
-    _engine_policy(config, input_path, mode)
-    engine = get_engine(config.engine)
-    tmp = out.temporary("data")
-    report = anonymize_file(
-        input_path,
-        engine=engine,
-        quasi_identifiers=config.names("quasi-identifier"),
-        sensitive=config.names("sensitive"),
-        hierarchies=_engine_hierarchies(config, engine, input_path),
-        models=models,
-        suppression_limit=config.suppression_limit,
-        metric=config.metric,
-        output=tmp,
-        seed=options["seed"],
-        drop_suppressed=mode == "drop",
-        sep=config.input.sep,
-        kinds={n: a.kind for n, a in config.attributes.items()},
-        domains={n: a.domain for n, a in config.attributes.items() if a.domain},
-        label=config.label,
-        weights=options["weights"],
-        min_levels=options["min_levels"],
-        max_levels=options["max_levels"],
-        progress=progress,
-    )
-    report["output"] = str(out.destination("data"))
-    report["suppressed_records"] = mode
+
+
+def _engine_columns(report: dict[str, Any], config: ReleaseConfig, input_path: Path) -> None:
+    """The report's ``columns`` (and the warning for columns released unchanged) of an engine release."""
     report["columns"] = [
         {"name": n, "role": config.attributes[n].role if n in config.attributes else "unlisted",
          "treatment": "generalized" if n in report["transformation"] else "unchanged",
@@ -395,7 +390,6 @@ def _run_with_engine(
         report.setdefault("warnings", []).append(
             f"Columns with no declared role released unchanged: {', '.join(unchanged)}."
         )
-    return FileRelease(report)
 
 
 def _columns_of(path: Path, config: ReleaseConfig) -> list[str]:
