@@ -35,20 +35,9 @@ def check_output(output: str | os.PathLike[str], *inputs: str | os.PathLike[str]
         src = Path(source)
         if out.resolve() == src.resolve() or (out.exists() and src.exists() and os.path.samefile(out, src)):
             raise OutputError(f"The output {str(out)!r} is the input file; veil never overwrites its input.")
-    if out.is_dir():
-        raise OutputError(f"Cannot write {str(out)!r}: it is a folder; give a file name ending in .csv or .parquet.")
-    folder = out.parent
-    for parent in (folder, *folder.parents):
-        if parent.exists():
-            if not parent.is_dir():
-                raise OutputError(f"Cannot write {str(out)!r}: {str(parent)!r} is not a folder.")
-            break
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"Cannot write {str(out)!r}: cannot create the folder {str(folder)!r} ({exc.strerror}).") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise OutputError(f"Cannot write {str(out)!r}: the folder {str(folder)!r} is not writable.")
+    from veil.pipeline import check_destination  # the one writer's folder checks
+
+    check_destination(out)
     return out
 
 

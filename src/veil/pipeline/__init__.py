@@ -19,7 +19,7 @@ from veil.pipeline._policy import (
     IdentifierLeakError,
     ReleasePolicy,
 )
-from veil.pipeline._writer import Outputs, publishing, remove_stale_temporaries
+from veil.pipeline._writer import Outputs, check_destination, publishing, remove_stale_temporaries
 
 
 def __getattr__(name: str):  # the verification imports the anonymization, which imports the policy
@@ -35,7 +35,7 @@ def __getattr__(name: str):  # the verification imports the anonymization, which
 
 
 __all__ = [
-    "Outputs", "publishing", "remove_stale_temporaries", "ReleasePolicy", "ColumnTreatment", "TREATMENTS",
+    "Outputs", "check_destination", "publishing", "remove_stale_temporaries", "ReleasePolicy", "ColumnTreatment", "TREATMENTS",
     "SUPPRESSED_MODES", "DEFAULT_SUPPRESSED", "IdentifierLeakError", "verify_written", "verify_release_table",
     "read_written", "SuppressedGroup",
 ]

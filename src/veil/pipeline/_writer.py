@@ -31,7 +31,7 @@ from typing import Any
 
 from veil.errors import OutputError
 
-__all__ = ["Outputs", "publishing", "remove_stale_temporaries"]
+__all__ = ["Outputs", "publishing", "remove_stale_temporaries", "check_destination"]
 
 PathLike = str | os.PathLike[str]
 
@@ -74,7 +74,15 @@ def _remove(path: Path) -> None:
             path.unlink()
 
 
-def _check_folder(out: Path) -> None:
+def check_destination(out: Path) -> None:
+    """Refuse a destination that is a folder, or whose folder is a file, cannot be made or written.
+
+    A missing folder is created.
+
+    Raises
+    ------
+    OutputError
+    """
     if out.is_dir():
         raise OutputError(f"Cannot write {str(out)!r}: it is a folder; give a file name.")
     folder = out.parent
@@ -136,7 +144,7 @@ class Outputs:
             for other in roles[:i]:
                 if _same_file(out, self._dest[other]):
                     raise OutputError(f"The {role} and {other} outputs are the same file {str(out)!r}; give each its own path.")
-            _check_folder(out)
+            check_destination(out)
         for folder in {p.parent for p in self._dest.values()}:
             remove_stale_temporaries(folder)
         self._temp: dict[str, Path] = {}
