@@ -8,9 +8,6 @@ Library code never imports this package.
 from __future__ import annotations
 
 import contextlib
-import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -101,30 +98,6 @@ def split_list(value: str | None) -> list[str]:
     if not value:
         return []
     return [part.strip() for part in value.split(",") if part.strip()]
-
-
-def write_json_atomic(path: Path, payload: Any) -> None:
-    """Write ``payload`` as JSON to ``path`` through a temporary file and a rename.
-
-    Prefer :class:`veil.pipeline.Outputs`, which also refuses a destination
-    that is an input; this helper remains for the commands not yet moved to it.
-    """
-    write_text_atomic(path, json.dumps(payload, indent=2, sort_keys=False, allow_nan=False) + "\n")
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file in the same folder + rename)."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
