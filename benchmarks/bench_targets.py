@@ -9,7 +9,8 @@ Run from the repository root::
 
 The 10M and 100M runs take the machine (cores, memory, ~10 GB of disk for 100M): run them
 alone, on a quiet machine.  ``--workdir`` keeps the generated data (default: a temporary
-folder, removed at the end); generating it is not timed.
+folder, removed at the end); generating it is not timed, and ``--reuse`` skips it when the
+file is already there.
 
 Data: Adult (30,162 rows, 8 QIs, ``salary-class``) replicated, ``age`` shifted by a seeded
 random int in [-2, 3] clipped to [17, 90] (the construction of ``bench_anonymize.py``), so every
@@ -121,11 +122,24 @@ def veil_commands(data: Path, out: Path, fmt: str, engine: str) -> dict[str, lis
     return {"anonymize": anonymize, "risk": risk}
 
 
-def run(size: str, workdir: Path) -> dict:
+def count_rows(path: Path, fmt: str) -> int:
+    """The data rows of a file written by :func:`write_data` (for ``--reuse``)."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    with open(path, "rb") as handle:
+        return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 24), b"")) - 1
+
+
+def run(size: str, workdir: Path, reuse: bool = False) -> dict:
     target = TARGETS[size]
     data = workdir / f"adult-{size}.{target['format']}"
     start = time.perf_counter()
-    rows = write_data(data, target["copies"], target["format"])
+    if reuse and data.exists():
+        rows = count_rows(data, target["format"])
+    else:
+        rows = write_data(data, target["copies"], target["format"])
     result = {"size": size, "rows": rows, "data_bytes": data.stat().st_size,
               "generation_s": time.perf_counter() - start, "engine": target["engine"],
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load_average": os.getloadavg(),
@@ -147,10 +161,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("size", choices=sorted(TARGETS))
     parser.add_argument("--workdir", type=Path, help="where the data and outputs go (kept); default: a temporary folder")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --workdir: use the data file a previous run generated there instead of rewriting it")
     args = parser.parse_args()
     if args.workdir is not None:
         args.workdir.mkdir(parents=True, exist_ok=True)
-        result = run(args.size, args.workdir)
+        result = run(args.size, args.workdir, reuse=args.reuse)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             result = run(args.size, Path(tmp))

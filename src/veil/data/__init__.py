@@ -7,7 +7,9 @@
 - :class:`Schema` assigns roles (:class:`Role`) and kinds (:class:`Kind`) to columns;
 - :class:`Dataset` holds a table with its schema and hierarchies and encodes
   each column once to ``int32`` codes (Arrow dictionary encoding,
-  :func:`encode_values`).
+  :func:`encode_values`);
+- :func:`write_frame` serializes a table to CSV or Parquet (what the one
+  writer, :class:`veil.pipeline.Outputs`, then verifies and commits).
 
 ``veil.dataset`` and ``veil.schema`` re-export these names.
 """
@@ -23,6 +25,7 @@ from veil.data._reader import (
     sniff_separator,
 )
 from veil.data._schema import Attribute, Kind, Role, Schema
+from veil.data._table_out import write_frame
 
 __all__ = [
     "Attribute",
@@ -44,4 +47,5 @@ __all__ = [
     "read_table",
     "sniff_separator",
     "sort_labels",
+    "write_frame",
 ]
