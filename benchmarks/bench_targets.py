@@ -113,9 +113,11 @@ def veil_commands(data: Path, out: Path, fmt: str, engine: str) -> dict[str, lis
     folder = Path(adult_path()).parent
     sep = ["--sep", ";"] if fmt == "csv" else []
     engine_flag = [] if engine == "local" else ["--engine", engine]
+    # the engines write no suppressed row ('blank' is the local default; see docs/security.md)
+    suppressed = [] if engine == "local" else ["--suppressed", "drop"]
     anonymize = [veil, "anonymize", str(data), "--qi", ",".join(QIS), "--sensitive", "salary-class",
                  "--kind", "age=numeric", *(f"--hierarchy={q}={folder / f'adult_hierarchy_{q}.csv'}" for q in QIS),
-                 "--k", "5", "--suppression", "0.05", *sep, *engine_flag, "--seed", "1",
+                 "--k", "5", "--suppression", "0.05", *sep, *engine_flag, *suppressed, "--seed", "1",
                  "-o", str(out / f"release.{fmt}"), "--json", str(out / "release.json")]
     risk = [veil, "risk", str(data), "--qi", ",".join(QIS), "--max-qi-size", "0", *sep, *engine_flag,
             "--json", str(out / "risk.json")]
