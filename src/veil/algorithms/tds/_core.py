@@ -192,8 +192,10 @@ def top_down_specialization(
     replacing one value ``v`` of a cut by its children (the values one level
     below it that roll up to it); a specialization is valid when the table
     after it still satisfies every model.  Stops when no value of any cut can be
-    specialized validly.  Values of one attribute may end at different levels
-    (subtree generalization).  No record is suppressed.
+    specialized validly (the seed's stop rule; the score orders the candidates
+    and never stops the run, so a valid candidate of score 0 is performed last).
+    Values of one attribute may end at different levels (subtree
+    generalization).  No record is suppressed.
 
     Parameters
     ----------

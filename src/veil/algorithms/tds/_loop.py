@@ -106,6 +106,12 @@ class _Specializer:
         for i, t in enumerate(self.taxonomies):
             self.enter(i, [t.top])
         self.settle()  # partition-preserving tops (e.g. Age's '*' above '[1-99)')
+        # The seed's loop (Algorithm 6.3.1): "while some candidate v in the cut is valid", so the
+        # run stops only when no candidate is valid; the score orders candidates and never stops
+        # the run (a valid candidate of score 0 is performed last).  Neither TDS's "beneficial"
+        # rule (ICDE 2005: more than one class in T[v]) nor a score > 0 threshold is the seed's,
+        # and neither yields its Table 6.2, which is not an end point of this loop (Non-Technical
+        # is still valid there): docs/algorithms/tds.md, tests/reference/test_tds_seed_examples.py.
         while max_iterations is None or self.performed < max_iterations:
             if not self.step():
                 return "no valid candidate"
