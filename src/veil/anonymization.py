@@ -145,7 +145,8 @@ def verify(
         sensitive.append(label)
     if suppressed != "keep":
         mask = _star_rows(data, qis) if suppressed_rows is None else np.asarray(suppressed_rows, dtype=np.bool_)
-        data = take_rows(data, np.flatnonzero(~mask))
+        if mask.any():  # nothing to leave out: the rows as they are (never modified)
+            data = take_rows(data, np.flatnonzero(~mask))
     if len(data) == 0:  # every record was suppressed: check the all-'*' table it stands for
         data = dataset.frame.copy()
         for name in qis:

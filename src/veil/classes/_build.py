@@ -110,18 +110,25 @@ def _bind_quasi_identifiers(
     for encoded in encodings:
         star = np.flatnonzero(encoded.labels == SUPPRESSED)
         star_rows &= encoded.codes == (star[0] if len(star) else -2)
+    any_star = bool(star_rows.any())
     for name, encoded in zip(qis, encodings):
         hierarchy = given.get(name)
-        if hierarchy is None:
+        flat = hierarchy is None
+        if flat:
             hierarchy = Hierarchy.flat(encoded.labels.tolist(), name=name)
         elif hierarchy.name != name:
             hierarchy = hierarchy.renamed(name)
         if encoded.missing_code >= 0:
             hierarchy = hierarchy.with_value(MISSING)
         # only values that occur outside the fully suppressed rows must be covered
-        needed = np.bincount(encoded.codes[~star_rows], minlength=encoded.n_values) > 0
+        occurring = encoded.codes[~star_rows] if any_star else encoded.codes
+        needed = np.bincount(occurring, minlength=encoded.n_values) > 0
         leaf = np.full(encoded.n_values, -1, dtype=np.int32)
-        leaf[needed] = hierarchy.leaf_index(encoded.labels[needed], column=name)
+        if flat and hierarchy.n_values(0) == encoded.n_values:
+            # the flat hierarchy of the column's own (text, distinct) labels: leaf i is label i
+            leaf[needed] = np.flatnonzero(needed)
+        else:
+            leaf[needed] = hierarchy.leaf_index(encoded.labels[needed], column=name)
         bound.append(hierarchy)
         leaf_columns.append(leaf[encoded.codes])
     return bound, leaf_columns, star_rows

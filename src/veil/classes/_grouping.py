@@ -13,10 +13,6 @@ from veil.schema import Kind
 
 __all__ = ["SUPPRESSED", "SensitiveHistogram", "pack_codes", "unpack_codes", "group_keys", "group_codes"]
 
-#: The label written for a suppressed QI value.
-SUPPRESSED = "*"
-
-
 @dataclass(frozen=True, eq=False)
 class SensitiveHistogram:
     """Per-class counts of one sensitive attribute's values.
@@ -55,6 +51,10 @@ class SensitiveHistogram:
         return SensitiveHistogram(self.name, self.labels, counts, self.overall, self.kind, self.hierarchy)
 
     _with_counts = with_counts  # old name, kept for one release
+
+
+#: The label written for a suppressed QI value.
+SUPPRESSED = "*"
 
 
 def pack_codes(columns: Sequence[np.ndarray], radices: Sequence[int]) -> np.ndarray | None:

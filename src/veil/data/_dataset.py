@@ -127,26 +127,15 @@ class Dataset:
         frame: "pd.DataFrame | pa.Table",
         columns: list[str],
         *,
-        quasi_identifiers: Iterable[str] = (),
-        sensitive: Iterable[str] = (),
-        identifiers: Iterable[str] = (),
-        insensitive: Iterable[str] = (),
-        kinds: Mapping[str, Kind | str] | None = None,
-        domains: Mapping[str, Sequence[str]] | None = None,
         hierarchies: Mapping[str, "Hierarchy"] | None = None,
         missing: MissingPolicy = "value",
+        **roles: Any,
     ) -> "Dataset":
+        """The dataset of ``frame``; ``roles`` are the keyword arguments of :meth:`Schema.build`
+        (``quasi_identifiers``, ``sensitive``, ``identifiers``, ``insensitive``, ``kinds``, ``domains``)."""
         if len(set(columns)) != len(columns):
             cls(frame, Schema(), missing=missing)  # raises the duplicate-column error
-        schema = Schema.build(
-            columns,
-            quasi_identifiers=quasi_identifiers,
-            sensitive=sensitive,
-            identifiers=identifiers,
-            insensitive=insensitive,
-            kinds=kinds,
-            domains=domains,
-        )
+        schema = Schema.build(columns, **roles)
         return cls(frame, schema, hierarchies=hierarchies, missing=missing)
 
     @classmethod

@@ -97,7 +97,14 @@ class Hierarchy:
     def flat(cls, values: Sequence[str], *, top: str = "*", name: str = "") -> "Hierarchy":
         """Two levels: the values themselves and a single top (suppression only)."""
         values = list(dict.fromkeys(map(str, values)))
-        return cls.from_rows([[v, top] for v in values], name=name)
+        if not values:  # the error of an empty hierarchy
+            return cls.from_rows([], name=name)
+        # the two level maps directly (what from_rows derives from the rows [value, top])
+        n = len(values)
+        leaves = np.empty(n, dtype=object)
+        leaves[:] = values
+        return cls([leaves, np.array([str(top)], dtype=object)],
+                   [np.arange(n, dtype=np.int32), np.zeros(n, dtype=np.int32)], name=name)
 
     # --------------------------------------------------------------- validation
     def _validate(self) -> None:

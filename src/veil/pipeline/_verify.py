@@ -60,6 +60,51 @@ def _text(values: pd.Series | np.ndarray) -> np.ndarray:
     return out
 
 
+def _encode(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, texts)``: each cell's code over the distinct cell texts (those of :func:`_text`).
+
+    A text column is hashed once (Arrow's dictionary encoding, through
+    ``pandas.factorize``) and only its distinct values become Python strings;
+    other columns are turned to text first (``1`` and ``1.0`` hash alike but
+    read differently).  Equal texts have equal codes.
+    """
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.StringDtype):
+        raw, uniques = pd.factorize(values)
+        texts = np.append(np.asarray(uniques, dtype=object), "")  # a missing cell (code -1) reads ""
+        remap, distinct = pd.factorize(texts)  # "" may be a value too: one code per text
+        return remap[raw].astype(np.int64), np.asarray(distinct, dtype=object)
+    raw, distinct = pd.factorize(_text(values))
+    return raw.astype(np.int64), np.asarray(distinct, dtype=object)
+
+
+def _positions(texts: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The code of each of ``wanted`` among the (distinct) ``texts``, -1 where absent."""
+    return pd.Index(texts, dtype=object).get_indexer(np.asarray(wanted, dtype=object))
+
+
+class _Columns:
+    """The read-back table's columns, each encoded once (:func:`_encode`), read by code."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self._encoded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        if name not in self._encoded:
+            self._encoded[name] = _encode(self.frame[name])
+        return self._encoded[name]
+
+    def equals(self, name: str, text: str) -> np.ndarray:
+        """Whether each cell of ``name`` reads ``text``."""
+        codes, texts = self.codes(name)
+        return codes == _positions(texts, np.array([text], dtype=object))[0]
+
+    def texts(self, name: str) -> np.ndarray:
+        """Each cell of ``name`` as text (object array)."""
+        codes, texts = self.codes(name)
+        return texts[codes]
+
+
 def verify_written(path: Path, result: Any, dataset: Any, models: Sequence[Any], *, label: str | None = None) -> None:
     """Re-read ``path`` and check it against ``result.report`` and the input (see the module docstring).
 
@@ -83,23 +128,24 @@ def verify_release_table(frame: pd.DataFrame, result: Any, dataset: Any, models:
     rows = result.source_rows
     if rows is None or len(rows) != len(frame):
         raise _fail(f"{len(frame)} rows in the file, {report['records_out']} in the report")
+    cells = _Columns(frame)  # each column hashed once; the checks below compare codes
     star = np.ones(len(frame), dtype=np.bool_)
     for name in qis:
-        star &= _text(frame[name]) == SUPPRESSED
+        star &= cells.equals(name, SUPPRESSED)
     mode = report["suppressed_records"]
-    suppressed = _suppressed_rows(frame, star, rows, dataset, report, mode)
+    suppressed = _suppressed_rows(cells, star, rows, dataset, report, mode)
     _check_counts(frame, suppressed, report)
     if mode == "blank":
         for name in dataset.sensitive:
-            if not np.all(_text(frame.loc[suppressed, name]) == SUPPRESSED):
+            if not np.all(cells.equals(name, SUPPRESSED)[suppressed]):
                 raise _fail(f"a suppressed record publishes its value of {name!r}")
     classes = verify(frame, dataset, models, label=label, suppressed=mode, suppressed_rows=suppressed)
     if not star.all() and classes.n_classes != report["classes_released"]:
         raise _fail(f"{classes.n_classes} classes in the file, {report['classes_released']} in the report")
-    _check_values(frame, star, rows, dataset, report, mode)
+    _check_values(cells, star, rows, dataset, report, mode)
 
 
-def _suppressed_rows(frame, star, rows, dataset, report, mode) -> np.ndarray:
+def _suppressed_rows(cells, star, rows, dataset, report, mode) -> np.ndarray:
     """The suppressed rows, read from the file: ``*`` in every QI where the
     record's generalization at the reported levels is not ``*`` everywhere
     (a node may generalize a whole class to ``*``), and, with ``blank``,
@@ -107,14 +153,15 @@ def _suppressed_rows(frame, star, rows, dataset, report, mode) -> np.ndarray:
     levels = report["transformation"]
     if not levels:
         return star
-    everywhere = np.ones(len(frame), dtype=np.bool_)
+    everywhere = np.ones(len(star), dtype=np.bool_)
     for name in dataset.quasi_identifiers:
-        everywhere &= _generalized(dataset, name, int(levels[name]), rows) == SUPPRESSED
+        codes, per_code = _generalized(dataset, name, int(levels[name]), rows)
+        everywhere &= (per_code == SUPPRESSED)[codes]
     suppressed = star & ~everywhere
     if mode == "blank" and dataset.sensitive:
-        withheld = np.ones(len(frame), dtype=np.bool_)
+        withheld = np.ones(len(star), dtype=np.bool_)
         for name in dataset.sensitive:
-            withheld &= _text(frame[name]) == SUPPRESSED
+            withheld &= cells.equals(name, SUPPRESSED)
         suppressed |= star & everywhere & withheld
     elif mode == "keep":
         # an all-'*' class and the suppressed group look alike in the file: the
@@ -146,36 +193,41 @@ def _check_counts(frame: pd.DataFrame, star: np.ndarray, report: Mapping[str, An
         )
 
 
-def _check_values(frame, star, rows, dataset, report, mode) -> None:
-    """Every released value against its input record."""
+def _check_values(cells, star, rows, dataset, report, mode) -> None:
+    """Every released value against its input record (compared by code: the
+    released column's code of the expected text, -1 when no cell reads it)."""
     original = dataset.frame
     levels = report["transformation"]
     for name in dataset.quasi_identifiers:
-        released = _text(frame[name])
         if levels:
-            expected = _generalized(dataset, name, int(levels[name]), rows)
-            bad = ~star & (released != expected)
+            codes, texts = cells.codes(name)
+            input_codes, per_code = _generalized(dataset, name, int(levels[name]), rows)
+            bad = ~star & (codes != _positions(texts, per_code)[input_codes])
         else:
-            bad = ~star & ~_covers(dataset, name, released, rows, report)
+            bad = ~star & ~_covers(dataset, name, cells.texts(name), rows, report)
         if bad.any():
             level = f" at level {levels[name]}" if levels else ""
             raise _fail(f"a released value of {name!r} is not its record's generalization{level}")
-    checked = ~star if mode != "keep" else np.ones(len(frame), dtype=np.bool_)
+    checked = ~star if mode != "keep" else np.ones(len(star), dtype=np.bool_)
     for c in report["columns"]:
         if c["treatment"] != "unchanged" or c["role"] == "quasi-identifier":
             continue
-        expected = _text(original[c["name"]].to_numpy()[rows])
-        released = _text(frame[c["name"]])
+        column = original[c["name"]]
+        input_codes, input_texts = _encode(column if isinstance(column.dtype, pd.StringDtype) else column.to_numpy())
+        codes, texts = cells.codes(c["name"])
+        differs = codes != _positions(texts, input_texts)[input_codes[rows]]
         if c["role"] != "sensitive":
-            checked_here = np.ones(len(frame), dtype=np.bool_)
+            checked_here = np.ones(len(star), dtype=np.bool_)
         else:
             checked_here = checked
-        if np.any(checked_here & (released != expected)):
+        if np.any(checked_here & differs):
             raise _fail(f"a released value of {c['name']!r} is not its record's")
 
 
-def _generalized(dataset: Any, name: str, level: int, rows: np.ndarray) -> np.ndarray:
-    """The labels of ``name`` at ``level`` for the input rows ``rows``, from the hierarchy."""
+def _generalized(dataset: Any, name: str, level: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, per_code)``: the input codes of ``name`` for the rows ``rows``, and the
+    text of each code's generalization at ``level`` (from the hierarchy; None for a
+    code these rows do not use): row ``i`` reads ``per_code[codes[i]]``."""
     from veil.dataset import MISSING
 
     h = dataset.hierarchies[name]
@@ -183,12 +235,12 @@ def _generalized(dataset: Any, name: str, level: int, rows: np.ndarray) -> np.nd
     if encoded.missing_code >= 0:
         h = h.with_value(MISSING)
     codes = encoded.codes[rows]
-    # by code: each distinct value of these rows generalized once, then looked up per row
+    # by code: each distinct value of these rows generalized once
     used = np.flatnonzero(np.bincount(codes, minlength=encoded.n_values) > 0)
     leaf = np.asarray(h.leaf_index(encoded.labels[used], column=name))
     per_code = np.empty(encoded.n_values, dtype=object)
     per_code[used] = _text(np.asarray(h.labels[level], dtype=object)[h.maps[level][leaf]])
-    return per_code[codes]
+    return codes, per_code
 
 
 def _covers(dataset: Any, name: str, released: np.ndarray, rows: np.ndarray, report: Mapping[str, Any]) -> np.ndarray:

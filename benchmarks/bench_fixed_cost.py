@@ -1,0 +1,140 @@
+"""CPU time of veil's fixed cost per anonymization on Adult (issue #16).
+
+Run from the repository root: ``PYTHONPATH=src python benchmarks/bench_fixed_cost.py``
+prints one JSON line per configuration: the median ``time.process_time()`` of
+``--runs`` calls (after one warm-up), the chosen node and a digest of the
+release (identical releases give identical digests).
+
+``--compare OLD_SRC`` alternates this source tree (``src``) with another one
+(e.g. an exported older commit) in fresh processes, ``--rounds`` times, and
+prints the medians of both, with the load average before and after: on a
+shared machine both versions then see the same load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CONFIGS = ("k=10, 0%", "k=5, 0%", "k=5, 5%", "k=5 + distinct 2-diversity, 0%", "risk summary",
+           "verify written CSV (k=5, 5%)")
+
+
+def _call(name: str, dataset):
+    from veil.anonymization import anonymize
+    from veil.models import DistinctLDiversity, KAnonymity
+
+    if name.startswith("verify written"):  # the CLI's check of the file it wrote (read included)
+        from veil.pipeline import verify_written
+
+        path, result = _written(dataset)
+        return verify_written(path, result, dataset, [KAnonymity(k=5)])
+
+    if name == "risk summary":
+        from veil.risk import assess
+
+        return assess(dataset, qi_subsets_max_size=0)
+    models, limit = {
+        "k=10, 0%": ([KAnonymity(k=10)], 0.0),
+        "k=5, 0%": ([KAnonymity(k=5)], 0.0),
+        "k=5, 5%": ([KAnonymity(k=5)], 0.05),
+        "k=5 + distinct 2-diversity, 0%": ([KAnonymity(k=5), DistinctLDiversity(l=2, sensitive="salary-class")], 0.0),
+    }[name]
+    return anonymize(dataset, models, suppression_limit=limit, seed=7)
+
+
+_WRITTEN: dict[str, object] = {}
+
+
+def _written(dataset):
+    """The k=5, 5% release written once to a temporary CSV (and its result)."""
+    if not _WRITTEN:
+        import atexit
+        import shutil
+        import tempfile
+
+        from veil.anonymization import anonymize
+        from veil.models import KAnonymity
+
+        result = anonymize(dataset, [KAnonymity(k=5)], suppression_limit=0.05, seed=7)
+        folder = tempfile.mkdtemp(prefix="veil-bench-")
+        atexit.register(shutil.rmtree, folder, True)
+        path = Path(folder) / "release.csv"
+        result.data.to_csv(path, index=False)
+        _WRITTEN.update(path=path, result=result)
+    return _WRITTEN["path"], _WRITTEN["result"]
+
+
+def _digest(result) -> str:
+    data = getattr(result, "data", None)
+    if data is None:
+        return ""
+    text = data.to_csv(index=False).encode()
+    return hashlib.sha256(text).hexdigest()[:16]
+
+
+def measure(runs: int) -> list[dict]:
+    from veil.datasets import load_adult
+
+    dataset = load_adult()
+    out = []
+    for name in CONFIGS:
+        result = _call(name, dataset)  # warm-up
+        times = []
+        for _ in range(runs):
+            start = time.process_time()
+            result = _call(name, dataset)
+            times.append(time.process_time() - start)
+        node = getattr(result, "transformation", None)
+        out.append({"config": name, "cpu_s": statistics.median(times),
+                    "node": None if node is None else [int(v) for v in node.values()],
+                    "release": _digest(result)})
+    return out
+
+
+def compare(old_src: str, rounds: int, runs: int) -> None:
+    here = str(Path(__file__).resolve().parent.parent / "src")
+    results: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
+    facts: dict[str, dict[str, tuple]] = {"before": {}, "after": {}}
+    load = [os.getloadavg()[0]]
+    for _ in range(rounds):
+        for label, src in (("before", old_src), ("after", here)):
+            env = dict(os.environ, PYTHONPATH=src)
+            proc = subprocess.run([sys.executable, __file__, "--runs", str(runs)], env=env,
+                                  capture_output=True, text=True, check=True)
+            for line in proc.stdout.splitlines():
+                row = json.loads(line)
+                results[label].setdefault(row["config"], []).append(row["cpu_s"])
+                facts[label][row["config"]] = (row["node"], row["release"])
+    load.append(os.getloadavg()[0])
+    print(f"load average (1 min) {load[0]:.2f} -> {load[1]:.2f}; {rounds} rounds x {runs} calls")
+    print("| configuration | CPU before s | CPU after s | after / before | same node and release |")
+    print("|---|---|---|---|---|")
+    for name in CONFIGS:
+        b, a = statistics.median(results["before"][name]), statistics.median(results["after"][name])
+        same = facts["before"][name] == facts["after"][name]
+        print(f"| {name} | {b:.4f} | {a:.4f} | {a / b:.2f} | {'yes' if same else 'NO'} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--compare", metavar="OLD_SRC")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    if args.compare:
+        compare(args.compare, args.rounds, args.runs)
+        return
+    for row in measure(args.runs):
+        print(json.dumps(row))
+
+
+if __name__ == "__main__":
+    main()
