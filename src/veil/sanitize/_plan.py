@@ -148,12 +148,17 @@ class Zip3(ActionSpec):
 
     action: ClassVar[str] = "zip3"
     restricted_zip3: tuple[str, ...] = ()
+    pad_four_digit: bool | None = None  # four-digit values: ZIPs that lost a leading zero? (None: from the column)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "restricted_zip3", tuple(sorted(act.zip3_list(self.restricted_zip3))))
+        if self.pad_four_digit is not None and not isinstance(self.pad_four_digit, bool):
+            raise ParameterError(f"The 'pad_four_digit' parameter of Zip3 must be true, false or null. "
+                                 f"Got {self.pad_four_digit!r} instead.")
 
     def apply(self, column, frame, rt):
-        return act.zip3(frame[column], restricted_zip3=self.restricted_zip3), None
+        return act.zip3(frame[column], restricted_zip3=self.restricted_zip3,
+                        pad_four_digit=self.pad_four_digit), None
 
 
 @dataclass(frozen=True)

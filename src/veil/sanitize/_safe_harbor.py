@@ -11,10 +11,13 @@ fax, e-mail, SSN, medical record, health not derived from the individual's data,
 plan, account, card, licence, vehicle,   164.514(c); the mapping is returned apart)
 device, URL, IP, biometric, photo,
 other unique identifiers
-ZIP code                                 first three digits, restricted ZIP3 -> 000
+ZIP code                                 first three digits, restricted ZIP3 -> 000;
+                                         four-digit values padded or refused (see
+                                         :func:`veil.sanitize.zip3`)
 date of birth                            year; years implying age > 89 aggregated
 other dates                              year
-age                                      ages over 89 -> 90 ("90 or older")
+age                                      ages over 89 and ``90+`` -> 90 ("90 or
+                                         older"); see :func:`veil.sanitize.age_90_plus`
 quasi-identifiers outside the 18         kept; listed (handle with ``veil anonymize``)
 =======================================  ==========================================
 
@@ -79,13 +82,17 @@ def _treatment(kind: Any, restricted: tuple[str, ...] | None, as_of: str | None)
     Quasi-identifiers that are not among the 18 types get no action (they are kept, in ``report.kept``).
     """
     if kind.name == "zip":
-        return Zip3(restricted or ()), ("no restricted ZIP3 list given: every ZIP3 kept" if restricted is None else "")
+        padded = ("four-digit values read as ZIPs that lost their leading zero (2134 -> 021) only when no "
+                  "5-digit ZIP keeps one")
+        return Zip3(restricted or ()), ("no restricted ZIP3 list given: every ZIP3 kept; " + padded
+                                        if restricted is None else padded)
     if kind.name == "date_of_birth":
         return BirthYear(as_of), "year only; birth years implying an age over 89 aggregated"
     if kind.name == "date":
         return TruncateDates("year"), "year only (treated as a date related to an individual)"
     if kind.name == "age":
-        return Age90Plus(), "ages over 89 become 90, read as '90 or older' (the column stays numeric)"
+        return Age90Plus(), ("ages over 89 and top codes such as '90+' become 90, read as '90 or older' (the column "
+                             "stays numeric; a column already top-coded lower, '85+', keeps that top code as a number)")
     if kind.safe_harbor is not None:
         return Drop(), f"Safe Harbor item {kind.safe_harbor}: {kind.description}"
     return None, ""

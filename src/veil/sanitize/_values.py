@@ -1,6 +1,9 @@
 """What every column action shares: reading a column's values, its missing cells, its numbers.
 
-Missing values are NA or a blank string (a CSV read with every cell as written).
+Missing values are NA, a blank string, or one of veil's missing-value words
+(:data:`veil.data.DEFAULT_NA_VALUES`: ``NA``, ``N/A``, ``NULL``, ``None``, ``NaN``,
+in any case), as every other veil command reads them from a CSV file read with
+every cell as written.
 Errors name rows by their index labels (the CLI numbers data rows from 1).
 """
 
@@ -13,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from veil._validation import check_real
+from veil.data import DEFAULT_NA_VALUES
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 
 __all__ = ["ROWS_SHOWN", "require_columns", "describe_rows", "missing_mask", "as_text", "column_label",
@@ -38,12 +42,16 @@ def describe_rows(index: pd.Index) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+#: The missing-value words, lower-cased: a cell is missing when its stripped text is one of them, in any case.
+_MISSING_WORDS = frozenset(v.lower() for v in DEFAULT_NA_VALUES)
+
+
 def missing_mask(series: pd.Series) -> np.ndarray:
-    """NA, or an empty/blank string."""
+    """NA, an empty/blank string, or a missing-value word (``NA``, ``n/a``, ``NULL``, ...; any case)."""
     miss = series.isna().to_numpy(dtype=bool).copy()
     if series.dtype == object or isinstance(series.dtype, pd.StringDtype):
-        text = series.astype("str")
-        miss |= (text.str.strip() == "").to_numpy(dtype=bool, na_value=True)
+        text = series.astype("str").str.strip().str.lower()
+        miss |= text.isin(_MISSING_WORDS).to_numpy(dtype=bool, na_value=True)
     return miss
 
 
