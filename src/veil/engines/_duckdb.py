@@ -23,17 +23,8 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 from veil.dataset import MISSING
-from veil.engines._output import check_output, write_into
-from veil.engines._protocol import (
-    MARK_SEPARATOR,
-    UNCOVERED_MARK,
-    ApplyResult,
-    Suppressed,
-    Transformation,
-    normalize_apply_arguments,
-    parse_uncovered,
-    resolve_seed,
-)
+from veil.engines._output import write_into
+from veil.engines._protocol import MARK_SEPARATOR, UNCOVERED_MARK, Engine, parse_uncovered
 from veil.engines._source import COUNT_COLUMN, Source, as_source
 from veil.errors import DataFormatError, ParameterError
 
@@ -62,7 +53,7 @@ def _literal(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
-class DuckDBEngine:
+class DuckDBEngine(Engine):
     """Group-count and apply as DuckDB SQL over CSV or Parquet files.
 
     Parameters
@@ -299,26 +290,16 @@ class DuckDBEngine:
         out[COUNT_COLUMN] = out[COUNT_COLUMN].astype("int64")
         return out
 
-    def apply(
-        self,
-        source: Source | str | os.PathLike[str],
-        transformation: Transformation,
-        suppressed: Suppressed,
-        output: str | os.PathLike[str],
-        *,
-        shuffle_seed: int | None = None,
-        drop_suppressed: bool = False,
-    ) -> ApplyResult:
-        """Write the released table: the rows recoded through joins with the
-        mapping tables and the suppressed classes into a staging Parquet file,
-        then sorted by ``hash(row, seed)`` into the output (see
-        :meth:`veil.engines.Engine.apply`)."""
+    def _write_released(
+        self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
+        suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
+    ) -> int:
+        """The row work of :meth:`veil.engines.Engine.apply`: the rows recoded through joins
+        with the mapping tables and the suppressed classes into a staging Parquet file,
+        then sorted by ``hash(row, seed)`` into the output; the rows written."""
         import duckdb
 
-        source = as_source(source)
-        qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
-        out_path = check_output(output, source.path)
-        seed = resolve_seed(shuffle_seed) % (1 << 62)
+        seed %= 1 << 62
         written = [0]
 
         def write(tmp: Path) -> None:
@@ -337,7 +318,7 @@ class DuckDBEngine:
                     con.close()
 
         write_into(out_path, write)
-        return ApplyResult(out_path, written[0])
+        return written[0]
 
     @staticmethod
     def _load_tables(

@@ -11,22 +11,15 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 from veil.dataset import MISSING, format_labels, read_csv
-from veil.engines._output import check_output, write_into
-from veil.engines._protocol import (
-    ApplyResult,
-    Suppressed,
-    Transformation,
-    normalize_apply_arguments,
-    resolve_seed,
-    uncovered,
-)
+from veil.engines._output import write_into
+from veil.engines._protocol import Engine, uncovered
 from veil.engines._source import COUNT_COLUMN, Source, as_source
 from veil.errors import SchemaError
 
 __all__ = ["LocalEngine"]
 
 
-class LocalEngine:
+class LocalEngine(Engine):
     """Group-count and apply in memory with pandas and numpy.
 
     The table is read whole (CSV as text through :func:`veil.dataset.read_csv`,
@@ -135,21 +128,11 @@ class LocalEngine:
         out[COUNT_COLUMN] = out[COUNT_COLUMN].astype(np.int64)
         return out
 
-    def apply(
-        self,
-        source: Source | str | os.PathLike[str],
-        transformation: Transformation,
-        suppressed: Suppressed,
-        output: str | os.PathLike[str],
-        *,
-        shuffle_seed: int | None = None,
-        drop_suppressed: bool = False,
-    ) -> ApplyResult:
-        """Write the released table (see :meth:`veil.engines.Engine.apply`)."""
-        source = as_source(source)
-        qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
-        out_path = check_output(output, source.path)
-        seed = resolve_seed(shuffle_seed)
+    def _write_released(
+        self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
+        suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
+    ) -> int:
+        """The row work of :meth:`veil.engines.Engine.apply`, in memory; the rows written."""
         frame = self._read(source)
         n = len(frame)
         labels = {name: self._labels(frame, source, name) for name in qis}
@@ -181,7 +164,7 @@ class LocalEngine:
         rng = np.random.default_rng(seed)
         out = out.iloc[rng.permutation(len(out))].reset_index(drop=True)
         write_into(out_path, lambda tmp: _write(out, tmp))
-        return ApplyResult(out_path, len(out))
+        return len(out)
 
 
 def _write(frame: pd.DataFrame, tmp: Path) -> None:

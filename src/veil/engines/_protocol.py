@@ -31,7 +31,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from veil.engines._source import Source
+from veil.engines._output import check_output
+from veil.engines._source import Source, as_source
 from veil.errors import HierarchyError, ParameterError, SchemaError, VeilError
 
 __all__ = [
@@ -72,6 +73,10 @@ class Engine(Protocol):
     ``name`` is the engine's registry name (``local``, ``duckdb``, ``spark``).
     Sources are local CSV (UTF-8, with a header line) or Parquet files, given
     as a path or a :class:`~veil.engines.Source`.
+
+    veil's engines subclass this protocol: they inherit the one :meth:`apply`
+    (argument and output checks) and implement only its row work,
+    ``_write_released``.
     """
 
     name: str
@@ -118,6 +123,13 @@ class Engine(Protocol):
         written to a temporary file in the same folder and renamed into
         place; it is never the input.
 
+        This one definition checks the arguments and the output for every
+        engine that subclasses :class:`Engine`, then hands the checked
+        arguments to the engine's ``_write_released(source, qis, mappings,
+        suppressed_rows, out_path, seed, drop_suppressed)``, which writes the
+        rows and returns how many it wrote.  An engine that only follows the
+        protocol structurally implements ``apply`` itself.
+
         Raises
         ------
         ColumnNotFoundError
@@ -128,7 +140,13 @@ class Engine(Protocol):
         OutputError
             ``output`` is the input, or its folder is not writable.
         """
-        ...
+        source = as_source(source)
+        qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
+        out_path = check_output(output, source.path)
+        seed = resolve_seed(shuffle_seed)
+        written = self._write_released(  # type: ignore[attr-defined]
+            source, qis, mappings, suppressed_rows, out_path, seed, drop_suppressed)
+        return ApplyResult(out_path, int(written))
 
 
 def resolve_seed(seed: int | None) -> int:

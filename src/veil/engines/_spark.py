@@ -21,18 +21,8 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 from veil.dataset import MISSING
-from veil.engines._output import check_output, remove_quietly, write_into
-from veil.engines._protocol import (
-    MARK_SEPARATOR,
-    EngineError,
-    UNCOVERED_MARK,
-    ApplyResult,
-    Suppressed,
-    Transformation,
-    normalize_apply_arguments,
-    parse_uncovered,
-    resolve_seed,
-)
+from veil.engines._output import remove_quietly, write_into
+from veil.engines._protocol import MARK_SEPARATOR, UNCOVERED_MARK, Engine, EngineError, parse_uncovered
 from veil.engines._source import COUNT_COLUMN, Source, as_source
 from veil.errors import DataFormatError, SchemaError, VeilError
 
@@ -72,7 +62,7 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-class SparkEngine:
+class SparkEngine(Engine):
     """Group-count and apply as PySpark DataFrame operations.
 
     Parameters
@@ -295,26 +285,15 @@ class SparkEngine:
             out[name] = np.ldexp(steps, -exps[name])
         return out
 
-    def apply(
-        self,
-        source: Source | str | os.PathLike[str],
-        transformation: Transformation,
-        suppressed: Suppressed,
-        output: str | os.PathLike[str],
-        *,
-        shuffle_seed: int | None = None,
-        drop_suppressed: bool = False,
-    ) -> ApplyResult:
-        """Write the released table: broadcast joins with the mapping tables and
-        the suppressed classes, ``orderBy(xxhash64(row, seed))``, one file
-        (see :meth:`veil.engines.Engine.apply`)."""
-        source = as_source(source)
-        qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
-        out_path = check_output(output, source.path)
-        seed = resolve_seed(shuffle_seed) % (1 << 62)
+    def _write_released(
+        self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
+        suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
+    ) -> int:
+        """The row work of :meth:`veil.engines.Engine.apply`: broadcast joins with the
+        mapping tables and the suppressed classes, ``orderBy(xxhash64(row, seed))``,
+        one file; the rows written."""
         with _quiet():
-            written = self._write(source, qis, mappings, suppressed_rows, out_path, seed, drop_suppressed)
-        return ApplyResult(out_path, written)
+            return self._write(source, qis, mappings, suppressed_rows, out_path, seed % (1 << 62), drop_suppressed)
 
     # long because it is the Spark plan and its write, closures over one session
     def _write(
