@@ -100,8 +100,7 @@ def query(
     json_out: Optional[Path] = typer.Option(None, "--json-out", help="Also write the answers "
                                             "as a JSON list to this file."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb or spark "
-                               "(the exact whole-table count, sum and histogram in the engine, the noise "
-                               "added here)."),
+                               "(exact counts, sums and histograms in the engine, the noise added here)."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
     from veil.dp import parse_query
@@ -110,16 +109,16 @@ def query(
     with user_errors():
         specs = [parse_query(q) for q in queries]
         with Outputs({"json": json_out}, inputs=[file, *_ledger_files(budget_file, file)]) as out:
+            units = (privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group)
             if engine.strip().lower() != "local":
-                answers = _engine_answers(engine, file, specs, sep=sep, budget_file=budget_file, dataset_name=dataset_name,
-                                          budget=budget, budget_delta=budget_delta, epsilon=epsilon, lower=lower, upper=upper,
-                                          categories=split_list(categories), delta=delta, unit_options=(privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group))
+                answers = _engine_answers(engine, file, specs, sep=sep, budget_file=budget_file, delta=delta,
+                                          dataset_name=dataset_name, budget=budget, budget_delta=budget_delta, lower=lower,
+                                          upper=upper, epsilon=epsilon, categories=split_list(categories), unit_options=units)
             else:
                 answers = _local_answers(file, specs, sep=sep, budget_file=budget_file, dataset_name=dataset_name,
                                          budget=budget, budget_delta=budget_delta, epsilon=epsilon, delta=delta,
-                                         lower=lower, upper=upper, categories=categories, unit_options=(
-                                             privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group,
-                                             missing_units, selection_seed))
+                                         lower=lower, upper=upper, categories=categories,
+                                         unit_options=(*units, missing_units, selection_seed))
             if json_out is not None:
                 out.write_json("json", [a.to_dict() for a in answers])
                 out.commit()
