@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from veil.cli import app
@@ -103,6 +105,29 @@ def test_a_refused_histogram_spends_nothing(adult_csv: str, query: str, kw: dict
     with pytest.raises(ParameterError, match=needle):
         _answer(DuckDBEngine(), adult_csv, query, epsilon=0.5, accountant=accountant, **kw)
     assert accountant.ledger == () and accountant.spent.epsilon == 0.0
+
+
+LABELS = st.sampled_from(["a", "b", "c", "d", "", "NA"])  # "" and "NA" are read as missing
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cells=st.lists(st.tuples(LABELS, LABELS), min_size=1, max_size=40),
+       categories=st.lists(st.sampled_from(["a", "b", "c", "z"]), min_size=1, max_size=4, unique=True))
+def test_released_keys_are_the_public_ones_or_present_ones(tmp_path_factory, cells, categories) -> None:
+    """With public keys exactly those keys are released (absent ones too); with partition selection
+    only groups present in the data with no missing key; the counts (noise ~0) are pandas'."""
+    path = tmp_path_factory.mktemp("h") / "t.csv"
+    path.write_text("x,y\n" + "".join(f"{x},{y}\n" for x, y in cells))
+    frame = pd.DataFrame(cells, columns=["x", "y"]).replace({"": None, "NA": None})
+    for engine in (DuckDBEngine(), LocalEngine()):
+        public = _answer(engine, path, "histogram x", epsilon=EXACT_EPSILON, categories=categories)
+        assert list(public.value) == categories
+        assert public.value == {c: int((frame["x"] == c).sum()) for c in categories}
+        selected = _answer(engine, path, "histogram x, y", epsilon=EXACT_EPSILON, delta=1e-3)
+        present = frame.dropna().groupby(["x", "y"]).size()
+        assert set(selected.value) <= set(present.index)
+        threshold = selected.details["threshold"]  # released iff the (noise-free) count reaches tau
+        assert selected.value == {k: int(n) for k, n in present.items() if n >= threshold}
 
 
 def _cli(args: list[str]):
