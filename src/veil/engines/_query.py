@@ -19,8 +19,11 @@ each answer charged to the accountant before its noise is drawn:
   :meth:`veil.dp.PrivateTable.group_by_count`: the same measurement, the same
   threshold τ, the same (ε, δ) charge.
 
-Per-unit contribution bounds (``--privacy-unit``) and ``where`` filters are
-not run in an engine: they are refused with a message, before any spend.
+A ``where`` filter runs in the engine (:mod:`veil.engines._filter`: SQL with bound
+parameters, a Spark column, a pandas mask), with the typed rules of the in-memory
+path; the answer's label ends with it, as in memory.  Per-unit contribution bounds
+(``--privacy-unit``), means and quantiles are not run in an engine: they are
+refused with a message, before any spend.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from veil.dp import (
 from veil.dp._grouped import category_codes
 from veil.dp._mechanisms import check_epsilon
 from veil.dp._partition import key_str, partition_selection
+from veil.dp._predicate import Predicate
 from veil.dp._sensitivity import clamping_bounds, fixed_point_exponent
 from veil.engines._protocol import Engine
 from veil.engines._source import COUNT_COLUMN
@@ -55,6 +59,11 @@ __all__ = ["engine_answer", "check_engine_query"]
 ENGINE_QUERIES = ("count", "sum", "histogram")
 #: One row is one privacy unit: the bounds of every engine answer.
 ROW_BOUNDS = ContributionBounds(max_rows_per_unit=1)
+
+
+def _where_text(where: Predicate | None) -> str:
+    """The label's tail for a filter, as :class:`~veil.dp.PrivateTable` writes it."""
+    return f" where {where}" if where is not None else ""
 
 
 def _charge(accountant: PrivacyAccountant, epsilon: float, label: str, *,
@@ -76,15 +85,14 @@ def check_engine_query(spec: Any, engine: str, *, categories: Sequence[str] | No
     Raises
     ------
     ParameterError
-        Not a whole-table ``count``, ``sum COLUMN`` or ``histogram``; ``categories``
+        Not a ``count``, ``sum COLUMN`` or ``histogram``; ``categories``
         for a histogram of several columns; or a histogram without ``categories``
         and without a ``delta`` > 0.
     """
-    if spec.kind not in ENGINE_QUERIES or spec.where is not None:
+    if spec.kind not in ENGINE_QUERIES:
         raise ParameterError(
-            f"With --engine {engine}, veil query answers whole-table 'count', 'sum COLUMN' and "
-            f"'histogram COLUMN[, ...]' only. Got {spec.kind!r}"
-            f"{' with a where filter' if spec.where is not None else ''}; use --engine local."
+            f"With --engine {engine}, veil query answers 'count', 'sum COLUMN' and "
+            f"'histogram COLUMN[, ...]' (with or without where) only. Got {spec.kind!r}; use --engine local."
         )
     if spec.kind != "histogram":
         return
@@ -115,7 +123,7 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
     Raises
     ------
     ParameterError
-        Another query kind, a ``where`` filter, missing clamping bounds for a
+        Another query kind, missing clamping bounds for a
         sum, or a histogram with neither ``categories`` nor ``delta`` > 0.
     """
     if not hasattr(engine, "aggregate"):
@@ -124,20 +132,21 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
     if spec.kind == "histogram":
         if categories:
             return _public_histogram(engine, path, spec.columns[0], categories, accountant=accountant,
-                                     epsilon=epsilon)
+                                     epsilon=epsilon, where=spec.where)
         return _partition_selection(engine, path, list(spec.columns), accountant=accountant, epsilon=epsilon,
-                                    delta=delta)
+                                    delta=delta, where=spec.where)
     bounds = ROW_BOUNDS
     if spec.kind == "count":
         mech = GeometricMechanism(epsilon=epsilon, sensitivity=1)
-        exact = engine.aggregate(path, [], {})  # type: ignore[attr-defined]
-        remaining, rho = _charge(accountant, mech.epsilon, "count")
+        exact = engine.aggregate(path, [], {}, where=spec.where)  # type: ignore[attr-defined]
+        label = "count" + _where_text(spec.where)
+        remaining, rho = _charge(accountant, mech.epsilon, label)
         return DPAnswer(value=mech.release(int(exact["count"].iloc[0])), epsilon=mech.epsilon, delta=0.0,
-                        mechanism="geometric", noise_scale=mech.scale, budget_remaining=remaining, query="count",
+                        mechanism="geometric", noise_scale=mech.scale, budget_remaining=remaining, query=label,
                         sensitivity=1, rho=rho, privacy_unit="row", contribution_bounds=bounds)
     column = spec.columns[0]
     lo, hi = clamping_bounds(lower, upper, "PrivateTable.sum")
-    label = f"sum {column}"
+    label = f"sum {column}" + _where_text(spec.where)
     if max(abs(lo), abs(hi)) == 0.0:  # bounds [0, 0]: the constant 0 whatever the data
         remaining, rho = _charge(accountant, 0.0, label)
         return DPAnswer(value=0.0, epsilon=0.0, delta=0.0, mechanism="none", noise_scale=0.0,
@@ -147,7 +156,7 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
     # the sensitivity of the grid sum, as clamped_fixed_point_sum states it for one row per unit
     q_bound = max(abs(round(lo * 2.0 ** factor_exp)), abs(round(hi * 2.0 ** factor_exp)))
     sens = q_bound * 2.0 ** -factor_exp
-    exact = engine.aggregate(path, [], {column: (lo, hi)})  # type: ignore[attr-defined]
+    exact = engine.aggregate(path, [], {column: (lo, hi)}, where=spec.where)  # type: ignore[attr-defined]
     mech = LaplaceMechanism(epsilon=epsilon, sensitivity=sens)
     remaining, rho = _charge(accountant, epsilon, label)
     return DPAnswer(value=mech.release(float(exact[column].iloc[0])), epsilon=epsilon, delta=0.0,
@@ -157,18 +166,18 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
 
 
 def _public_histogram(engine: Engine, path: str | os.PathLike[str], column: str, categories: Sequence[str], *,
-                      accountant: PrivacyAccountant, epsilon: float) -> DPAnswer:
+                      accountant: PrivacyAccountant, epsilon: float, where: Predicate | None) -> DPAnswer:
     """A noisy count per public category (absent ones count 0, others are not counted), as
     :meth:`veil.dp.PrivateTable.histogram`: geometric noise, L1 sensitivity 1, one ε."""
     mech = GeometricMechanism(epsilon=epsilon, sensitivity=ROW_BOUNDS.l1_sensitivity)
     cats = list(dict.fromkeys(str(c) for c in categories))
-    exact = engine.aggregate(path, [column], {})  # type: ignore[attr-defined]
+    exact = engine.aggregate(path, [column], {}, where=where)  # type: ignore[attr-defined]
     # the engine's group labels are text; each maps to the category of the same text (or none)
     codes = category_codes(exact[column].astype(object), cats)
     inside = codes >= 0
     counts = np.bincount(codes[inside], weights=exact[COUNT_COLUMN].to_numpy()[inside],
                          minlength=len(cats)).astype(np.int64)
-    label = f"histogram {column}"
+    label = f"histogram {column}" + _where_text(where)
     remaining, rho = _charge(accountant, mech.epsilon, label)
     noisy = np.asarray(mech.release(counts), dtype=np.int64)
     return DPAnswer(value=dict(zip(cats, (int(v) for v in noisy))), epsilon=mech.epsilon, delta=0.0,
@@ -179,18 +188,19 @@ def _public_histogram(engine: Engine, path: str | os.PathLike[str], column: str,
 
 
 def _partition_selection(engine: Engine, path: str | os.PathLike[str], columns: list[str], *,
-                         accountant: PrivacyAccountant, epsilon: float, delta: float) -> DPAnswer:
+                         accountant: PrivacyAccountant, epsilon: float, delta: float,
+                         where: Predicate | None) -> DPAnswer:
     """The groups of ``columns`` whose noisy count passes the threshold τ, as
     :meth:`veil.dp.PrivateTable.group_by_count` without keys (OpenDP's Laplace threshold;
     groups with a missing key are not counted)."""
     owner = "PrivateTable.group_by_count"
     eps = check_epsilon(epsilon, owner)
     dlt = check_real("delta", delta, owner, low=0.0, high=1.0, closed="neither")
-    exact = engine.aggregate(path, columns, {})  # type: ignore[attr-defined]
+    exact = engine.aggregate(path, columns, {}, where=where)  # type: ignore[attr-defined]
     exact = exact[exact[columns].notna().all(axis=1).to_numpy()]  # a missing key is no group (dropna)
     d_in = (ROW_BOUNDS.l0_sensitivity, ROW_BOUNDS.l1_sensitivity, ROW_BOUNDS.linf_sensitivity)
     meas, threshold, scale = partition_selection(eps, dlt, d_in)
-    label = f"group_by_count {', '.join(columns)}"
+    label = f"group_by_count {', '.join(columns)}" + _where_text(where)
     remaining, rho = _charge(accountant, eps, label, delta=dlt)
     keys = list(exact[columns].itertuples(index=False, name=None)) if len(columns) > 1 else list(exact[columns[0]])
     originals = {key_str(k): k for k in keys}

@@ -20,7 +20,7 @@ from veil.data import read_table
 from veil.dp import PrivacyAccountant, PrivacyBudget, PrivateTable, parse_query
 from veil.engines import DuckDBEngine, LocalEngine
 from veil.engines._query import engine_answer
-from veil.errors import ParameterError
+from veil.errors import VeilError
 
 ENGINES = {"duckdb": DuckDBEngine, "local": LocalEngine}
 #: ε so large that the geometric noise is 0 but with probability 2e^{-50}/(1+e^{-50}) ≈ 4e-22 per cell:
@@ -98,11 +98,12 @@ def test_the_ledger_is_charged_once_per_query(adult_csv: str, composition: str) 
 @pytest.mark.parametrize("query, kw, needle", [
     ("histogram race", {}, "--categories"),                                # no public keys, no δ
     ("histogram race, sex", {"categories": ["White"]}, "one-column"),
-    ("histogram race where sex = 'Male'", {"categories": ["White"]}, "where"),
+    ("histogram race where age = 'old'", {"categories": ["White"]}, "'age' is numeric"),
+    ("histogram race where sex > 1", {"categories": ["White"]}, "'sex' holds text"),
 ])
 def test_a_refused_histogram_spends_nothing(adult_csv: str, query: str, kw: dict, needle: str) -> None:
     accountant = PrivacyAccountant(budget=PrivacyBudget(epsilon=1.0))
-    with pytest.raises(ParameterError, match=needle):
+    with pytest.raises(VeilError, match=needle):
         _answer(DuckDBEngine(), adult_csv, query, epsilon=0.5, accountant=accountant, **kw)
     assert accountant.ledger == () and accountant.spent.epsilon == 0.0
 
@@ -181,9 +182,15 @@ def test_spark_histograms_equal_local_on_adult_x10(tmp_path: Path, adult: pd.Dat
         exact = spark.aggregate(path, ["race", "sex"], {})
         public = _answer(spark, path, "histogram race", epsilon=EXACT_EPSILON, categories=["White", "Other", "x"])
         selected = _answer(spark, path, "histogram race, sex", epsilon=EXACT_EPSILON, delta=1e-6)
+        filtered = _answer(spark, path, "histogram sex where age > 40 and not (race = 'White')",
+                           epsilon=EXACT_EPSILON, categories=["Male", "Female"])
+        with pytest.raises(VeilError, match="'race' holds text"):
+            _answer(spark, path, "count where race > 2", epsilon=1.0)
     key = ["race", "sex"]
     pd.testing.assert_frame_equal(exact.sort_values(key).reset_index(drop=True)[local.columns],
                                   local.sort_values(key).reset_index(drop=True), check_dtype=False)
     counts = adult["race"].value_counts() * 10
     assert public.value == {"White": counts["White"], "Other": counts["Other"], "x": 0}
     assert selected.value == {(r, s): int(n) * 10 for (r, s), n in adult.groupby(key).size().items()}
+    inside = adult[(adult["age"].astype(int) > 40) & (adult["race"] != "White")]["sex"].value_counts() * 10
+    assert filtered.value == {"Male": inside["Male"], "Female": inside["Female"]}
