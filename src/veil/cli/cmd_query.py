@@ -100,7 +100,7 @@ def query(
     json_out: Optional[Path] = typer.Option(None, "--json-out", help="Also write the answers "
                                             "as a JSON list to this file."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb or spark "
-                               "(the exact whole-table count and sum in the engine, the noise added here)."),
+                               "(exact counts, sums and histograms in the engine, the noise added here)."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
     from veil.dp import parse_query
@@ -109,16 +109,16 @@ def query(
     with user_errors():
         specs = [parse_query(q) for q in queries]
         with Outputs({"json": json_out}, inputs=[file, *_ledger_files(budget_file, file)]) as out:
+            units = (privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group)
             if engine.strip().lower() != "local":
-                answers = _engine_answers(engine, file, specs, sep=sep, budget_file=budget_file, dataset_name=dataset_name,
-                                          budget=budget, budget_delta=budget_delta, epsilon=epsilon, lower=lower, upper=upper,
-                                          unit_options=(privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group))
+                answers = _engine_answers(engine, file, specs, sep=sep, budget_file=budget_file, delta=delta,
+                                          dataset_name=dataset_name, budget=budget, budget_delta=budget_delta, lower=lower,
+                                          upper=upper, epsilon=epsilon, categories=split_list(categories), unit_options=units)
             else:
                 answers = _local_answers(file, specs, sep=sep, budget_file=budget_file, dataset_name=dataset_name,
                                          budget=budget, budget_delta=budget_delta, epsilon=epsilon, delta=delta,
-                                         lower=lower, upper=upper, categories=categories, unit_options=(
-                                             privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group,
-                                             missing_units, selection_seed))
+                                         lower=lower, upper=upper, categories=categories,
+                                         unit_options=(*units, missing_units, selection_seed))
             if json_out is not None:
                 out.write_json("json", [a.to_dict() for a in answers])
                 out.commit()
@@ -171,9 +171,9 @@ def _print_answers(answers: list[Any], as_json: bool) -> None:
 
 def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[str],
                     budget_file: Optional[Path], dataset_name: Optional[str], budget: Optional[float],
-                    budget_delta: float, epsilon: float, lower: Any, upper: Any,
-                    unit_options: tuple[Any, ...]) -> list[Any]:
-    """Whole-table counts and sums, their exact aggregates from the engine (the noise drawn here)."""
+                    budget_delta: float, epsilon: float, lower: Any, upper: Any, categories: list[str],
+                    delta: float, unit_options: tuple[Any, ...]) -> list[Any]:
+    """Whole-table counts, sums and histograms, their exact aggregates from the engine (the noise drawn here)."""
     from veil.engines import Source, get_engine
     from veil.engines._query import check_engine_query, engine_answer
 
@@ -184,14 +184,14 @@ def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[
         raise ParameterError(f"With --engine {engine} and --budget-file, give --dataset-name: the "
                              "default ledger key is a fingerprint of the records read in memory.")
     for spec in specs:  # every query checked before anything is spent
-        check_engine_query(spec, engine)
+        check_engine_query(spec, engine, categories=categories, delta=delta)
     source = Source.from_path(file, sep=sep)
     accountant = _accountant(None, budget_file, dataset_name, budget, budget_delta)
-    _precheck(accountant, len(specs), epsilon, 0.0)
+    _precheck(accountant, len(specs), epsilon, delta)
     resolved = get_engine(engine)
     try:
         return [engine_answer(resolved, source, spec, accountant=accountant, epsilon=epsilon, lower=lower,
-                              upper=upper) for spec in specs]
+                              upper=upper, categories=categories, delta=delta) for spec in specs]
     finally:
         if hasattr(resolved, "close"):
             resolved.close()  # a Spark session made here is stopped here

@@ -22,8 +22,11 @@ Three engines:
               Spark cluster; tested in local mode (:class:`SparkEngine`)
 ============  ==========================================================
 
-Each engine also offers ``aggregate(source, by, sums)``, the exact grouped
-counts and clamped fixed-point sums under ``veil query --engine``.
+Each engine also offers ``aggregate(source, by, sums, *, where=None)``, the
+exact grouped counts and clamped fixed-point sums (over the rows a ``where``
+predicate selects) under ``veil query --engine``; the three engines inherit
+``apply`` from :class:`Engine` and ``aggregate`` from :class:`AggregatingEngine`
+and implement only the row work.
 
 :func:`class_table` builds the class table of a file through an engine (what
 ``veil risk`` and ``veil check`` use with ``--engine``).
@@ -38,13 +41,14 @@ from veil.engines._anonymize import FullDomainRecoding, anonymize_file
 from veil.engines._classes import class_table_from_counts
 from veil.engines._duckdb import DuckDBEngine
 from veil.engines._local import LocalEngine
-from veil.engines._protocol import ApplyResult, Engine, EngineError
+from veil.engines._protocol import AggregatingEngine, ApplyResult, Engine, EngineError
 from veil.engines._registry import ENGINES, get_engine
 from veil.engines._source import COUNT_COLUMN, Source
 from veil.engines._spark import SparkEngine
 
 __all__ = [
     "Engine",
+    "AggregatingEngine",
     "EngineError",
     "ApplyResult",
     "Source",

@@ -15,7 +15,7 @@ import re
 import secrets
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +23,10 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 from veil.dataset import MISSING
-from veil.engines._output import check_output, write_into
-from veil.engines._protocol import (
-    MARK_SEPARATOR,
-    UNCOVERED_MARK,
-    ApplyResult,
-    Suppressed,
-    Transformation,
-    normalize_apply_arguments,
-    parse_uncovered,
-    resolve_seed,
-)
+from veil.dp._predicate import Predicate
+from veil.engines._filter import check_literal_types, predicate_sql
+from veil.engines._output import write_into
+from veil.engines._protocol import MARK_SEPARATOR, UNCOVERED_MARK, AggregatingEngine, parse_uncovered
 from veil.engines._source import COUNT_COLUMN, Source, as_source
 from veil.errors import DataFormatError, ParameterError
 
@@ -62,7 +55,7 @@ def _literal(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
-class DuckDBEngine:
+class DuckDBEngine(AggregatingEngine):
     """Group-count and apply as DuckDB SQL over CSV or Parquet files.
 
     Parameters
@@ -249,27 +242,18 @@ class DuckDBEngine:
         out[COUNT_COLUMN] = pd.Series(table.column(COUNT_COLUMN).to_numpy(), dtype="int64")
         return out
 
-    def aggregate(
-        self,
-        source: Source | str | os.PathLike[str],
-        by: Sequence[str],
-        sums: Mapping[str, tuple[float, float]],
+    def _aggregate_rows(
+        self, source: Source, by: list[str], sums: dict[str, tuple[float, float]],
+        where: Predicate | None, kinds: dict[str, set[str]],
     ) -> pd.DataFrame:
-        """Per group of ``by``: its ``count`` and, per column of ``sums``, the exact sum of the
-        column clamped to its (lower, upper) on the public fixed-point grid of
-        :func:`veil.dp.clamped_fixed_point_sum` (missing values as the clamped 0).
-
-        The grid sum is an int64 of grid steps, rounded half to even like ``numpy.rint``,
-        so the result equals the local path's exact sum to the bit.
-        """
+        """The row work of :meth:`AggregatingEngine.aggregate`: one SQL ``GROUP BY`` (``WHERE`` with
+        bound parameters after a first pass checks the literal types)."""
         import duckdb
 
         import numpy as np
 
         from veil.dp._sensitivity import fixed_point_exponent  # the grid of the local path's exact sum
 
-        source = as_source(source)
-        source.require(list(by) + list(sums))
         parts = []
         for name, (lower, upper) in sums.items():
             lo, hi = float(lower), float(upper)
@@ -286,7 +270,8 @@ class DuckDBEngine:
                 group = f" GROUP BY {', '.join(str(i + 1) for i in range(len(by)))}" if by else ""
                 select = ", ".join(keys + [f"count(*) AS {_ident(COUNT_COLUMN)}"] + parts)
                 try:
-                    out = con.sql(f"SELECT {select} FROM {self._scan(source)}{group}").df()
+                    condition, params = self._where(con, source, types, where, kinds)
+                    out = con.execute(f"SELECT {select} FROM {self._scan(source)}{condition}{group}", params).df()
                 except duckdb.Error as exc:
                     raise self._translate(exc, source) from None
             finally:
@@ -299,26 +284,28 @@ class DuckDBEngine:
         out[COUNT_COLUMN] = out[COUNT_COLUMN].astype("int64")
         return out
 
-    def apply(
-        self,
-        source: Source | str | os.PathLike[str],
-        transformation: Transformation,
-        suppressed: Suppressed,
-        output: str | os.PathLike[str],
-        *,
-        shuffle_seed: int | None = None,
-        drop_suppressed: bool = False,
-    ) -> ApplyResult:
-        """Write the released table: the rows recoded through joins with the
-        mapping tables and the suppressed classes into a staging Parquet file,
-        then sorted by ``hash(row, seed)`` into the output (see
-        :meth:`veil.engines.Engine.apply`)."""
+    def _where(self, con: Any, source: Source, types: dict[str, str], where: Predicate | None,
+               kinds: dict[str, set[str]]) -> tuple[str, list[Any]]:
+        """`` WHERE ...`` and its parameters, after the literal types are checked on a first pass."""
+        if where is None:
+            return "", []
+        labels = {c: self._label(c, types[c], source) for c in kinds}
+        counts = [f"count({lab}) - count(TRY_CAST({lab} AS DOUBLE))" for lab in labels.values()]
+        non_numbers = con.execute(f"SELECT {', '.join(counts)} FROM {self._scan(source)}").fetchone()
+        check_literal_types(kinds, {c: int(n) for c, n in zip(labels, non_numbers)})
+        condition, params = predicate_sql(where, lambda c: labels[c])
+        return f" WHERE {condition}", params
+
+    def _write_released(
+        self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
+        suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
+    ) -> int:
+        """The row work of :meth:`veil.engines.Engine.apply`: the rows recoded through joins
+        with the mapping tables and the suppressed classes into a staging Parquet file,
+        then sorted by ``hash(row, seed)`` into the output; the rows written."""
         import duckdb
 
-        source = as_source(source)
-        qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
-        out_path = check_output(output, source.path)
-        seed = resolve_seed(shuffle_seed) % (1 << 62)
+        seed %= 1 << 62
         written = [0]
 
         def write(tmp: Path) -> None:
@@ -337,7 +324,7 @@ class DuckDBEngine:
                     con.close()
 
         write_into(out_path, write)
-        return ApplyResult(out_path, written[0])
+        return written[0]
 
     @staticmethod
     def _load_tables(

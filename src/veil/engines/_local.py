@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -11,22 +11,17 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 from veil.dataset import MISSING, format_labels, read_csv
-from veil.engines._output import check_output, write_into
-from veil.engines._protocol import (
-    ApplyResult,
-    Suppressed,
-    Transformation,
-    normalize_apply_arguments,
-    resolve_seed,
-    uncovered,
-)
+from veil.dp._predicate import Predicate
+from veil.engines._filter import check_literal_types, predicate_mask
+from veil.engines._output import write_into
+from veil.engines._protocol import AggregatingEngine, uncovered
 from veil.engines._source import COUNT_COLUMN, Source, as_source
 from veil.errors import SchemaError
 
 __all__ = ["LocalEngine"]
 
 
-class LocalEngine:
+class LocalEngine(AggregatingEngine):
     """Group-count and apply in memory with pandas and numpy.
 
     The table is read whole (CSV as text through :func:`veil.dataset.read_csv`,
@@ -98,20 +93,19 @@ class LocalEngine:
         grouped[COUNT_COLUMN] = grouped[COUNT_COLUMN].astype(np.int64)
         return grouped
 
-    def aggregate(
-        self,
-        source: Source | str | os.PathLike[str],
-        by: Sequence[str],
-        sums: Mapping[str, tuple[float, float]],
+    def _aggregate_rows(
+        self, source: Source, by: list[str], sums: dict[str, tuple[float, float]],
+        where: Predicate | None, kinds: dict[str, set[str]],
     ) -> pd.DataFrame:
-        """Per group of ``by``: its ``count`` and each column of ``sums`` clamped to its
-        (lower, upper) and summed exactly on the public fixed-point grid (see
-        :meth:`veil.engines.DuckDBEngine.aggregate`)."""
+        """The row work of :meth:`AggregatingEngine.aggregate`, in memory."""
         from veil.dp._sensitivity import fixed_point_exponent  # the grid of the local path's exact sum
 
-        source = as_source(source)
-        source.require(list(by) + list(sums))
         frame = self._read(source)
+        if where is not None:
+            labels = pd.DataFrame({name: self._labels(frame, source, name) for name in kinds})
+            check_literal_types(kinds, {name: int((labels[name].notna() & pd.to_numeric(
+                labels[name], errors="coerce").isna()).sum()) for name in kinds})
+            frame = frame.loc[predicate_mask(where, labels)].reset_index(drop=True)
         data = pd.DataFrame({name: self._labels(frame, source, name).fillna(MISSING) for name in by})
         data[COUNT_COLUMN] = np.ones(len(frame), dtype=np.int64)
         for name, (lower, upper) in sums.items():
@@ -135,21 +129,11 @@ class LocalEngine:
         out[COUNT_COLUMN] = out[COUNT_COLUMN].astype(np.int64)
         return out
 
-    def apply(
-        self,
-        source: Source | str | os.PathLike[str],
-        transformation: Transformation,
-        suppressed: Suppressed,
-        output: str | os.PathLike[str],
-        *,
-        shuffle_seed: int | None = None,
-        drop_suppressed: bool = False,
-    ) -> ApplyResult:
-        """Write the released table (see :meth:`veil.engines.Engine.apply`)."""
-        source = as_source(source)
-        qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
-        out_path = check_output(output, source.path)
-        seed = resolve_seed(shuffle_seed)
+    def _write_released(
+        self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
+        suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
+    ) -> int:
+        """The row work of :meth:`veil.engines.Engine.apply`, in memory; the rows written."""
         frame = self._read(source)
         n = len(frame)
         labels = {name: self._labels(frame, source, name) for name in qis}
@@ -181,7 +165,7 @@ class LocalEngine:
         rng = np.random.default_rng(seed)
         out = out.iloc[rng.permutation(len(out))].reset_index(drop=True)
         write_into(out_path, lambda tmp: _write(out, tmp))
-        return ApplyResult(out_path, len(out))
+        return len(out)
 
 
 def _write(frame: pd.DataFrame, tmp: Path) -> None:

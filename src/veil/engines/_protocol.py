@@ -31,11 +31,14 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from veil.engines._source import Source
+from veil.dp._predicate import Predicate
+from veil.engines._filter import literal_kinds
+from veil.engines._output import check_output
+from veil.engines._source import Source, as_source
 from veil.errors import HierarchyError, ParameterError, SchemaError, VeilError
 
 __all__ = [
-    "Engine", "EngineError", "ApplyResult", "Transformation", "Suppressed", "normalize_apply_arguments", "resolve_seed", "uncovered",
+    "Engine", "AggregatingEngine", "EngineError", "ApplyResult", "Transformation", "Suppressed", "normalize_apply_arguments", "resolve_seed", "uncovered",
     "parse_uncovered", "UNCOVERED_MARK", "MARK_SEPARATOR",
 ]
 
@@ -72,6 +75,10 @@ class Engine(Protocol):
     ``name`` is the engine's registry name (``local``, ``duckdb``, ``spark``).
     Sources are local CSV (UTF-8, with a header line) or Parquet files, given
     as a path or a :class:`~veil.engines.Source`.
+
+    veil's engines subclass this protocol: they inherit the one :meth:`apply`
+    (argument and output checks) and implement only its row work,
+    ``_write_released``.
     """
 
     name: str
@@ -118,6 +125,13 @@ class Engine(Protocol):
         written to a temporary file in the same folder and renamed into
         place; it is never the input.
 
+        This one definition checks the arguments and the output for every
+        engine that subclasses :class:`Engine`, then hands the checked
+        arguments to the engine's ``_write_released(source, qis, mappings,
+        suppressed_rows, out_path, seed, drop_suppressed)``, which writes the
+        rows and returns how many it wrote.  An engine that only follows the
+        protocol structurally implements ``apply`` itself.
+
         Raises
         ------
         ColumnNotFoundError
@@ -128,7 +142,58 @@ class Engine(Protocol):
         OutputError
             ``output`` is the input, or its folder is not writable.
         """
-        ...
+        source = as_source(source)
+        qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
+        out_path = check_output(output, source.path)
+        seed = resolve_seed(shuffle_seed)
+        written = self._write_released(  # type: ignore[attr-defined]
+            source, qis, mappings, suppressed_rows, out_path, seed, drop_suppressed)
+        return ApplyResult(out_path, int(written))
+
+
+class AggregatingEngine(Engine):
+    """An :class:`Engine` that also computes the exact aggregates of ``veil query``.
+
+    It inherits the one :meth:`aggregate` (argument checks) and implements only its
+    row work, ``_aggregate_rows(source, by, sums, where, kinds)``.
+    """
+
+    def aggregate(
+        self,
+        source: Source | str | os.PathLike[str],
+        by: Sequence[str],
+        sums: Mapping[str, tuple[float, float]],
+        *,
+        where: Predicate | None = None,
+    ) -> pd.DataFrame:
+        """Per group of ``by``: its ``count`` and, per column of ``sums``, the exact sum of the
+        column clamped to its (lower, upper) on the public fixed-point grid of
+        :func:`veil.dp.clamped_fixed_point_sum` (missing values as the clamped 0), over
+        the rows that match ``where`` (a :mod:`veil.dp` predicate, run in the engine; see
+        :mod:`veil.engines._filter`).
+
+        The grid sum is an int64 of grid steps, rounded half to even like ``numpy.rint``,
+        so the result equals the local path's exact sum to the bit.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per ``by`` (text labels, ``None`` for a missing value), ``count``
+            (int64) and one float column per ``sums``; one row per group present (one row
+            in all without ``by``).
+
+        Raises
+        ------
+        ColumnNotFoundError
+            A column is not in the source.
+        SchemaError
+            A column of ``sums`` is not numeric, or a literal of ``where`` has the wrong
+            type for its column.
+        """
+        source = as_source(source)
+        kinds = literal_kinds(where) if where is not None else {}
+        source.require(list(by) + list(sums) + list(kinds))
+        return self._aggregate_rows(source, list(by), dict(sums), where, kinds)  # type: ignore[attr-defined]
 
 
 def resolve_seed(seed: int | None) -> int:

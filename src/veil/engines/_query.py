@@ -1,21 +1,40 @@
-"""DP counts and sums of ``veil query`` on an engine's exact aggregates.
+"""DP counts, sums and histograms of ``veil query`` on an engine's exact aggregates.
 
 The engine computes the exact aggregate (its ``aggregate`` operation: the
-number of rows and the clamped sum on the public fixed-point grid); the noise
-is then drawn here, on one machine, exactly as :class:`veil.dp.PrivateTable`
-draws it with each row its own privacy unit: the geometric mechanism with
-sensitivity 1 for a count, the Laplace mechanism with sensitivity
-``max(|lower|, |upper|)`` on the grid for a sum, each charged to the
-accountant before its noise is drawn.  Per-unit contribution bounds
-(``--privacy-unit``) and ``where`` filters are not run in an engine: they are
-refused with a message.
+number of rows, per group or in all, and the clamped sum on the public
+fixed-point grid); the noise is then drawn here, on one machine, exactly as
+:class:`veil.dp.PrivateTable` draws it with each row its own privacy unit,
+each answer charged to the accountant before its noise is drawn:
+
+* ``count``: the geometric mechanism, sensitivity 1;
+* ``sum COLUMN``: the Laplace mechanism, sensitivity ``max(|lower|, |upper|)``
+  on the grid;
+* ``histogram COLUMN`` with public ``categories``: one noisy count per
+  category (an absent one counts 0; values outside the categories are not
+  counted), the geometric mechanism with L1 sensitivity 1, one ε for the
+  whole histogram (parallel composition over the cells), as
+  :meth:`veil.dp.PrivateTable.histogram`;
+* ``histogram COLUMN, ...`` without categories: private partition selection
+  (OpenDP's Laplace threshold, δ > 0), as
+  :meth:`veil.dp.PrivateTable.group_by_count`: the same measurement, the same
+  threshold τ, the same (ε, δ) charge.
+
+A ``where`` filter runs in the engine (:mod:`veil.engines._filter`: SQL with bound
+parameters, a Spark column, a pandas mask), with the typed rules of the in-memory
+path; the answer's label ends with it, as in memory.  Per-unit contribution bounds
+(``--privacy-unit``), means and quantiles are not run in an engine: they are
+refused with a message, before any spend.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from veil._validation import check_real
 from veil.dp import (
     ContributionBounds,
     DPAnswer,
@@ -25,65 +44,109 @@ from veil.dp import (
     PrivacyBudget,
     ZCDPBudget,
 )
+from veil.dp._grouped import category_codes
+from veil.dp._mechanisms import check_epsilon
+from veil.dp._partition import key_str, partition_selection
+from veil.dp._predicate import Predicate
 from veil.dp._sensitivity import clamping_bounds, fixed_point_exponent
 from veil.engines._protocol import Engine
+from veil.engines._source import COUNT_COLUMN
 from veil.errors import ParameterError
 
 __all__ = ["engine_answer", "check_engine_query"]
 
 #: The query kinds an engine answers.
-ENGINE_QUERIES = ("count", "sum")
+ENGINE_QUERIES = ("count", "sum", "histogram")
+#: One row is one privacy unit: the bounds of every engine answer.
+ROW_BOUNDS = ContributionBounds(max_rows_per_unit=1)
 
 
-def _charge(accountant: PrivacyAccountant, epsilon: float, label: str) -> tuple[PrivacyBudget, float | None]:
-    """Spend a pure-ε answer as :class:`~veil.dp.PrivateTable` does (ε²/2 under zCDP or a filter)."""
+def _where_text(where: Predicate | None) -> str:
+    """The label's tail for a filter, as :class:`~veil.dp.PrivateTable` writes it."""
+    return f" where {where}" if where is not None else ""
+
+
+def _charge(accountant: PrivacyAccountant, epsilon: float, label: str, *,
+            delta: float = 0.0) -> tuple[PrivacyBudget, float | None]:
+    """Spend an answer as :class:`~veil.dp.PrivateTable` does: (ε, δ), or ε²/2 (δ-approximate)
+    under zCDP or a filter."""
     if accountant.composition in ("zcdp", "filter"):
-        cost = ZCDPBudget.from_pure_dp(epsilon)
+        cost = ZCDPBudget(rho=epsilon * epsilon / 2.0, delta=delta) if delta else ZCDPBudget.from_pure_dp(epsilon)
         accountant.spend(cost, label=label)
         return accountant.remaining, cost.rho
-    accountant.spend(PrivacyBudget(epsilon=epsilon, delta=0.0), label=label)
+    accountant.spend(PrivacyBudget(epsilon=epsilon, delta=delta), label=label)
     return accountant.remaining, None
 
 
-def check_engine_query(spec: Any, engine: str) -> None:
+def check_engine_query(spec: Any, engine: str, *, categories: Sequence[str] | None = None,
+                       delta: float = 0.0) -> None:
     """Refuse a query an engine does not answer (before any spend).
 
     Raises
     ------
     ParameterError
-        Not a whole-table ``count`` or ``sum COLUMN``.
+        Not a ``count``, ``sum COLUMN`` or ``histogram``; ``categories``
+        for a histogram of several columns; or a histogram without ``categories``
+        and without a ``delta`` > 0.
     """
-    if spec.kind not in ENGINE_QUERIES or spec.where is not None:
+    if spec.kind not in ENGINE_QUERIES:
         raise ParameterError(
-            f"With --engine {engine}, veil query answers whole-table 'count' and 'sum COLUMN' only. "
-            f"Got {spec.kind!r}{' with a where filter' if spec.where is not None else ''}; use --engine local."
+            f"With --engine {engine}, veil query answers 'count', 'sum COLUMN' and "
+            f"'histogram COLUMN[, ...]' (with or without where) only. Got {spec.kind!r}; use --engine local."
+        )
+    if spec.kind != "histogram":
+        return
+    if categories and len(spec.columns) != 1:
+        raise ParameterError("--categories applies to a one-column histogram.")
+    if not categories and delta <= 0:
+        raise ParameterError(
+            "A histogram without --categories releases keys found in the data; give public keys "
+            "with --categories or a --delta > 0 for private partition selection."
         )
 
 
 def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, accountant: PrivacyAccountant,
-                  epsilon: float, lower: float | None = None, upper: float | None = None) -> DPAnswer:
-    """The DP answer to a whole-table ``count`` or ``sum COLUMN`` (``spec`` from
-    :func:`veil.dp.parse_query`), its exact aggregate computed by ``engine``.
+                  epsilon: float, lower: float | None = None, upper: float | None = None,
+                  categories: Sequence[str] | None = None, delta: float = 0.0) -> DPAnswer:
+    """The DP answer to a whole-table ``count``, ``sum COLUMN`` or ``histogram COLUMN[, ...]``
+    (``spec`` from :func:`veil.dp.parse_query`), its exact aggregate computed by ``engine``.
+
+    Parameters
+    ----------
+    categories : sequence of str, optional
+        The public keys of a one-column histogram (matched to the column's text
+        labels).  Without them a histogram is a private partition selection
+        and needs ``delta``.
+    delta : float in (0, 1)
+        δ of a histogram without ``categories``; unused otherwise.
 
     Raises
     ------
     ParameterError
-        Another query kind, a ``where`` filter, or missing clamping bounds for a sum.
+        Another query kind, missing clamping bounds for a
+        sum, or a histogram with neither ``categories`` nor ``delta`` > 0.
     """
     if not hasattr(engine, "aggregate"):
         raise ParameterError(f"The engine {engine.name!r} has no 'aggregate' operation; use local, duckdb or spark.")
-    check_engine_query(spec, engine.name)
-    bounds = ContributionBounds(max_rows_per_unit=1)
+    check_engine_query(spec, engine.name, categories=categories, delta=delta)
+    if spec.kind == "histogram":
+        if categories:
+            return _public_histogram(engine, path, spec.columns[0], categories, accountant=accountant,
+                                     epsilon=epsilon, where=spec.where)
+        return _partition_selection(engine, path, list(spec.columns), accountant=accountant, epsilon=epsilon,
+                                    delta=delta, where=spec.where)
+    bounds = ROW_BOUNDS
     if spec.kind == "count":
         mech = GeometricMechanism(epsilon=epsilon, sensitivity=1)
-        exact = engine.aggregate(path, [], {})  # type: ignore[attr-defined]
-        remaining, rho = _charge(accountant, mech.epsilon, "count")
+        exact = engine.aggregate(path, [], {}, where=spec.where)  # type: ignore[attr-defined]
+        label = "count" + _where_text(spec.where)
+        remaining, rho = _charge(accountant, mech.epsilon, label)
         return DPAnswer(value=mech.release(int(exact["count"].iloc[0])), epsilon=mech.epsilon, delta=0.0,
-                        mechanism="geometric", noise_scale=mech.scale, budget_remaining=remaining, query="count",
+                        mechanism="geometric", noise_scale=mech.scale, budget_remaining=remaining, query=label,
                         sensitivity=1, rho=rho, privacy_unit="row", contribution_bounds=bounds)
     column = spec.columns[0]
     lo, hi = clamping_bounds(lower, upper, "PrivateTable.sum")
-    label = f"sum {column}"
+    label = f"sum {column}" + _where_text(spec.where)
     if max(abs(lo), abs(hi)) == 0.0:  # bounds [0, 0]: the constant 0 whatever the data
         remaining, rho = _charge(accountant, 0.0, label)
         return DPAnswer(value=0.0, epsilon=0.0, delta=0.0, mechanism="none", noise_scale=0.0,
@@ -93,10 +156,58 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
     # the sensitivity of the grid sum, as clamped_fixed_point_sum states it for one row per unit
     q_bound = max(abs(round(lo * 2.0 ** factor_exp)), abs(round(hi * 2.0 ** factor_exp)))
     sens = q_bound * 2.0 ** -factor_exp
-    exact = engine.aggregate(path, [], {column: (lo, hi)})  # type: ignore[attr-defined]
+    exact = engine.aggregate(path, [], {column: (lo, hi)}, where=spec.where)  # type: ignore[attr-defined]
     mech = LaplaceMechanism(epsilon=epsilon, sensitivity=sens)
     remaining, rho = _charge(accountant, epsilon, label)
     return DPAnswer(value=mech.release(float(exact[column].iloc[0])), epsilon=epsilon, delta=0.0,
                     mechanism="laplace", noise_scale=mech.scale, budget_remaining=remaining, query=label,
                     details={"lower": lo, "upper": hi, "sensitivity": sens}, sensitivity=sens, rho=rho,
                     privacy_unit="row", contribution_bounds=bounds)
+
+
+def _public_histogram(engine: Engine, path: str | os.PathLike[str], column: str, categories: Sequence[str], *,
+                      accountant: PrivacyAccountant, epsilon: float, where: Predicate | None) -> DPAnswer:
+    """A noisy count per public category (absent ones count 0, others are not counted), as
+    :meth:`veil.dp.PrivateTable.histogram`: geometric noise, L1 sensitivity 1, one ε."""
+    mech = GeometricMechanism(epsilon=epsilon, sensitivity=ROW_BOUNDS.l1_sensitivity)
+    cats = list(dict.fromkeys(str(c) for c in categories))
+    exact = engine.aggregate(path, [column], {}, where=where)  # type: ignore[attr-defined]
+    # the engine's group labels are text; each maps to the category of the same text (or none)
+    codes = category_codes(exact[column].astype(object), cats)
+    inside = codes >= 0
+    counts = np.bincount(codes[inside], weights=exact[COUNT_COLUMN].to_numpy()[inside],
+                         minlength=len(cats)).astype(np.int64)
+    label = f"histogram {column}" + _where_text(where)
+    remaining, rho = _charge(accountant, mech.epsilon, label)
+    noisy = np.asarray(mech.release(counts), dtype=np.int64)
+    return DPAnswer(value=dict(zip(cats, (int(v) for v in noisy))), epsilon=mech.epsilon, delta=0.0,
+                    mechanism="geometric", noise_scale=mech.scale, budget_remaining=remaining, query=label,
+                    details={"columns": [column], "keys": "public", "sensitivity_norm": "l1"},
+                    sensitivity=ROW_BOUNDS.l1_sensitivity, rho=rho, privacy_unit="row",
+                    contribution_bounds=ROW_BOUNDS)
+
+
+def _partition_selection(engine: Engine, path: str | os.PathLike[str], columns: list[str], *,
+                         accountant: PrivacyAccountant, epsilon: float, delta: float,
+                         where: Predicate | None) -> DPAnswer:
+    """The groups of ``columns`` whose noisy count passes the threshold τ, as
+    :meth:`veil.dp.PrivateTable.group_by_count` without keys (OpenDP's Laplace threshold;
+    groups with a missing key are not counted)."""
+    owner = "PrivateTable.group_by_count"
+    eps = check_epsilon(epsilon, owner)
+    dlt = check_real("delta", delta, owner, low=0.0, high=1.0, closed="neither")
+    exact = engine.aggregate(path, columns, {}, where=where)  # type: ignore[attr-defined]
+    exact = exact[exact[columns].notna().all(axis=1).to_numpy()]  # a missing key is no group (dropna)
+    d_in = (ROW_BOUNDS.l0_sensitivity, ROW_BOUNDS.l1_sensitivity, ROW_BOUNDS.linf_sensitivity)
+    meas, threshold, scale = partition_selection(eps, dlt, d_in)
+    label = f"group_by_count {', '.join(columns)}" + _where_text(where)
+    remaining, rho = _charge(accountant, eps, label, delta=dlt)
+    keys = list(exact[columns].itertuples(index=False, name=None)) if len(columns) > 1 else list(exact[columns[0]])
+    originals = {key_str(k): k for k in keys}
+    counts = {key_str(k): int(n) for k, n in zip(keys, exact[COUNT_COLUMN].tolist())}
+    released = meas(counts) if counts else {}
+    value = {originals[k]: int(v) for k, v in sorted(released.items())}
+    return DPAnswer(value=value, epsilon=eps, delta=dlt, mechanism="laplace_threshold", noise_scale=scale,
+                    budget_remaining=remaining, query=label, sensitivity=ROW_BOUNDS.l1_sensitivity, rho=rho,
+                    details={"columns": columns, "keys": "private partition selection", "sensitivity_norm": "l1",
+                             "threshold": threshold}, privacy_unit="row", contribution_bounds=ROW_BOUNDS)

@@ -21,18 +21,10 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 from veil.dataset import MISSING
-from veil.engines._output import check_output, remove_quietly, write_into
-from veil.engines._protocol import (
-    MARK_SEPARATOR,
-    EngineError,
-    UNCOVERED_MARK,
-    ApplyResult,
-    Suppressed,
-    Transformation,
-    normalize_apply_arguments,
-    parse_uncovered,
-    resolve_seed,
-)
+from veil.dp._predicate import Predicate
+from veil.engines._filter import check_literal_types, predicate_column
+from veil.engines._output import remove_quietly, write_into
+from veil.engines._protocol import MARK_SEPARATOR, UNCOVERED_MARK, AggregatingEngine, EngineError, parse_uncovered
 from veil.engines._source import COUNT_COLUMN, Source, as_source
 from veil.errors import DataFormatError, SchemaError, VeilError
 
@@ -72,7 +64,7 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-class SparkEngine:
+class SparkEngine(AggregatingEngine):
     """Group-count and apply as PySpark DataFrame operations.
 
     Parameters
@@ -252,26 +244,21 @@ class SparkEngine:
         out[COUNT_COLUMN] = pd.Series([r[len(columns)] for r in rows], dtype="int64")
         return out
 
-    def aggregate(
-        self,
-        source: Source | str | os.PathLike[str],
-        by: Sequence[str],
-        sums: Mapping[str, tuple[float, float]],
+    def _aggregate_rows(
+        self, source: Source, by: list[str], sums: dict[str, tuple[float, float]],
+        where: Predicate | None, kinds: dict[str, set[str]],
     ) -> pd.DataFrame:
-        """Per group of ``by``: its ``count`` and each column of ``sums`` clamped and summed
-        exactly on the public fixed-point grid, rounded half to even (``bround``) as
-        ``numpy.rint`` does (see :meth:`veil.engines.DuckDBEngine.aggregate`)."""
+        """The row work of :meth:`AggregatingEngine.aggregate`: a distributed ``groupBy().agg()``
+        collected to the driver, ``bround`` rounding half to even as ``numpy.rint``."""
         import numpy as np
 
         from veil.dp._sensitivity import fixed_point_exponent  # the grid of the local path's exact sum
 
         _, F, _ = _import_pyspark()
-        source = as_source(source)
-        source.require(list(by) + list(sums))
         exps = {name: fixed_point_exponent(float(lo), float(hi)) for name, (lo, hi) in sums.items()}
         with _quiet():
             try:
-                frame = self._read(source)
+                frame = self._filtered(self._read(source), source, where, kinds)
                 aggs = [F.count(F.lit(1)).alias(COUNT_COLUMN)]
                 for i, (name, (lo, hi)) in enumerate(sums.items()):
                     text = self._label(frame, name, source) if source.format == "csv" else _col(F, name)
@@ -295,26 +282,26 @@ class SparkEngine:
             out[name] = np.ldexp(steps, -exps[name])
         return out
 
-    def apply(
-        self,
-        source: Source | str | os.PathLike[str],
-        transformation: Transformation,
-        suppressed: Suppressed,
-        output: str | os.PathLike[str],
-        *,
-        shuffle_seed: int | None = None,
-        drop_suppressed: bool = False,
-    ) -> ApplyResult:
-        """Write the released table: broadcast joins with the mapping tables and
-        the suppressed classes, ``orderBy(xxhash64(row, seed))``, one file
-        (see :meth:`veil.engines.Engine.apply`)."""
-        source = as_source(source)
-        qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
-        out_path = check_output(output, source.path)
-        seed = resolve_seed(shuffle_seed) % (1 << 62)
+    def _filtered(self, frame: Any, source: Source, where: Predicate | None, kinds: dict[str, set[str]]) -> Any:
+        """The rows of ``frame`` that match ``where``, after the literal types are checked on a first pass."""
+        if where is None:
+            return frame
+        _, F, _ = _import_pyspark()
+        labels = {c: self._label(frame, c, source) for c in kinds}
+        counts = [(F.count(lab) - F.count(lab.try_cast("double"))).alias(f"__n{i}") for i, lab in enumerate(labels.values())]
+        row = frame.agg(*counts).collect()[0]
+        check_literal_types(kinds, {c: int(row[f"__n{i}"]) for i, c in enumerate(labels)})
+        return frame.where(predicate_column(where, lambda c: labels[c], F))
+
+    def _write_released(
+        self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
+        suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
+    ) -> int:
+        """The row work of :meth:`veil.engines.Engine.apply`: broadcast joins with the
+        mapping tables and the suppressed classes, ``orderBy(xxhash64(row, seed))``,
+        one file; the rows written."""
         with _quiet():
-            written = self._write(source, qis, mappings, suppressed_rows, out_path, seed, drop_suppressed)
-        return ApplyResult(out_path, written)
+            return self._write(source, qis, mappings, suppressed_rows, out_path, seed % (1 << 62), drop_suppressed)
 
     # long because it is the Spark plan and its write, closures over one session
     def _write(

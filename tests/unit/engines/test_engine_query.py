@@ -38,9 +38,11 @@ def test_engine_answers_are_calibrated_like_local(data: Path) -> None:
 
 
 @pytest.mark.parametrize("extra, needle", [
-    (["count where ward = 'A'"], "where"),
+    (["count where income = 'A'"], "'income' is numeric"),  # typed: text against a column of numbers
+    (["count where ward > 3"], "'ward' holds text"),
     (["count", "--privacy-unit", "ward"], "--privacy-unit"),
-    (["histogram ward", "--categories", "A,B"], "histogram"),
+    (["histogram ward"], "--categories"),  # no public keys and no --delta
+    (["histogram ward, income", "--categories", "A,B"], "one-column"),
     (["count", "mean income", "--lower", "0", "--upper", "9"], "'mean'"),
     (["count", "--budget-file", "LEDGER"], "--dataset-name"),
 ])

@@ -1,0 +1,143 @@
+"""``where`` filters of ``veil query`` through an engine: a :mod:`veil.dp` predicate as a
+pandas mask, DuckDB SQL with bound parameters, or a Spark column.
+
+The filter reads each column's *labels* as the engine's ``group_count`` does (text,
+the ``na_values`` texts missing) and keeps the typed rules of
+:func:`veil.dp.parse_predicate` as ``veil query`` applies them in memory, where a
+column is numeric when every value of it is a number:
+
+* a number literal compares with the label read as a number; a column with a
+  value that is not a number is a :class:`~veil.errors.SchemaError` naming it;
+* a text literal compares with the label as text; a column whose every value
+  is a number (it would be numeric in memory) is a :class:`~veil.errors.SchemaError`;
+* a missing value never matches a comparison or a membership, and ``not``
+  negates the result (so it matches ``not (x = 1)``), as in memory.
+
+Literal values never enter SQL text: DuckDB gets them as ``?`` parameters, Spark
+as ``lit`` columns; column names are quoted identifiers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from veil.dp._predicate import BoolOp, Comparison, Membership, Not, Predicate
+from veil.errors import SchemaError
+
+__all__ = ["literal_kinds", "check_literal_types", "predicate_mask", "predicate_sql", "predicate_column"]
+
+_SQL_OPS = {"=": "=", "==": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _atoms(pred: Predicate) -> list[Comparison | Membership]:
+    if isinstance(pred, Not):
+        return _atoms(pred.operand)
+    if isinstance(pred, BoolOp):
+        return [atom for operand in pred.operands for atom in _atoms(operand)]
+    return [pred]
+
+
+def literal_kinds(pred: Predicate) -> dict[str, set[str]]:
+    """Per column of ``pred``, the kinds of literal it is compared with (``"number"``, ``"text"``)."""
+    kinds: dict[str, set[str]] = {}
+    for atom in _atoms(pred):
+        values = atom.values if isinstance(atom, Membership) else (atom.value,)
+        for value in values:
+            kinds.setdefault(atom.column, set()).add("number" if _is_number(value) else "text")
+    return kinds
+
+
+def check_literal_types(kinds: dict[str, set[str]], non_numbers: dict[str, int]) -> None:
+    """Refuse a literal of the wrong type for its column, as the in-memory path does.
+
+    ``non_numbers`` holds, per column, how many present values are not numbers.
+
+    Raises
+    ------
+    SchemaError
+        A number compared with a column holding text, or text with a column of numbers
+        (the message names the column, never a value of it).
+    """
+    for column, used in kinds.items():
+        if "number" in used and non_numbers[column] > 0:
+            raise SchemaError(f"The column {column!r} holds text, but the predicate compares it with a "
+                              "number; quote the literal to compare text.")
+        if "text" in used and non_numbers[column] == 0:
+            raise SchemaError(f"The column {column!r} is numeric, but the predicate compares it with "
+                              "text; write a number.")
+
+
+def predicate_mask(pred: Predicate, labels: pd.DataFrame) -> np.ndarray:
+    """The rows of ``labels`` (text labels, ``None`` when missing) that match ``pred``."""
+    if isinstance(pred, Not):
+        return ~predicate_mask(pred.operand, labels)
+    if isinstance(pred, BoolOp):
+        masks = [predicate_mask(p, labels) for p in pred.operands]
+        return np.logical_and.reduce(masks) if pred.op == "and" else np.logical_or.reduce(masks)
+    text = labels[pred.column]
+    number = pd.to_numeric(text, errors="coerce")
+    present = text.notna().to_numpy()
+    if isinstance(pred, Membership):
+        out = np.zeros(len(labels), dtype=bool)
+        for value in pred.values:
+            out |= ((number == value) if _is_number(value) else (text == value)).to_numpy(dtype=bool)
+        return out & present
+    side = number if _is_number(pred.value) else text.where(text.notna(), "")
+    compare = {"=": side.__eq__, "==": side.__eq__, "!=": side.__ne__, "<": side.__lt__,
+               "<=": side.__le__, ">": side.__gt__, ">=": side.__ge__}[pred.op]
+    return compare(pred.value).fillna(False).to_numpy(dtype=bool) & present & (
+        number.notna().to_numpy() if _is_number(pred.value) else True)
+
+
+def predicate_sql(pred: Predicate, label: Callable[[str], str]) -> tuple[str, list[Any]]:
+    """DuckDB SQL for ``pred`` (``label(column)`` is the SQL of a column's label) and its parameters."""
+    if isinstance(pred, Not):
+        inner, params = predicate_sql(pred.operand, label)
+        return f"(NOT {inner})", params
+    if isinstance(pred, BoolOp):
+        parts = [predicate_sql(p, label) for p in pred.operands]
+        joiner = " AND " if pred.op == "and" else " OR "
+        return "(" + joiner.join(sql for sql, _ in parts) + ")", [v for _, params in parts for v in params]
+    text = label(pred.column)
+    number = f"TRY_CAST({text} AS DOUBLE)"
+    if isinstance(pred, Membership):
+        tests = [f"{number} = ?" if _is_number(v) else f"{text} = ?" for v in pred.values]
+        params = [float(v) if _is_number(v) else str(v) for v in pred.values]
+        return f"coalesce(({' OR '.join(tests)}), false)", params
+    side = number if _is_number(pred.value) else text
+    value = float(pred.value) if _is_number(pred.value) else str(pred.value)
+    return f"coalesce({side} {_SQL_OPS[pred.op]} ?, false)", [value]
+
+
+def predicate_column(pred: Predicate, label: Callable[[str], Any], F: Any) -> Any:
+    """A Spark boolean column for ``pred`` (``label(column)`` is a column's label), never null."""
+    if isinstance(pred, Not):
+        return ~predicate_column(pred.operand, label, F)
+    if isinstance(pred, BoolOp):
+        parts = [predicate_column(p, label, F) for p in pred.operands]
+        out = parts[0]
+        for part in parts[1:]:
+            out = (out & part) if pred.op == "and" else (out | part)
+        return out
+    text = label(pred.column)
+    number = text.try_cast("double")
+    false = F.lit(False)
+    if isinstance(pred, Membership):
+        tests = [number == F.lit(float(v)) if _is_number(v) else text == F.lit(str(v)) for v in pred.values]
+        out = tests[0]
+        for test in tests[1:]:
+            out = out | test
+        return F.coalesce(out, false)
+    side = number if _is_number(pred.value) else text
+    value = F.lit(float(pred.value)) if _is_number(pred.value) else F.lit(str(pred.value))
+    compare = {"=": side.__eq__, "==": side.__eq__, "!=": side.__ne__, "<": side.__lt__,
+               "<=": side.__le__, ">": side.__gt__, ">=": side.__ge__}[pred.op]
+    return F.coalesce(compare(value), false)
