@@ -30,7 +30,10 @@ from veil.engines._protocol import MARK_SEPARATOR, UNCOVERED_MARK, AggregatingEn
 from veil.engines._source import COUNT_COLUMN, Source, as_source
 from veil.errors import DataFormatError, ParameterError
 
-__all__ = ["DuckDBEngine"]
+__all__ = ["DuckDBEngine", "DEFAULT_MEMORY_LIMIT"]
+
+#: DuckDB's memory limit when none is given: bounded whatever the data's size.
+DEFAULT_MEMORY_LIMIT = "2GB"
 
 #: Joins a class's released labels into one key (labels never contain it in practice).
 _KEY_SEPARATOR = "\x1f"
@@ -61,8 +64,11 @@ class DuckDBEngine(AggregatingEngine):
     Parameters
     ----------
     memory_limit : str, optional
-        DuckDB's memory limit (e.g. ``"2GB"``); default DuckDB's (80% of RAM).
-        Past it, aggregates and the shuffle's sort spill to disk.
+        DuckDB's memory limit (e.g. ``"8GB"``); default :data:`DEFAULT_MEMORY_LIMIT`
+        (``"2GB"``), so that a run stays in bounded memory whatever the size of
+        the data (DuckDB's own default is 80% of the machine's RAM: a 100M-row
+        shuffle then took 15 GB).  Past it, aggregates and the shuffle's sort
+        spill to disk; raise it on a large machine for speed.
     threads : int, optional
         Worker threads; default DuckDB's (one per core).
     temp_directory : str or path-like, optional
@@ -94,6 +100,7 @@ class DuckDBEngine(AggregatingEngine):
         threads: int | None = None,
         temp_directory: str | os.PathLike[str] | None = None,
     ) -> None:
+        memory_limit = DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit
         from veil._lazy import require
 
         require("duckdb", feature="the duckdb engine")
@@ -117,8 +124,7 @@ class DuckDBEngine(AggregatingEngine):
         con = duckdb.connect(":memory:")
         try:
             con.execute(f"SET temp_directory = {_literal(str(spill))}")
-            if self.memory_limit is not None:
-                con.execute(f"SET memory_limit = {_literal(self.memory_limit)}")
+            con.execute(f"SET memory_limit = {_literal(self.memory_limit)}")
             if self.threads is not None:
                 con.execute(f"SET threads = {int(self.threads)}")
             con.execute("SET preserve_insertion_order = true")
