@@ -188,10 +188,8 @@ def run_config(
 ) -> tuple["AnonymizationResult | FileRelease", dict[str, str]]:
     """Run the release a configuration describes; publish the outputs it names as one set.
 
-    Both go through the one pipeline (:func:`veil.pipeline.run`): with
-    ``engine: local`` in memory (:func:`veil.anonymize`); with ``engine: duckdb``
-    or ``spark`` from file to file (:func:`veil.engines.anonymize_file`, a
-    full-domain algorithm; the result then holds the report only).
+    One pipeline (:func:`veil.pipeline.run`): in memory (:func:`veil.anonymize`) or, with
+    ``engine: duckdb|spark``, file to file (:func:`veil.engines.anonymize_file`; the result holds the report).
     ``progress(phase, done, total)`` hears each phase (see :mod:`veil.progress`).
 
     Returns the result and the paths written (``{"data": ..., "report": ..., "html": ...}``).
