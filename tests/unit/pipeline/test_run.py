@@ -137,3 +137,16 @@ def test_the_same_refusal_from_both_entry_points(tmp_path):
 
     with pytest.raises(ParameterError, match="^At least one privacy model"):
         check_problem([], ["age"], {"age": AGE}, get_algorithm("lattice"))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "local"])
+def test_engine_release_of_no_record(engine, tmp_path):
+    """k=5 with the age capped at the decade: the classes are 4, 3 and 1 records, each
+    below 5, so every record is suppressed (8 <= floor(1.0 * 8)) and, dropped, none is
+    released: the report says so and has no figure of a released table."""
+    report = anonymize_file(_csv(tmp_path), engine=engine, quasi_identifiers=["age"], hierarchies={"age": AGE},
+                            models=[KAnonymity(k=5)], suppression_limit=1.0, max_levels={"age": 1},
+                            output=tmp_path / "out.csv", drop_suppressed=True)
+    assert (report["records"], report["records_out"], report["suppressed"], report["suppressed_dropped"]) == (8, 0, 8, 8)
+    assert report["achieved"] is None and report["risk_after"] is None and report["classes_released"] == 0
+    assert pd.read_csv(tmp_path / "out.csv").empty
