@@ -1,18 +1,18 @@
 """``veil.anonymize``: the main job, from a dataset and privacy models to a verified release.
 
-The steps, each a named function below (``docs/architecture.md`` draws them):
+The steps (``docs/architecture.md`` draws them), each a step of the one pipeline:
 
-1. **plan**: check the problem, decide each column's treatment through the
+1. **plan** (:class:`veil.pipeline.Plan`): check the problem, decide each column's treatment through the
    release policy (:class:`veil.pipeline.ReleasePolicy`: identifiers dropped,
    unlisted columns withheld, published columns scanned for identifiers) and
    build the class table once;
-2. **search**: run the algorithm named (:data:`veil.algorithms.ALGORITHMS`);
+2. **search** (:func:`veil.pipeline.run`): run the algorithm named (:data:`veil.algorithms.ALGORITHMS`);
    with ``suppressed="keep"`` the suppressed group must meet the sensitive
    models too, and the search accounts for it;
-3. **apply**: the chosen transformation on the rows, the suppressed records
+3. **apply** (:class:`veil.pipeline.MemoryRows`): the chosen transformation on the rows, the suppressed records
    dropped, blanked or kept, only the published columns, the rows shuffled by
    OS randomness (a seed only on request: it would undo the shuffle);
-4. **verify**: every model re-checked from scratch on the released table;
+4. **verify** (:func:`verify`, below): every model re-checked from scratch on the released table;
    an output that fails its own requested model raises
    :class:`~veil.errors.VerificationError` and is never returned.
 
@@ -205,7 +205,7 @@ def anonymize(
     allow_identifiers: Sequence[str] = (),
     policy: ReleasePolicy | None = None,
 ) -> AnonymizationResult:
-    # long: the public entry point: its numpydoc docstring documents every parameter; the body is the five named steps
+    # long: the public entry point: its numpydoc docstring documents every parameter; the body makes the plan and runs the pipeline
     """Anonymize ``dataset`` so that it satisfies every model, with the least loss.
 
     Parameters
