@@ -1,23 +1,26 @@
 """``veil.anonymize``: the main job, from a dataset and privacy models to a verified release.
 
-The steps, each a named function below (``docs/architecture.md`` draws them):
+The steps (``docs/architecture.md`` draws them), each a step of the one pipeline:
 
-1. **plan**: check the problem, decide each column's treatment through the
+1. **plan** (:class:`veil.pipeline.Plan`): check the problem, decide each column's treatment through the
    release policy (:class:`veil.pipeline.ReleasePolicy`: identifiers dropped,
    unlisted columns withheld, published columns scanned for identifiers) and
    build the class table once;
-2. **search**: run the algorithm named (:data:`veil.algorithms.ALGORITHMS`);
+2. **search** (:func:`veil.pipeline.run`): run the algorithm named (:data:`veil.algorithms.ALGORITHMS`);
    with ``suppressed="keep"`` the suppressed group must meet the sensitive
    models too, and the search accounts for it;
-3. **apply**: the chosen transformation on the rows, the suppressed records
+3. **apply** (:class:`veil.pipeline.MemoryRows`): the chosen transformation on the rows, the suppressed records
    dropped, blanked or kept, only the published columns, the rows shuffled by
    OS randomness (a seed only on request: it would undo the shuffle);
-4. **verify**: every model re-checked from scratch on the released table;
+4. **verify** (:func:`verify`, below): every model re-checked from scratch on the released table;
    an output that fails its own requested model raises
    :class:`~veil.errors.VerificationError` and is never returned.
 
-Writing (and the second, independent verification of the written file) is
-:func:`veil.release.run_config`'s, through :class:`veil.pipeline.Outputs`.
+The steps are the one pipeline's (:func:`veil.pipeline.run`, the same path
+:func:`veil.engines.anonymize_file` takes through an engine); this module is
+its in-memory entry point.  Writing (and the second, independent verification
+of the written file) is :func:`veil.release.run_config`'s, through
+:class:`veil.pipeline.Outputs`.
 """
 
 from __future__ import annotations
@@ -33,12 +36,15 @@ import pandas as pd
 from veil.algorithms.lattice import SearchResult
 from veil.classes import SUPPRESSED, ClassTable
 from veil.dataset import MISSING, Dataset
-from veil.errors import HierarchyError, InfeasibleError, ParameterError, VerificationError
-from veil.models import KAnonymity, PrivacyModel
+from veil.errors import VerificationError
+from veil.models import PrivacyModel
+from veil.pipeline._memory import MemoryRows
+from veil.pipeline._plan import Plan, largest_k
 from veil.pipeline._policy import ColumnTreatment, ReleasePolicy, suppressed_mode
-from veil.pipeline._report import SEED_WARNING, release_report
-from veil.pipeline._rows import blank_rows, take_rows
-from veil.pipeline._suppressed import SuppressedGroup, sensitive_models
+from veil.pipeline._report import SEED_WARNING
+from veil.pipeline._rows import take_rows
+from veil.pipeline._run import run
+from veil.pipeline._suppressed import SuppressedGroup, sensitive_models, suppressed_rows
 from veil.utility import METRICS
 
 __all__ = ["anonymize", "AnonymizationResult", "verify", "ALGORITHMS", "largest_k", "SEED_WARNING"]
@@ -96,20 +102,8 @@ class AnonymizationResult:
         return self.report
 
 
-def largest_k(models: Sequence[PrivacyModel]) -> int | None:
-    """The largest ``k`` among the k-anonymity models, or ``None``."""
-    ks = [m.k for m in models if isinstance(m, KAnonymity)]
-    return max(ks) if ks else None
-
-
-_k_of = largest_k  # old private name, kept for one release
-
-
-def _star_rows(data: pd.DataFrame, qis: Sequence[str]) -> np.ndarray:
-    star = np.ones(len(data), dtype=np.bool_)
-    for name in qis:
-        star &= data[name].astype(str).to_numpy() == SUPPRESSED
-    return star
+_k_of = largest_k  # old private name, kept for one release (largest_k lives in veil.pipeline._plan)
+_star_rows = suppressed_rows  # verify's name for veil.pipeline._suppressed.suppressed_rows
 
 
 def verify(
@@ -212,7 +206,7 @@ def anonymize(
     allow_identifiers: Sequence[str] = (),
     policy: ReleasePolicy | None = None,
 ) -> AnonymizationResult:
-    # long: the public entry point: its numpydoc docstring documents every parameter; the body is the five named steps
+    # long: the public entry point: its numpydoc docstring documents every parameter; the body makes the plan and runs the pipeline
     """Anonymize ``dataset`` so that it satisfies every model, with the least loss.
 
     Parameters
@@ -282,142 +276,26 @@ def anonymize(
     VerificationError
         The output failed its own re-check (a bug; nothing is returned).
     """
-    from veil.algorithms._registry import get_algorithm
-    from veil.progress import no_progress, search_progress
-
     start = time.perf_counter()
-    phase = progress or no_progress
-    models = list(models)
     policy = policy or ReleasePolicy(keep_unlisted=keep_unlisted, allow_identifiers=tuple(allow_identifiers))
     mode = suppressed_mode(suppressed, drop_suppressed=drop_suppressed)
-    spec = get_algorithm(algorithm)
-    _check_problem(dataset, models, spec, label, min_levels, max_levels, options)
+    plan = Plan.make(
+        models, quasi_identifiers=dataset.quasi_identifiers, sensitive=dataset.sensitive,
+        hierarchies=dataset.hierarchies, algorithm=algorithm, mode=mode, label=label, min_levels=min_levels,
+        max_levels=max_levels, options=options, columns=dataset.columns, n_records=dataset.n_records,
+        suppression_limit=suppression_limit, metric=metric, weights=weights, shuffle=shuffle, seed=seed,
+    )
     columns = policy.columns(dataset)
     published = [c.name for c in columns if c.treatment != "dropped"]
     # quasi-identifiers are generalized and judged by the models; every column published as it is is scanned
     policy.check_identifiers(dataset.frame, [c.name for c in columns if c.treatment not in ("dropped", "generalized")])
-    phase("encode", None, None)
-    problem = _problem(dataset, models, mode, suppression_limit=suppression_limit, metric=metric, label=label,
-                       weights=weights, min_levels=min_levels, max_levels=max_levels, options=options,
-                       progress=search_progress(phase))
-    phase("search", None, None)
-    outcome = spec.run(problem)
-    phase("apply", None, None)
-    star = outcome.suppressed_rows
-    if star is None:  # a local recoding: the records with '*' in every QI
-        star = _star_rows(outcome.data, dataset.quasi_identifiers)
-    _check_suppression(outcome, star, problem, mode)
-    data, source_rows = _publish(outcome.data, star, dataset, mode, published, shuffle=shuffle, seed=seed)
-    phase("verify", None, None)
-    verified = verify(data, dataset, models, label=label, suppressed=mode, suppressed_rows=star[source_rows])
-    columns = [replace(c, level=outcome.transformation.get(c.name)) for c in columns]
-    report = release_report(dataset, models, problem, outcome, verified, data, star, mode, columns,
-                            weights=weights, shuffle=shuffle, seed=seed)
-    report["seconds_total"] = round(time.perf_counter() - start, 6)
+    done = run(plan, MemoryRows(dataset, published), columns=columns, progress=progress)
+    done.report["seconds_total"] = round(time.perf_counter() - start, 6)
+    outcome, verified = done.outcome, done.verified
     search_result = outcome.search or SearchResult(
         node=(), classes=verified, loss=float("nan"), nodes_total=0, nodes_checked=0,
         seconds=outcome.seconds, algorithm=outcome.algorithm,
     )
     classes = outcome.search.classes if outcome.search is not None else verified
-    return AnonymizationResult(data, outcome.transformation, classes, verified, search_result, report,
-                               source_rows, columns, mode)
-
-
-def _check_problem(dataset, models, spec, label, min_levels, max_levels, options) -> None:
-    """Refuse a bad problem before any work (one message per rule)."""
-    if not models:
-        raise ParameterError("At least one privacy model is needed to anonymize (e.g. KAnonymity(k=5)).")
-    qis = dataset.quasi_identifiers
-    if not qis:
-        raise ParameterError("The dataset declares no quasi-identifiers; there is nothing to anonymize.")
-    missing = [q for q in qis if q not in dataset.hierarchies]
-    if missing and spec.full_domain:
-        raise HierarchyError(
-            f"No hierarchy is given for the quasi-identifier(s) {', '.join(map(repr, missing))}; "
-            "give one per QI (a file, or a builder such as intervals or masking)."
-        )
-    k = largest_k(models)
-    if k is not None and k > dataset.n_records:
-        raise ParameterError(
-            f"k={k} is larger than the table ({dataset.n_records} records): no class can be that large."
-        )
-    if label is not None:
-        if label in qis:
-            raise ParameterError(f"The class label {label!r} is a quasi-identifier; choose another attribute.")
-        if label not in dataset.columns:
-            raise ParameterError(f"The class label {label!r} is not a column of the table.")
-    for name in list(min_levels or {}) + list(max_levels or {}):
-        if name not in qis:
-            raise ParameterError(f"A level bound is given for {name!r}, which is not a quasi-identifier.")
-    if options and not spec.takes_options:
-        raise ParameterError(f"The {spec.name} algorithm takes no options. Got {', '.join(map(repr, options))}.")
-    if (min_levels or max_levels) and not spec.full_domain:
-        raise ParameterError(f"Level bounds apply to full-domain algorithms, not to {spec.name!r}.")
-
-
-def _problem(dataset, models, mode, *, suppression_limit, metric, label, weights, min_levels, max_levels,
-             options, progress):
-    """The algorithm's input: the class table once, the loss, the bounds and, with
-    ``keep``, the suppressed group's model."""
-    from veil.algorithms._registry import Problem
-    from veil.utility import get_metric
-
-    metric_spec = get_metric(metric)
-    k = largest_k(models)
-    sensitive = list(dataset.sensitive)
-    if label is not None and label not in sensitive:
-        sensitive.append(label)
-    base = ClassTable.from_dataset(dataset, sensitive=sensitive)
-    qis = dataset.quasi_identifiers
-    searched = list(models)
-    if mode == "keep" and sensitive_models(models):
-        searched.append(SuppressedGroup(tuple(sensitive_models(models))))
-
-    def loss(classes: ClassTable) -> float:
-        return metric_spec.loss(classes, label=label, weights=weights, k=k)
-
-    return Problem(
-        dataset=dataset, base=base, models=tuple(searched), suppression_limit=suppression_limit, loss=loss,
-        metric=metric, monotone_metric=metric_spec.bounded_by_unsuppressed, label=label, k=k,
-        min_levels=[int((min_levels or {}).get(q, 0)) for q in qis],
-        max_levels=[int((max_levels or {}).get(q, h.height)) for q, h in zip(qis, base.hierarchies)],
-        options=dict(options or {}), progress=progress,
-    )
-
-
-def _check_suppression(outcome, star: np.ndarray, problem, mode: str) -> None:
-    """The suppression limit, and (``keep``) the suppressed group, for algorithms
-    whose search does not account for them."""
-    base = problem.base
-    newly = int(star.sum()) - int(base.input_suppressed)
-    limit = np.floor(problem.suppression_limit * (base.n_records - base.input_suppressed) + 1e-9)
-    if newly > limit:
-        raise VerificationError(
-            f"The {outcome.algorithm} algorithm suppressed {newly} records, more than the "
-            f"suppression limit allows. This is a bug in veil; nothing was written."
-        )
-    group = [m for m in problem.models if isinstance(m, SuppressedGroup)]
-    if group and outcome.search is None:
-        try:
-            verify(outcome.data, problem.dataset, group[0].models, label=None, suppressed="keep")
-        except VerificationError:
-            raise InfeasibleError(
-                f"The records the {outcome.algorithm} algorithm suppressed do not meet "
-                f"{group[0].name.removeprefix('suppressed group: ')} as one group, so they cannot be published "
-                "with their sensitive values; use suppressed: blank or drop."
-            ) from None
-
-
-def _publish(data, star, dataset, mode, published, *, shuffle, seed):
-    """The released rows: suppressed ones dropped, blanked or kept; the published
-    columns only; shuffled.  Returns the table and each row's input row."""
-    rows = np.flatnonzero(~star) if mode == "drop" else np.arange(len(data))
-    if shuffle:
-        rows = rows[np.random.default_rng(seed).permutation(len(rows))]  # seed None: OS entropy
-    out = take_rows(data.loc[:, list(published)], rows)  # one take per column, drop and shuffle together
-    if mode == "blank" and star.any():
-        blank = star[rows]
-        for name in dataset.sensitive:
-            if name in out.columns:
-                out[name] = blank_rows(out[name], blank, SUPPRESSED)
-    return out, rows
+    return AnonymizationResult(done.released.data, outcome.transformation, classes, verified, search_result,
+                               done.report, done.released.source_rows, done.columns, mode)

@@ -188,8 +188,8 @@ def run_config(
 ) -> tuple["AnonymizationResult | FileRelease", dict[str, str]]:
     """Run the release a configuration describes; publish the outputs it names as one set.
 
-    With ``engine: duckdb`` or ``spark`` the table is anonymized from file to file
-    (:func:`veil.engines.anonymize_file`; the result then holds the report only).
+    One pipeline (:func:`veil.pipeline.run`): in memory (:func:`veil.anonymize`) or, with
+    ``engine: duckdb|spark``, file to file (:func:`veil.engines.anonymize_file`; the result holds the report).
     ``progress(phase, done, total)`` hears each phase (see :mod:`veil.progress`).
 
     Returns the result and the paths written (``{"data": ..., "report": ..., "html": ...}``).
@@ -350,7 +350,7 @@ def _run_with_engine(
         kinds={n: a.kind for n, a in config.attributes.items()},
         domains={n: a.domain for n, a in config.attributes.items() if a.domain},
         label=config.label, weights=options["weights"], min_levels=options["min_levels"],
-        max_levels=options["max_levels"], progress=progress,
+        max_levels=options["max_levels"], progress=progress, algorithm=config.algorithm,
     )
     report["output"] = str(out.destination("data"))
     report["suppressed_records"] = mode
@@ -360,18 +360,20 @@ def _run_with_engine(
 
 def _refuse_for_engine(config: ReleaseConfig, out: Outputs) -> None:
     """What the out-of-core engines do not run, refused before any work (a :class:`ConfigError`)."""
+    from veil.algorithms import get_algorithm
+
     refused = {
         "deidentify": config.deidentify is not None,
         "input.missing: error": config.input.missing == "error",
         "input.encoding other than utf-8": config.input.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"),
         "output.shuffle: false": not config.output.shuffle,
-        f"algorithm: {config.algorithm}": config.algorithm != "lattice",
+        f"algorithm: {config.algorithm}": get_algorithm(config.algorithm).search is None,  # a local recoding
     }
     bad = [name for name, hit in refused.items() if hit]
     if bad:
         raise ConfigError(
-            f"engine: the {config.engine} engine runs the lattice search from file to file; it does not "
-            f"support {', '.join(bad)}. Use engine: local for these."
+            f"engine: the {config.engine} engine runs a full-domain search (lattice, datafly) from file to "
+            f"file; it does not support {', '.join(bad)}. Use engine: local for these."
         )
     if "data" not in out:
         raise ConfigError(f"output.path: the {config.engine} engine writes the released table to a file; name one.")

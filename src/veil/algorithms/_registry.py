@@ -28,7 +28,8 @@ from veil.algorithms.lattice import SearchResult
 from veil.classes import ClassTable
 from veil.errors import ParameterError
 
-__all__ = ["Problem", "Outcome", "AlgorithmSpec", "ALGORITHMS", "register_algorithm", "get_algorithm"]
+__all__ = ["Problem", "Outcome", "AlgorithmSpec", "ALGORITHMS", "register_algorithm", "get_algorithm",
+           "searched_outcome"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,9 @@ class Problem:
 
     Attributes
     ----------
-    dataset : Dataset
+    dataset : Dataset or None
+        The rows, for algorithms that recode them in memory; ``None`` when
+        an engine holds them (then only :attr:`AlgorithmSpec.search` runs).
     base : ClassTable
         The class table of the input (QIs and sensitive attributes, level 0).
     models : tuple of PrivacyModel
@@ -84,10 +87,11 @@ class Outcome:
         Row-aligned: the suppressed records (a full-domain node may also
         generalize a class to ``*`` in every QI; that class is not suppressed).
         ``None``: the records with ``*`` in every QI.
-    data : pandas.DataFrame
+    data : pandas.DataFrame or None
         Every input column, row-aligned with the input, QIs released,
         suppressed records ``*`` in every QI (the pipeline drops, blanks or
-        keeps them, and shuffles).
+        keeps them, and shuffles).  ``None`` when only the class table was
+        searched (:func:`searched_outcome`: an engine applies the node).
     algorithm : str
     seconds : float
     transformation : dict of str to int
@@ -99,7 +103,7 @@ class Outcome:
     nodes_total, nodes_checked : int or None
     """
 
-    data: pd.DataFrame
+    data: pd.DataFrame | None
     algorithm: str
     seconds: float
     transformation: dict[str, int] = field(default_factory=dict)
@@ -123,12 +127,18 @@ class AlgorithmSpec:
         Picks one level per QI (needs a hierarchy per QI, takes level bounds).
     takes_options : bool
         Accepts ``options``.
+    search : callable or None
+        ``search(problem) -> SearchResult`` on the class table alone (no
+        rows): what a file-to-file engine runs before it applies the node
+        itself.  Full-domain algorithms have one; ``run`` is then this
+        search followed by the in-memory apply.
     """
 
     name: str
     run: Callable[[Problem], Outcome]
     full_domain: bool = False
     takes_options: bool = True
+    search: Callable[[Problem], SearchResult] | None = None
 
 
 #: Every algorithm :func:`veil.anonymize` can run, by name.
@@ -136,10 +146,15 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {}
 
 
 def register_algorithm(
-    name: str, run: Callable[[Problem], Outcome], *, full_domain: bool = False, takes_options: bool = True
+    name: str, run: Callable[[Problem], Outcome], *, full_domain: bool = False, takes_options: bool = True,
+    search: Callable[[Problem], SearchResult] | None = None,
 ) -> AlgorithmSpec:
-    """Register ``run`` under ``name`` (replacing an earlier one of that name)."""
-    spec = AlgorithmSpec(name, run, full_domain, takes_options)
+    """Register ``run`` under ``name`` (replacing an earlier one of that name).
+
+    ``search``, for a full-domain algorithm, is its class-table-only half
+    (see :class:`AlgorithmSpec`).
+    """
+    spec = AlgorithmSpec(name, run, full_domain, takes_options, search)
     ALGORITHMS[name] = spec
     return spec
 
@@ -160,35 +175,47 @@ def get_algorithm(name: str) -> AlgorithmSpec:
     return spec
 
 
-def _full_domain(problem: Problem, result: SearchResult) -> Outcome:
-    qis = problem.dataset.quasi_identifiers
+def searched_outcome(problem: Problem, result: SearchResult) -> Outcome:
+    """The :class:`Outcome` of a full-domain search on the class table alone
+    (``data`` is ``None``: whoever holds the rows applies the node)."""
+    qis = problem.base.quasi_identifiers
     return Outcome(
-        data=result.classes.apply(problem.dataset), algorithm=result.algorithm, seconds=result.seconds,
+        data=None, algorithm=result.algorithm, seconds=result.seconds,
         transformation=dict(zip(qis, (int(x) for x in result.node))), search=result,
         nodes_total=result.nodes_total, nodes_checked=result.nodes_checked,
-        suppressed_rows=result.classes.row_classes() < 0,
     )
 
 
-def _lattice(problem: Problem) -> Outcome:
+def _full_domain(search: Callable[[Problem], SearchResult]) -> Callable[[Problem], Outcome]:
+    """The in-memory runner of a full-domain ``search``: search, then apply the node to the rows."""
+
+    def run(problem: Problem) -> Outcome:
+        result = search(problem)
+        outcome = searched_outcome(problem, result)
+        outcome.data = result.classes.apply(problem.dataset)
+        outcome.suppressed_rows = result.classes.row_classes() < 0
+        return outcome
+
+    return run
+
+
+def _lattice(problem: Problem) -> SearchResult:
     from veil.algorithms.lattice import search
 
-    result = search(
+    return search(
         problem.base, list(problem.models), loss=problem.loss, metric_name=problem.metric,
         monotone_metric=problem.monotone_metric, suppression_limit=problem.suppression_limit,
         min_levels=problem.min_levels, max_levels=problem.max_levels, progress=problem.progress,
     )
-    return _full_domain(problem, result)
 
 
-def _datafly(problem: Problem) -> Outcome:
+def _datafly(problem: Problem) -> SearchResult:
     from veil.algorithms.datafly import datafly
 
-    result = datafly(
+    return datafly(
         problem.base, list(problem.models), loss=problem.loss, suppression_limit=problem.suppression_limit,
         min_levels=problem.min_levels, max_levels=problem.max_levels, progress=problem.progress,
     )
-    return _full_domain(problem, result)
 
 
 def _local(recoding: Recoding) -> Outcome:
@@ -226,8 +253,8 @@ def _mdav(problem: Problem) -> Outcome:
     return _call("mdav", mdav, problem.dataset, list(problem.dataset.quasi_identifiers), k=problem.k, **problem.options)
 
 
-register_algorithm("lattice", _lattice, full_domain=True, takes_options=False)
-register_algorithm("datafly", _datafly, full_domain=True, takes_options=False)
+register_algorithm("lattice", _full_domain(_lattice), full_domain=True, takes_options=False, search=_lattice)
+register_algorithm("datafly", _full_domain(_datafly), full_domain=True, takes_options=False, search=_datafly)
 register_algorithm("mondrian", _mondrian)
 register_algorithm("tds", _tds)
 register_algorithm("mdav", _mdav)

@@ -35,9 +35,8 @@ def _config_from_flags(
     identifiers: list[str] | None = None, insensitive: list[str] | None = None, suppressed: str | None = None,
     keep_unlisted: bool = False, allow_identifiers: list[str] | None = None, require: str | None = None,
 ):
-    # long: maps each flag to its configuration key, one line each
-    from veil.algorithms import ALGORITHMS
-    from veil.config import ReleaseConfig, check_consistency, hierarchy_entry
+    """The release configuration the data-file flags describe, checked as a configuration file is."""
+    from veil.config import ReleaseConfig, check_consistency
     from veil.errors import ConfigError, ParameterError
     from pydantic import ValidationError
 
@@ -48,7 +47,34 @@ def _config_from_flags(
     requirements = parse_requirements(require) if require is not None else []
     named = [r.attribute for r in requirements if r.attribute is not None]
     sensitive = list(dict.fromkeys(sensitive + list(l_diversity) + list(t_closeness) + named))
-    attributes = {}
+    attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive)
+    models = _flag_models(k, l_diversity, t_closeness, kinds)
+    models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))
+    if not models:
+        raise ParameterError("No privacy model: give at least one of -k, -l, -t or --require (or a configuration file).")
+    try:
+        config = ReleaseConfig(
+            input={"path": str(file.resolve()), "sep": sep},
+            attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label, target=target,
+            algorithm=algorithm, algorithm_options=options or {}, engine=engine,
+            output={"shuffle": shuffle, "drop_suppressed": drop_suppressed},
+            seed=seed, suppressed=suppressed, keep_unlisted=keep_unlisted,
+            allow_identifiers=list(allow_identifiers or []),
+        )
+    except ValidationError as exc:
+        raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
+    check_consistency(config)
+    return config
+
+
+def _attributes(qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
+                algorithm: str, identifiers: list[str] | None, insensitive: list[str] | None) -> dict[str, dict]:
+    """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when needed)."""
+    from veil.algorithms import ALGORITHMS
+    from veil.config import hierarchy_entry
+    from veil.errors import ParameterError
+
+    attributes: dict[str, dict] = {}
     for name in qi:
         kind = kinds.get(name, "categorical")
         spec = ALGORITHMS.get(algorithm)
@@ -67,7 +93,15 @@ def _config_from_flags(
             if name in attributes:
                 raise ParameterError(f"Column {name!r} is given two roles; a column has one role.")
             attributes[name] = {"role": role}
-    models = []
+    return attributes
+
+
+def _flag_models(k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str],
+                 kinds: dict[str, str]) -> list[dict]:
+    """The configuration's ``models`` from ``-k``, ``-l`` and ``-t``."""
+    from veil.errors import ParameterError
+
+    models: list[dict] = []
     if k is not None:
         models.append({"type": "k-anonymity", "k": k})
     for name, value in l_diversity.items():
@@ -82,22 +116,7 @@ def _config_from_flags(
             raise ParameterError(f"-t expects a number t, as in {name}:0.2. Got {value!r} instead.") from None
         distance = "ordered-t-closeness" if kinds.get(name) in ("numeric", "ordinal", "date") else "equal-t-closeness"
         models.append({"type": distance, "sensitive": name, "t": t})
-    models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))
-    if not models:
-        raise ParameterError("No privacy model: give at least one of -k, -l, -t or --require (or a configuration file).")
-    try:
-        config = ReleaseConfig(
-            input={"path": str(file.resolve()), "sep": sep},
-            attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label, target=target,
-            algorithm=algorithm, algorithm_options=options or {}, engine=engine,
-            output={"shuffle": shuffle, "drop_suppressed": drop_suppressed},
-            seed=seed, suppressed=suppressed, keep_unlisted=keep_unlisted,
-            allow_identifiers=list(allow_identifiers or []),
-        )
-    except ValidationError as exc:
-        raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
-    check_consistency(config)
-    return config
+    return models
 
 
 def _options(values: list[str] | None) -> dict[str, object]:

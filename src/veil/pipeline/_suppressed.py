@@ -25,7 +25,17 @@ import numpy as np
 from veil.classes import ClassTable
 from veil.models import PrivacyModel
 
-__all__ = ["SuppressedGroup", "sensitive_models"]
+__all__ = ["SuppressedGroup", "sensitive_models", "suppressed_rows"]
+
+
+def suppressed_rows(data: Any, quasi_identifiers: Sequence[str]) -> np.ndarray:
+    """The rows of ``data`` (a frame) with ``*`` in every quasi-identifier: the suppressed records."""
+    from veil.classes import SUPPRESSED
+
+    star = np.ones(len(data), dtype=np.bool_)
+    for name in quasi_identifiers:  # one vectorised comparison per QI
+        star &= data[name].astype(str).to_numpy() == SUPPRESSED
+    return star
 
 
 def sensitive_models(models: Sequence[PrivacyModel]) -> list[PrivacyModel]:

@@ -205,8 +205,8 @@ def test_cli_engine_duckdb_matches_in_memory(tmp_path):
 def test_engine_refusals(tmp_path):
     from veil.release import run_config
 
-    with pytest.raises(ConfigError, match="does not support algorithm: datafly"):
-        run_config(load_config(_write_config(tmp_path, BASE + "engine: duckdb\nalgorithm: datafly\noutput: {path: o.csv}\n")))
+    with pytest.raises(ConfigError, match="does not support algorithm: mondrian"):
+        run_config(load_config(_write_config(tmp_path, BASE + "engine: duckdb\nalgorithm: mondrian\noutput: {path: o.csv}\n")))
     with pytest.raises(ConfigError, match="output.path: the duckdb engine writes the released table to a file"):
         run_config(load_config(_write_config(tmp_path, BASE + "engine: duckdb\n")))
     with pytest.raises(ConfigError, match="engine: Input should be 'local', 'duckdb' or 'spark'"):

@@ -1,0 +1,105 @@
+"""The in-memory row back-end of the pipeline: the rows are a pandas frame.
+
+It encodes the dataset into the class table (:meth:`ClassTable.from_dataset`),
+applies the algorithm's outcome to the rows (suppressed records dropped,
+blanked or kept, only the published columns, rows shuffled) and verifies the
+released frame from scratch (:func:`veil.anonymization.verify`).  Writing the
+frame is the caller's, through :class:`veil.pipeline.Outputs`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from veil.classes import SUPPRESSED, ClassTable
+from veil.errors import InfeasibleError, VerificationError
+from veil.pipeline._released import Released
+from veil.pipeline._rows import blank_rows, take_rows
+from veil.pipeline._suppressed import SuppressedGroup, suppressed_rows
+
+__all__ = ["MemoryRows", "publish", "check_suppression"]
+
+
+@dataclass
+class MemoryRows:
+    """The rows of ``dataset`` in memory; ``published`` the columns the release keeps."""
+
+    dataset: Any
+    published: Sequence[str]
+
+    def class_table(self, plan: Any, seconds: dict[str, float]) -> ClassTable:
+        """The class table of the input (QIs and the plan's sensitive attributes)."""
+        return ClassTable.from_dataset(self.dataset, sensitive=list(plan.sensitive))
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Nothing to hold open: the caller writes the verified frame."""
+        yield
+
+    def apply(self, plan: Any, problem: Any, outcome: Any) -> Released:
+        """The released frame of ``outcome`` (see :func:`publish`), after :func:`check_suppression`."""
+        star = outcome.suppressed_rows
+        if star is None:  # a local recoding: the records with '*' in every QI
+            star = suppressed_rows(outcome.data, self.dataset.quasi_identifiers)
+        check_suppression(outcome, star, problem, plan.mode)
+        data, source_rows = publish(outcome.data, star, self.dataset, plan.mode, self.published,
+                                    shuffle=plan.shuffle, seed=plan.seed)
+        return Released(records=self.dataset.n_records, records_out=len(data), suppressed=int(star.sum()),
+                        data=data, star=star, source_rows=source_rows)
+
+    def verify(self, plan: Any, problem: Any, outcome: Any, released: Released) -> ClassTable:
+        """Every model re-checked on the released frame (:func:`veil.anonymization.verify`)."""
+        from veil.anonymization import verify
+
+        return verify(released.data, self.dataset, plan.models, label=plan.label, suppressed=plan.mode,
+                      suppressed_rows=released.star[released.source_rows])
+
+    def finish(self, report: dict[str, Any], seconds: dict[str, float]) -> None:
+        """Nothing to add to the report."""
+
+
+def check_suppression(outcome: Any, star: np.ndarray, problem: Any, mode: str) -> None:
+    """The suppression limit, and (``keep``) the suppressed group, for algorithms
+    whose search does not account for them."""
+    from veil.anonymization import verify
+
+    base = problem.base
+    newly = int(star.sum()) - int(base.input_suppressed)
+    limit = np.floor(problem.suppression_limit * (base.n_records - base.input_suppressed) + 1e-9)
+    if newly > limit:
+        raise VerificationError(
+            f"The {outcome.algorithm} algorithm suppressed {newly} records, more than the "
+            f"suppression limit allows. This is a bug in veil; nothing was written."
+        )
+    group = [m for m in problem.models if isinstance(m, SuppressedGroup)]
+    if group and outcome.search is None:
+        try:
+            verify(outcome.data, problem.dataset, group[0].models, label=None, suppressed="keep")
+        except VerificationError:
+            raise InfeasibleError(
+                f"The records the {outcome.algorithm} algorithm suppressed do not meet "
+                f"{group[0].name.removeprefix('suppressed group: ')} as one group, so they cannot be published "
+                "with their sensitive values; use suppressed: blank or drop."
+            ) from None
+
+
+def publish(data: pd.DataFrame, star: np.ndarray, dataset: Any, mode: str, published: Sequence[str], *,
+            shuffle: bool, seed: int | None) -> tuple[pd.DataFrame, np.ndarray]:
+    """The released rows: suppressed ones dropped, blanked or kept; the published
+    columns only; shuffled.  Returns the table and each row's input row."""
+    rows = np.flatnonzero(~star) if mode == "drop" else np.arange(len(data))
+    if shuffle:
+        rows = rows[np.random.default_rng(seed).permutation(len(rows))]  # seed None: OS entropy
+    out = take_rows(data.loc[:, list(published)], rows)  # one take per column, drop and shuffle together
+    if mode == "blank" and star.any():
+        blank = star[rows]
+        for name in dataset.sensitive:
+            if name in out.columns:
+                out[name] = blank_rows(out[name], blank, SUPPRESSED)
+    return out, rows
