@@ -23,6 +23,7 @@ import pandas as pd
 from veil.anonymization import AnonymizationResult, anonymize
 from veil.config import ReleaseConfig, build_hierarchies, build_hierarchy, build_model, deidentify_frame
 from veil.dataset import MISSING, Dataset
+from veil.data import write_frame
 from veil.errors import ConfigError, DataFormatError, OutputError
 from veil.pipeline import Outputs, ReleasePolicy, verify_written
 from veil.pipeline._policy import suppressed_mode
@@ -54,14 +55,7 @@ def table_writer(frame: pd.DataFrame, *, sep: str = ",") -> Callable[[Path], Non
     """A writer of ``frame`` for :meth:`Outputs.write`: Parquet for ``.parquet``/``.pq``, else CSV."""
 
     def write(path: Path) -> None:
-        if path.suffix.lower() in (".parquet", ".pq"):
-            typed = frame.copy()
-            for name in typed.columns:  # a blanked column mixes '*' with numbers: text
-                if typed[name].dtype == object:
-                    typed[name] = typed[name].astype("string")
-            typed.to_parquet(path, index=False)
-        else:
-            frame.to_csv(path, sep=sep, index=False)
+        write_frame(frame, path, sep=sep)
 
     return write
 
