@@ -1,7 +1,7 @@
 """The report's lattice picture: what the full-domain search saw, per height, and the node it chose.
 
 Drawn from the JSON report's ``lattice`` block only (written by
-:func:`veil.pipeline.lattice_section` from the search's own record), so the
+:func:`veil.pipeline._report.lattice_section` from the search's own record), so the
 picture, the table under it and the JSON cannot disagree: one stacked bar per
 height (a node's level sum) of the nodes the search judged *satisfying*,
 judged *failing*, and *not evaluated* (tagged by a monotone model's
