@@ -139,18 +139,14 @@ def explore_command(  # the work is in the helpers above and below
     import json
 
     from veil.cli._progress import phase_display
-    from veil.errors import ParameterError
-    from veil.explore import chosen_point, exploration_figure, save_figure
+    from veil.explore import chosen_point
     from veil.pipeline import Outputs
 
     to_stdout = json_out == STDOUT
     document = None
     with user_errors():
-        if plot is not None and plot.suffix.lower() not in _PLOT_FORMATS:
-            raise ParameterError(f"--plot must end in .png or .svg. Got {plot.name!r} instead.")
+        _check_suffixes(plot, html)
         inputs, config = _inputs(target, hierarchy)
-        if html is not None and html.suffix.lower() not in (".html", ".htm"):
-            raise ParameterError(f"--html must end in .html. Got {html.name!r} instead.")
         files = {"json": None if to_stdout else json_out, "plot": plot, "html": html}
         # stderr: stdout keeps the table (or the JSON alone)
         with Outputs(files, inputs=inputs) as out, phase_display(err_console, quiet=quiet) as progress:
@@ -166,21 +162,39 @@ def explore_command(  # the work is in the helpers above and below
             payload = _payload(exploration, chosen, lattice)
             if to_stdout:  # serialized before anything is published: a failure prints nothing
                 document = json.dumps(payload, indent=2, allow_nan=False) + "\n"
-            drawing = exploration_figure(exploration, lattice=lattice, chosen=chosen) if plot or html else None
-            if plot is not None:
-                out.write("plot", lambda tmp: save_figure(drawing, tmp, format=_PLOT_FORMATS[plot.suffix.lower()]))
-            if html is not None:
-                out.write_text("html", _page(payload, drawing))
-            if json_out is not None and not to_stdout:
-                out.write_json("json", payload)
-            out.commit()
+            _write(out, exploration, payload, lattice, chosen, plot=plot, html=html)
     if document is not None:
         typer.echo(document, nl=False)
     else:
         _print(exploration)
-    for role, path in (("JSON", None if to_stdout else json_out), ("plot", plot), ("HTML", html)):
+    for role, path in (("JSON", files["json"]), ("plot", plot), ("HTML", html)):
         if path is not None:
             (err_console if to_stdout else console).print(f"{role}: {path}")
+
+
+def _check_suffixes(plot: Path | None, html: Path | None) -> None:
+    """Refuse a --plot or --html destination of another format, before any work."""
+    from veil.errors import ParameterError
+
+    if plot is not None and plot.suffix.lower() not in _PLOT_FORMATS:
+        raise ParameterError(f"--plot must end in .png or .svg. Got {plot.name!r} instead.")
+    if html is not None and html.suffix.lower() not in (".html", ".htm"):
+        raise ParameterError(f"--html must end in .html. Got {html.name!r} instead.")
+
+
+def _write(out: Any, exploration: Any, payload: dict[str, Any], lattice: Any, chosen: int | None, *,
+           plot: Path | None, html: Path | None) -> None:
+    """Write the plot, the page and the JSON file asked for through the one writer, then publish them."""
+    from veil.explore import exploration_figure, save_figure
+
+    drawing = exploration_figure(exploration, lattice=lattice, chosen=chosen) if plot or html else None
+    if plot is not None:
+        out.write("plot", lambda tmp: save_figure(drawing, tmp, format=_PLOT_FORMATS[plot.suffix.lower()]))
+    if html is not None:
+        out.write_text("html", _page(payload, drawing))
+    if "json" in out:
+        out.write_json("json", payload)
+    out.commit()
 
 
 def _spec(data: Any, defaults: dict, *, k: str | None, l_values: str | None, t_values: str | None,
