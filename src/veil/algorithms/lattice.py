@@ -33,6 +33,14 @@ This follows the spirit of ARX's Flash/OLA algorithms (Kohlmayer et al.,
 "Flash: efficient, stable and optimal k-anonymity", PASSAT 2012; El Emam et
 al., "A globally optimal k-anonymity method for the de-identification of
 health data", JAMIA 16(5), 2009) with a best-first order on the loss bound.
+
+What the search saw
+-------------------
+Each strategy keeps one ``int8`` per node (judged satisfying, judged failing,
+not judged: tagged or pruned) and returns it summed per height (level sum)
+as ``SearchResult.extra["lattice"]``
+(:func:`veil.algorithms._lattice_record.search_record`): a few short lists,
+from which the anonymize report draws its lattice picture.
 """
 
 from __future__ import annotations
