@@ -421,7 +421,6 @@ def _file_report(base, result, verified, models, records_out, *, metric, label, 
     """The report of a file-to-file release (the keys of :func:`veil.anonymize`'s)."""
     from veil.anonymization import SEED_WARNING, largest_k
     from veil.models import evaluate
-    from veil.pipeline._report import lattice_section
     from veil.risk import assess
     from veil.utility import utility_report
 
@@ -447,7 +446,6 @@ def _file_report(base, result, verified, models, records_out, *, metric, label, 
             "nodes_checked": result.nodes_checked,
             "seconds": round(result.seconds, 6),
         },
-        "lattice": lattice_section(result.algorithm, result, qis),
         "output_order": {"shuffled": True, "reproducible": seed is not None,
                          **({"seed": int(seed)} if seed is not None else {})},
         "warnings": [SEED_WARNING] if seed is not None else [],

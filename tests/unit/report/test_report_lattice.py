@@ -155,25 +155,3 @@ def test_the_page_lists_datafly_climb(adult):
     assert table.count("<tr>") == len(result.report["lattice"]["path"]) + 1  # and the header row
     assert table.count("satisfying (chosen)") == 1 and "<svg" not in page.split('id="lattice"')[1]
 
-
-def test_the_file_engines_report_the_same_lattice_block(tmp_path):
-    """``anonymize_file`` (DuckDB) runs the same search: its report's block is the in-memory one."""
-    import pandas as pd
-
-    from veil.dataset import Dataset
-    from veil.engines import anonymize_file
-    from veil.hierarchy import Hierarchy
-
-    frame = pd.DataFrame({"zip": ["47677", "47678", "47905", "47906", "47677", "47905"] * 2,
-                          "sex": ["F", "M"] * 6})
-    source = tmp_path / "in.csv"
-    frame.to_csv(source, index=False)
-    zips = Hierarchy.from_rows([[z, z[:4] + "*", z[:3] + "**", "*"] for z in ["47677", "47678", "47905", "47906"]])
-    sexes = Hierarchy.from_rows([["F", "*"], ["M", "*"]])
-    hierarchies = {"zip": zips, "sex": sexes}
-    report = anonymize_file(source, engine="duckdb", quasi_identifiers=["zip", "sex"], hierarchies=hierarchies,
-                            models=[KAnonymity(k=3)], output=tmp_path / "out.csv", seed=1)
-    dataset = Dataset.from_pandas(frame, quasi_identifiers=["zip", "sex"], hierarchies=hierarchies)
-    expected = veil.anonymize(dataset, [KAnonymity(k=3)], seed=1).report["lattice"]
-    assert report["lattice"] == expected
-    assert expected["nodes_total"] == 4 * 2  # zip's 4 levels times sex's 2
