@@ -20,7 +20,7 @@ from veil.report import write_html
 pytestmark = pytest.mark.browser
 
 SECTIONS = ("release", "columns", "transformation", "models", "utility", "risk", "class-sizes",
-            "record-risk", "distributions", "search")
+            "record-risk", "distributions", "search", "lattice")
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +82,39 @@ def test_every_plot_decodes_and_is_drawn(browser, report_page):
         width = browser.execute_script("return arguments[0].naturalWidth", image)
         assert width > 300  # the PNG decoded in the browser
         assert image.size["width"] > 300
+
+
+def test_the_lattice_figure_is_drawn_with_the_chosen_node(browser, report_page, tmp_path):
+    import matplotlib.image
+    from selenium.webdriver.common.by import By
+
+    path, result = report_page
+    browser.get(path.as_uri())
+    figure = browser.find_element(By.ID, "lattice-figure")
+    browser.execute_script("arguments[0].scrollIntoView()", figure)
+    assert figure.is_displayed()
+    assert figure.size["width"] > 500 and figure.size["height"] > 150
+    block = result.report["lattice"]
+    segments = figure.find_elements(By.CSS_SELECTOR, "rect[data-status]")
+    nonzero = sum(1 for h in block["heights"] for key in ("satisfying", "failing", "not_evaluated") if h[key])
+    assert len(segments) == nonzero
+    for segment in segments:  # every segment laid out by the browser, at least a sliver high
+        box = browser.execute_script("return arguments[0].getBoundingClientRect().toJSON()", segment)
+        assert box["width"] > 10 and box["height"] >= 1
+    chosen = figure.find_element(By.ID, "lattice-chosen")
+    assert chosen.is_displayed()
+    bar = figure.find_element(By.CSS_SELECTOR, "g.lattice-bar.chosen")
+    assert int(bar.get_attribute("data-height")) == block["chosen"]["height"]
+    marker = browser.execute_script("return arguments[0].getBoundingClientRect().toJSON()", chosen)
+    column = browser.execute_script("return arguments[0].getBoundingClientRect().toJSON()", bar)
+    assert column["left"] <= marker["left"] + marker["width"] / 2 <= column["right"]  # over its bar
+    # the figure's pixels hold the three colours (satisfying, failing, not evaluated)
+    shot = tmp_path / "lattice.png"
+    assert figure.screenshot(str(shot))
+    pixels = (matplotlib.image.imread(shot)[..., :3] * 255).round().astype(int).reshape(-1, 3)
+    for colour in ("#1e7d45", "#b03a2e", "#c9d1d9"):
+        rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+        assert (np.abs(pixels - rgb).max(axis=1) <= 3).sum() > 20, colour
 
 
 def test_the_screenshot_shows_a_page(browser, report_page, tmp_path):

@@ -33,6 +33,14 @@ This follows the spirit of ARX's Flash/OLA algorithms (Kohlmayer et al.,
 "Flash: efficient, stable and optimal k-anonymity", PASSAT 2012; El Emam et
 al., "A globally optimal k-anonymity method for the de-identification of
 health data", JAMIA 16(5), 2009) with a best-first order on the loss bound.
+
+What the search saw
+-------------------
+Each strategy keeps one ``int8`` per node (judged satisfying, judged failing,
+not judged: tagged or pruned) and returns it summed per height (level sum)
+as ``SearchResult.extra["lattice"]``
+(:func:`veil.algorithms._lattice_record.search_record`): a few short lists,
+from which the anonymize report draws its lattice picture.
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ from veil.algorithms._nodes import (
     ADDITIVE_METRICS, Evaluator, Lattice, LossFunction, NodeEvaluation, NodeSets, SearchResult, infeasible,
     limit_records, loss_bounds, node_index, predecessors, prepare,
 )
+from veil.algorithms._lattice_record import search_record
 from veil.classes import ClassTable
 from veil.utility import METRICS
 from veil.models._base import PrivacyModel
@@ -188,11 +197,13 @@ def _search_top_down(
         judge(int(candidates[pick]))
     if progress is not None:
         progress(n, n)
-    return _least_loss_result(nodes, losses, heights, results, evaluator, start)
+    record = search_record(nodes, np.where(evaluated, status, 0).astype(np.int8))
+    return _least_loss_result(nodes, losses, heights, results, evaluator, start, record=record)
 
 
 def _least_loss_result(nodes: np.ndarray, losses: np.ndarray, heights: np.ndarray,
-                       results: dict[int, NodeEvaluation], evaluator: "Evaluator", start: float) -> SearchResult:
+                       results: dict[int, NodeEvaluation], evaluator: "Evaluator", start: float,
+                       record: dict[str, Any] | None = None) -> SearchResult:
     """The least-loss solution (ties: lowest height, then lexicographically first) as a SearchResult."""
     best_loss = losses.min()
     tied = np.flatnonzero(losses <= best_loss + 1e-12)
@@ -206,7 +217,7 @@ def _least_loss_result(nodes: np.ndarray, losses: np.ndarray, heights: np.ndarra
         nodes_checked=evaluator.checked,
         seconds=time.perf_counter() - start,
         algorithm="lattice",
-        extra={"suppressed_records": result.suppressed_records},
+        extra={"suppressed_records": result.suppressed_records, **({"lattice": record} if record else {})},
     )
 
 
@@ -286,6 +297,7 @@ def search(
     best: NodeEvaluation | None = None
     best_key: tuple[float, int, tuple[int, ...]] | None = None
     prune_arr = np.zeros((0, nodes.shape[1]), dtype=np.int16)
+    outcome = np.zeros(n_nodes, dtype=np.int8)  # the search record: 1 satisfying, -1 failing, 0 not judged
     for position, idx in enumerate(order):
         if status[idx] == -1:
             continue
@@ -305,6 +317,7 @@ def search(
                     prune_arr = np.vstack([prune_arr, node_arr])
                     continue
             result = evaluator.evaluate(node)
+            outcome[idx] = 1 if result.satisfied else -1
         if not result.satisfied:
             continue
         key = (float(result.loss), int(sum(node)), node)  # type: ignore[arg-type]
@@ -314,6 +327,8 @@ def search(
         progress(n_nodes, n_nodes)
     if best is None:
         raise infeasible(evaluator, lattice, limit)
+    for i, judged in known.items():  # the nodes _classify judged
+        outcome[i] = 1 if judged.satisfied else -1
     return SearchResult(
         node=best.node,
         classes=best.classes,
@@ -322,7 +337,7 @@ def search(
         nodes_checked=evaluator.checked + extra_checks,
         seconds=time.perf_counter() - start,
         algorithm="lattice",
-        extra={"suppressed_records": best.suppressed_records},
+        extra={"suppressed_records": best.suppressed_records, "lattice": search_record(nodes, outcome)},
     )
 
 
@@ -358,9 +373,11 @@ def _search_mixed(
     done = np.zeros(n, dtype=np.bool_)  # judged against every model
     losses = np.full(n, np.inf)
     best: dict[str, Any] = {"loss": np.inf, "key": None, "result": None}
+    outcome = np.zeros(n, dtype=np.int8)  # the search record: 1 satisfying, -1 failing, 0 not judged
 
     def record(i: int, result: NodeEvaluation) -> bool:
         done[i] = True
+        outcome[i] = 1 if result.satisfied else -1
         if not result.satisfied:
             return False
         losses[i] = result.loss
@@ -391,6 +408,7 @@ def _search_mixed(
         mask = evaluator.violations(table, monotone_part)
         partial = evaluator.evaluate(node, need_loss=False, models=(), table=table, prior=monotone_part, mask=mask)
         if not partial.satisfied:
+            outcome[i] = -1
             status[(status == 0) & sets.below(i)] = -1
             continue
         status[(status == 0) & sets.above(i)] = 1
@@ -416,7 +434,7 @@ def _search_mixed(
         nodes_checked=evaluator.checked,
         seconds=time.perf_counter() - start,
         algorithm="lattice",
-        extra={"suppressed_records": result.suppressed_records},
+        extra={"suppressed_records": result.suppressed_records, "lattice": search_record(nodes, outcome)},
     )
 
 

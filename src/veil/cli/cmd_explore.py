@@ -1,4 +1,9 @@
-"""``veil explore``: sweep parameters, report privacy and utility per point, draw the Pareto frontier."""
+"""``veil explore``: sweep parameters, report privacy and utility per point, draw the Pareto frontier.
+
+Progress (the sweep's points, then the lattice view) goes to stderr through the
+CLI's shared display (:mod:`veil.cli._progress`), off with ``--quiet``; stdout
+holds the table of points, or with ``--json -`` the JSON document alone.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,12 @@ from typing import Any
 
 import typer
 
-from veil.cli._app import app, console, load_dataset, parse_assignments, split_list, user_errors
+from veil.cli._app import app, console, err_console, load_dataset, parse_assignments, split_list, user_errors
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 _PLOT_FORMATS = {".png": "png", ".svg": "svg"}
+#: ``--json -``: the JSON document on stdout (and nothing else there).
+STDOUT = Path("-")
 
 
 def _inputs(target: Path, hierarchy: list[str] | None) -> tuple[list[Path], Any]:
@@ -122,42 +129,72 @@ def explore_command(  # the work is in the helpers above and below
     classifier: str = typer.Option("decision-tree", "--classifier", help="decision-tree, naive-bayes or logistic-regression."),
     random_state: int = typer.Option(0, "--random-state", help="Seed of the workload's split and classifier."),
     sep: str = typer.Option(None, "--sep", help="CSV separator of the input (default: detected)."),
-    json_out: Path = typer.Option(None, "--json", help="Write the points as JSON here."),
+    json_out: Path = typer.Option(None, "--json", help="Write the points as JSON here ('-': on stdout, alone)."),
     plot: Path = typer.Option(None, "--plot", help="Draw the frontier and the lattice view (.png or .svg)."),
     no_lattice: bool = typer.Option(False, "--no-lattice", help="Do not judge and draw the chosen point's lattice."),
     html: Path = typer.Option(None, "--html", help="Write the frontier, the lattice view and the points as an HTML page."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr."),
 ) -> None:
     """Sweep k, l, t, suppression limits and algorithms; mark and draw the privacy-utility frontier."""
-    from veil.errors import ParameterError
-    from veil.explore import chosen_point, exploration_figure, save_figure
+    import json
+
+    from veil.cli._progress import phase_display
+    from veil.explore import chosen_point
     from veil.pipeline import Outputs
 
+    to_stdout = json_out == STDOUT
+    document = None
     with user_errors():
-        if plot is not None and plot.suffix.lower() not in _PLOT_FORMATS:
-            raise ParameterError(f"--plot must end in .png or .svg. Got {plot.name!r} instead.")
+        _check_suffixes(plot, html)
         inputs, config = _inputs(target, hierarchy)
-        if html is not None and html.suffix.lower() not in (".html", ".htm"):
-            raise ParameterError(f"--html must end in .html. Got {html.name!r} instead.")
-        with Outputs({"json": json_out, "plot": plot, "html": html}, inputs=inputs) as out:
+        files = {"json": None if to_stdout else json_out, "plot": plot, "html": html}
+        # stderr: stdout keeps the table (or the JSON alone)
+        with Outputs(files, inputs=inputs) as out, phase_display(err_console, quiet=quiet) as progress:
             data, defaults = _dataset(target, config, qi=qi, sensitive=sensitive, hierarchy=hierarchy, kind=kind, sep=sep)
             spec = _spec(data, defaults, k=k, l_values=l_values, t_values=t_values, suppression=suppression,
                          algorithm=algorithm, sensitive=sensitive, metric=metric)
-            exploration = _sweep(data, spec, label=label, classifier=classifier, random_state=random_state)
+            exploration = _sweep(data, spec, label=label, classifier=classifier, random_state=random_state,
+                                 progress=progress)
             chosen = chosen_point(exploration)
+            if not no_lattice and chosen is not None:
+                progress("lattice")
             lattice = None if no_lattice else _lattice(data, spec, exploration, chosen)
             payload = _payload(exploration, chosen, lattice)
-            drawing = exploration_figure(exploration, lattice=lattice, chosen=chosen) if plot or html else None
-            if plot is not None:
-                out.write("plot", lambda tmp: save_figure(drawing, tmp, format=_PLOT_FORMATS[plot.suffix.lower()]))
-            if html is not None:
-                out.write_text("html", _page(payload, drawing))
-            if json_out is not None:
-                out.write_json("json", payload)
-            out.commit()
-    _print(exploration)
-    for role, path in (("JSON", json_out), ("plot", plot), ("HTML", html)):
+            if to_stdout:  # serialized before anything is published: a failure prints nothing
+                document = json.dumps(payload, indent=2, allow_nan=False) + "\n"
+            _write(out, exploration, payload, lattice, chosen, plot=plot, html=html)
+    if document is not None:
+        typer.echo(document, nl=False)
+    else:
+        _print(exploration)
+    for role, path in (("JSON", files["json"]), ("plot", plot), ("HTML", html)):
         if path is not None:
-            console.print(f"{role}: {path}")
+            (err_console if to_stdout else console).print(f"{role}: {path}")
+
+
+def _check_suffixes(plot: Path | None, html: Path | None) -> None:
+    """Refuse a --plot or --html destination of another format, before any work."""
+    from veil.errors import ParameterError
+
+    if plot is not None and plot.suffix.lower() not in _PLOT_FORMATS:
+        raise ParameterError(f"--plot must end in .png or .svg. Got {plot.name!r} instead.")
+    if html is not None and html.suffix.lower() not in (".html", ".htm"):
+        raise ParameterError(f"--html must end in .html. Got {html.name!r} instead.")
+
+
+def _write(out: Any, exploration: Any, payload: dict[str, Any], lattice: Any, chosen: int | None, *,
+           plot: Path | None, html: Path | None) -> None:
+    """Write the plot, the page and the JSON file asked for through the one writer, then publish them."""
+    from veil.explore import exploration_figure, save_figure
+
+    drawing = exploration_figure(exploration, lattice=lattice, chosen=chosen) if plot or html else None
+    if plot is not None:
+        out.write("plot", lambda tmp: save_figure(drawing, tmp, format=_PLOT_FORMATS[plot.suffix.lower()]))
+    if html is not None:
+        out.write_text("html", _page(payload, drawing))
+    if "json" in out:
+        out.write_json("json", payload)
+    out.commit()
 
 
 def _spec(data: Any, defaults: dict, *, k: str | None, l_values: str | None, t_values: str | None,
@@ -177,14 +214,10 @@ def _spec(data: Any, defaults: dict, *, k: str | None, l_values: str | None, t_v
     )
 
 
-def _sweep(data: Any, spec: Any, *, label: str | None, classifier: str, random_state: int) -> Any:
-    """Run the sweep with a progress bar on a terminal."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+def _sweep(data: Any, spec: Any, *, label: str | None, classifier: str, random_state: int, progress: Any) -> Any:
+    """Run the sweep, reporting its points as the ``sweep`` phase of the CLI's display (on stderr)."""
     from veil.explore import explore
 
-    with Progress(TextColumn("exploring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True, disable=not console.is_terminal) as bar:
-        task = bar.add_task("sweep", total=len(spec.grid()))
-        return explore(data, spec, target=label, classifier=classifier, random_state=random_state,
-                       progress=lambda done, total: bar.update(task, completed=done, total=total))
+    progress("sweep", 0, len(spec.grid()))
+    return explore(data, spec, target=label, classifier=classifier, random_state=random_state,
+                   progress=lambda done, total: progress("sweep", done, total))

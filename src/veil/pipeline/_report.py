@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["release_report", "SEED_WARNING"]
+__all__ = ["release_report", "lattice_section", "SEED_WARNING"]
 
 #: Utility metrics that need no hierarchy (computed on the released classes of
 #: a local recoding); the full-domain metrics need one level per attribute.
@@ -64,6 +64,7 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
             "nodes_checked": outcome.nodes_checked,
             "seconds": round(outcome.seconds, 6),
         },
+        "lattice": lattice_section(outcome.algorithm, outcome.search, dataset.quasi_identifiers),
         "columns": [c.to_dict() for c in columns],
         "output_order": order,
         "warnings": warnings,
@@ -77,6 +78,53 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
             "details": _public_details(outcome.recoding.details),
         }
     return report
+
+
+def lattice_section(algorithm: str, search: Any, quasi_identifiers: Any) -> dict[str, Any]:
+    """The report's ``lattice`` block: what the full-domain search saw, per height, and the node it chose.
+
+    Parameters
+    ----------
+    algorithm : str
+        The algorithm that ran (``lattice``, ``datafly``, ``mondrian``, ...).
+    search : SearchResult or None
+        The full-domain search's result; ``None`` for a local recoding.
+    quasi_identifiers : sequence of str
+        The QIs, in the order of the search's node.
+
+    Returns
+    -------
+    dict
+        ``algorithm``; ``nodes_total``; ``chosen`` (``levels`` per QI and
+        ``height``, the level sum); ``heights``: one entry per height with the
+        nodes ``satisfying`` / ``failing`` (judged by the search) and
+        ``not_evaluated`` (tagged by a monotone model or pruned by the loss
+        bound), summing to ``nodes_total``; ``path``: Datafly's nodes in the
+        order it visited them.  What an algorithm has not got is ``None``: a
+        local recoding (Mondrian, TDS, MDAV) has no lattice, Datafly no
+        ``heights``, the lattice search no ``path``.  Never a per-node list
+        of the lattice: ``heights`` has one entry per level sum.
+    """
+    section: dict[str, Any] = {"algorithm": algorithm, "nodes_total": None, "chosen": None, "heights": None,
+                               "path": None}
+    if search is None:
+        return section
+    names = [str(q) for q in quasi_identifiers]
+
+    def levels(node: Any) -> dict[str, Any]:
+        return {"levels": dict(zip(names, (int(x) for x in node))), "height": int(sum(int(x) for x in node))}
+
+    section["nodes_total"] = int(search.nodes_total)
+    section["chosen"] = levels(search.node)
+    record = search.extra.get("lattice")
+    if record is not None:
+        keys = ("satisfying", "failing", "not_evaluated")
+        section["heights"] = [{"height": h, **{key: record[key][i] for key in keys}}
+                              for i, h in enumerate(record["heights"])]
+    path = search.extra.get("path")
+    if path is not None:  # Datafly: every node but the last failed
+        section["path"] = [{**levels(node), "satisfying": i == len(path) - 1} for i, node in enumerate(path)]
+    return section
 
 
 def _public_details(details: Mapping[str, Any]) -> dict[str, Any]:

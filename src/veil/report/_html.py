@@ -34,6 +34,7 @@ from veil.errors import OutputError
 from veil.report import _sections as sections
 from veil.report import _truth as truth
 from veil.report._format import add_row, as_dict, format_value, items
+from veil.report._lattice import lattice as lattice_section
 
 __all__ = ["render_html", "write_html", "report_kind"]
 
@@ -42,6 +43,7 @@ ANONYMIZATION_KEYS = (
     "transformation", "records", "records_out", "suppressed", "suppressed_dropped", "input_suppressed",
     "suppression_limit", "models", "metric", "achieved", "utility", "risk_before", "risk_after",
     "search", "output_order", "verified", "seconds_total", "recoding", "provenance", "columns", "hierarchies",
+    "lattice",
 )
 #: Top-level keys of a risk report (``veil risk --json``).
 RISK_KEYS = (
@@ -123,7 +125,7 @@ def _view(
         "empty": not report,
         "release": [], "transformation": [], "models": [], "achieved": None, "utility": [],
         "risk": None, "population": [], "ranking": [], "sensitive_risk": None,
-        "classes": None, "search": [], "overview": [], "other": None, "recoded": None,
+        "classes": None, "search": [], "lattice": None, "overview": [], "other": None, "recoded": None,
         "provenance": truth.provenance_rows(report), "columns": truth.column_rows(report),
         "warnings": [], "record_risk": None, "distributions": [],
         "raw": _json(report),
@@ -166,6 +168,7 @@ def _anonymization_view(view: dict[str, Any], report: Mapping[str, Any], classes
     risks = [(name, report.get(key)) for name, key in (("before", "risk_before"), ("after", "risk_after"))]
     view["risk"] = sections.risk(risks, plots)
     view["search"] = sections.search(report)
+    view["lattice"] = lattice_section(report)
     return achieved.get("k")
 
 

@@ -125,3 +125,44 @@ def test_html_page_lists_the_json_points_and_embeds_the_figure(adult_run):
         assert cells[-1].startswith("yes" if point["frontier"] else "no")
     chosen = [i for i, row in enumerate(rows) if "(chosen)" in row]
     assert chosen == [payload["chosen"]]
+
+
+def small_args() -> list[str]:
+    """Adult on three QIs: a sweep of a second or so."""
+    qis = ["sex", "age", "race"]
+    args = [adult_path(), "--qi", ",".join(qis), "--sensitive", "salary-class"]
+    for name in qis:
+        args += ["--hierarchy", f"{name}={adult_path(f'adult_hierarchy_{name}.csv')}"]
+    return [*args, "--k", "2,5", "--suppression", "0.05"]
+
+
+def _timeless(payload: dict) -> dict:
+    """The payload without its timings (the sweep's and each point's ``seconds``)."""
+    points = [{k: v for k, v in p.items() if k != "seconds"} for p in payload["points"]]
+    return {**{k: v for k, v in payload.items() if k != "seconds"}, "points": points}
+
+
+def test_json_on_stdout_is_alone_and_the_progress_is_on_stderr(tmp_path):
+    """``--json -``: stdout parses as one JSON document, the same as ``--json FILE`` writes;
+    the progress lines (every phase printed at once with interval 0) are all on stderr."""
+    result = runner.invoke(app, ["explore", *small_args(), "--json", "-"], env={"VEIL_PROGRESS_INTERVAL": "0"})
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    out = tmp_path / "points.json"
+    again = runner.invoke(app, ["explore", *small_args(), "--json", str(out)], env={"VEIL_PROGRESS_INTERVAL": "0"})
+    assert again.exit_code == 0, again.output
+    assert _timeless(payload) == _timeless(json.loads(out.read_text()))
+    assert [p["parameters"]["k"] for p in payload["points"]] == [2, 5]
+    lines = result.stderr.splitlines()
+    assert lines and all(line.startswith("veil: ") for line in lines), result.stderr
+    assert "veil: sweep done: 2/2 points" in result.stderr
+    assert "veil:" not in again.stdout and "veil: sweep done" in again.stderr  # a file: the table on stdout only
+    assert list(tmp_path.iterdir()) == [out]  # no file named "-"
+
+
+def test_quiet_prints_no_progress():
+    result = runner.invoke(app, ["explore", *small_args(), "--no-lattice", "--json", "-", "--quiet"],
+                           env={"VEIL_PROGRESS_INTERVAL": "0"})
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    assert json.loads(result.stdout)["chosen"] is not None

@@ -172,3 +172,46 @@ def test_provenance_fingerprints_the_input_and_is_shown(tmp_path):
     assert rows["input file SHA-256"] == block["input_sha256"]
     assert rows["config: k"] == "5"
     assert rows["hierarchy of age"] == "interval:5,10"
+
+
+class _Bars(HTMLParser):
+    """The lattice figure's bar segments (data-height, data-status, data-count) and chosen bar."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.segments: dict[tuple[int, str], int] = {}
+        self.chosen: list[int] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "rect" and "data-status" in attrs:
+            self.segments[(int(attrs["data-height"]), attrs["data-status"])] = int(attrs["data-count"])
+        elif tag == "g" and "chosen" in attrs.get("class", "").split():
+            self.chosen.append(int(attrs["data-height"]))
+
+
+def test_the_lattice_picture_table_and_json_agree(adult_release, page):
+    report = adult_release.report
+    block = report["lattice"]
+    bars = _Bars()
+    bars.feed(page)
+    # the drawing: one segment per non-zero count, exactly the JSON's counts
+    expected = {(h["height"], key): h[key] for h in block["heights"]
+                for key in ("satisfying", "failing", "not_evaluated") if h[key]}
+    assert bars.segments == expected
+    assert bars.chosen == [block["chosen"]["height"]]
+    # the table under it: one row per height, the "all" column the height's nodes
+    rows = [row for row in _tables(page)["lattice"] if len(row) == 5 and row[0].isdigit()]
+    assert [[_n(c) for c in row] for row in rows] == [
+        [h["height"], h["satisfying"], h["failing"], h["not_evaluated"],
+         h["satisfying"] + h["failing"] + h["not_evaluated"]] for h in block["heights"]]
+    assert sum(_n(row[4]) for row in rows) == report["search"]["nodes_total"]
+    assert sum(_n(row[1]) + _n(row[2]) for row in rows) == report["search"]["nodes_checked"]
+    # the summary and the other sections: one lattice size, one chosen node
+    summary = {row[0]: row[1] for row in _tables(page)["lattice"] if len(row) == 2}
+    search = {row[0]: row[1] for row in _tables(page)["search"]}
+    assert _n(summary["nodes in the lattice"]) == _n(search["transformations in the lattice"]) == 6480
+    transformation = {row[0]: _n(row[1]) for row in _tables(page)["transformation"][1:]}
+    assert summary["chosen node"] == ", ".join(f"{q}={v}" for q, v in transformation.items())
+    assert transformation == report["transformation"] == block["chosen"]["levels"]
+    assert _n(summary["chosen node's height (level sum)"]) == sum(transformation.values())
