@@ -91,7 +91,7 @@ def risk_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]
         The figures (``prosecutor highest``, ...).
     series : sequence of (name, values)
         One or two series (``before``, ``after``); a value that is not a
-        finite number is drawn as a missing bar marked ``n/a``.
+        number in [0, 1] (not a risk) is drawn as a missing bar marked ``n/a``.
 
     Returns
     -------
@@ -103,8 +103,7 @@ def risk_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]
         tallest = 1.0
         width, x, colours = _bar_layout(n, len(labels))
         for i, (name, values) in enumerate(series):
-            heights = [_finite(v) for v in values]
-            tallest = max([tallest] + [h for h in heights if h is not None])
+            heights = [_fraction(v) for v in values]
             offsets = x + (i - (n - 1) / 2) * width
             bars = ax.bar(offsets, [h if h is not None else 0.0 for h in heights], width * 0.92,
                           label=name, color=colours[i])
@@ -114,9 +113,15 @@ def risk_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]
                             xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=7)
         ax.set_xticks(x, list(labels), rotation=0)
         ax.tick_params(axis="x", labelsize=7.5)
-        ax.set_ylim(min([0.0] + [_finite(v) or 0.0 for _, vs in series for v in vs]), tallest * 1.12)
+        ax.set_ylim(0.0, tallest * 1.12)
         ax.set_ylabel("risk (fraction)")
         return _finish(ax, legend=n > 1, ncols=n)
+
+
+def _fraction(value: Any) -> float | None:
+    """``value`` when it is a number in [0, 1], else None (drawn as ``n/a``)."""
+    number = _finite(value)
+    return number if number is not None and 0.0 <= number <= 1.0 else None
 
 
 def _edges(largest: int) -> np.ndarray:

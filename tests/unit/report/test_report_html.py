@@ -416,3 +416,11 @@ def test_reports_of_every_algorithm_render(adult, algorithm):
     # input's class table beside the released one) adds one distribution per quasi-identifier
     distributions = 0 if report.get("recoding") else len(result.classes.quasi_identifiers)
     assert len(parse(page).images) == 3 + distributions
+
+
+@pytest.mark.parametrize("value", [1.7976931348623157e308, -1.7976931348623157e308, 1.5, -0.2])
+def test_risk_chart_draws_a_value_outside_0_1_as_missing(value):
+    # found by test_risk_chart_draws_any_values: the largest float made the axis limit infinite
+    report = {"risk_before": {"prosecutor": {"highest": value, "average": 0.25}},
+              "risk_after": {"prosecutor": {"highest": 0.2, "average": value}}}
+    assert render_html(report).startswith("<!DOCTYPE html>")
