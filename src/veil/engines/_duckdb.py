@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -42,7 +41,9 @@ _KEY_SEPARATOR = "\x1f"
 
 @contextlib.contextmanager
 def _folder_beside(tmp: Path) -> Iterator[str]:
-    folder = tmp.with_name(f".{tmp.name.lstrip('.')}.veil-{os.getpid()}-{secrets.token_hex(6)}.spill")
+    from veil.pipeline import temporary_name
+
+    folder = tmp.with_name(temporary_name(tmp.name, suffix=".spill"))
     folder.mkdir()
     try:
         yield str(folder)

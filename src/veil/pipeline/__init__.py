@@ -22,7 +22,7 @@ from veil.pipeline._policy import (
     IdentifierLeakError,
     ReleasePolicy,
 )
-from veil.pipeline._writer import Outputs, check_destination, publishing, remove_stale_temporaries
+from veil.pipeline._writer import Outputs, check_destination, publishing, remove_stale_temporaries, temporary_name
 
 
 def __getattr__(name: str):  # the verification imports the anonymization, which imports the policy
@@ -50,7 +50,7 @@ _PIPELINE = {
 
 
 __all__ = [
-    "Outputs", "check_destination", "publishing", "remove_stale_temporaries", "ReleasePolicy", "ColumnTreatment", "TREATMENTS",
+    "Outputs", "check_destination", "publishing", "remove_stale_temporaries", "temporary_name", "ReleasePolicy", "ColumnTreatment", "TREATMENTS",
     "SUPPRESSED_MODES", "DEFAULT_SUPPRESSED", "IdentifierLeakError", "verify_written", "verify_release_table",
     "read_written", "SuppressedGroup", "Plan", "check_problem", "run", "Run", "Released", "MemoryRows", "EngineRows",
 ]

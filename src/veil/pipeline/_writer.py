@@ -35,7 +35,26 @@ __all__ = ["Outputs", "publishing", "remove_stale_temporaries", "check_destinati
 
 PathLike = str | os.PathLike[str]
 
+#: The characters of a destination's name kept in its temporaries' names.
+TEMP_BASE = 100
 _TEMP = re.compile(r"^\..+\.veil-(\d+)-[0-9a-f]{12}(\..*)?$")  # any suffix: an engine's parts folder too
+
+
+def temporary_name(name: str, suffix: str | None = None) -> str:
+    """A hidden name for a temporary beside a file called ``name``: this process's id,
+    a random part, and ``name``'s extension (or ``suffix``).
+
+    The base is cut to :data:`TEMP_BASE` characters, so that a temporary of a
+    temporary (an engine writing the release's temporary file) stays within the
+    file system's 255-character limit however long the name.
+
+    >>> import re; bool(_TEMP.match(temporary_name("release.csv")))
+    True
+    >>> len(temporary_name("r" * 250 + ".parquet")) < 160
+    True
+    """
+    suffix = Path(name).suffix if suffix is None else suffix
+    return f".{name.lstrip('.')[:TEMP_BASE]}.veil-{os.getpid()}-{secrets.token_hex(6)}{suffix}"
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -172,7 +191,7 @@ class Outputs:
         out = self._dest[role]
         if role in self._temp:
             _remove(self._temp.pop(role))
-        tmp = out.with_name(f".{out.name}.veil-{os.getpid()}-{secrets.token_hex(6)}{out.suffix}")
+        tmp = out.with_name(temporary_name(out.name))
         self._temp[role] = tmp
         return tmp
 

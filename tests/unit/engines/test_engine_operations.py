@@ -221,3 +221,21 @@ def test_source_detects_separator_and_header(adult_csv, tmp_path):
     latin.write_bytes("a,b\nZürich,1\n".encode("latin-1"))
     with pytest.raises(DataFormatError, match="not valid UTF-8"):
         Source.from_path(latin)
+
+
+@pytest.mark.parametrize("engine", ["local", "duckdb"])
+def test_a_long_output_name_fits_in_every_temporary(tmp_path, engine):
+    # an engine writes the release's temporary file, through its own temporary (and
+    # DuckDB's spill folder beside it): the nested names once grew past 255 characters
+    from veil.engines import anonymize_file
+    from veil.hierarchy import Hierarchy
+    from veil.models import KAnonymity
+
+    data = tmp_path / "in.csv"
+    data.write_text("zip,age\n" + "".join(f"4767{i % 3},3{i % 4}\n" for i in range(40)))
+    out = tmp_path / ("r" * 200 + ".csv")
+    hierarchies = {"zip": Hierarchy.flat([f"4767{i}" for i in range(3)], name="zip"),
+                   "age": Hierarchy.flat([f"3{i}" for i in range(4)], name="age")}
+    anonymize_file(data, engine=engine, models=[KAnonymity(k=2)], quasi_identifiers=["zip", "age"],
+                   hierarchies=hierarchies, output=out, drop_suppressed=True)
+    assert out.exists() and sorted(p.name for p in tmp_path.iterdir()) == sorted(["in.csv", out.name])
