@@ -312,7 +312,7 @@ def _engine_policy(config: ReleaseConfig, input_path: Path, mode: str) -> None:
             sample = pd.read_csv(input_path, sep=source.sep, dtype=str, keep_default_na=False, nrows=10_000,
                                  encoding="utf-8")
         else:
-            sample = pd.read_parquet(input_path).head(10_000)
+            sample = _parquet_head(input_path, 10_000)
     except (ValueError, UnicodeDecodeError, OSError) as exc:  # ragged rows, bad encoding, unreadable
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise DataFormatError(f"Cannot read {str(input_path)!r}: {first}") from None
@@ -371,6 +371,20 @@ def _refuse_for_engine(config: ReleaseConfig, out: Outputs) -> None:
         )
     if "data" not in out:
         raise ConfigError(f"output.path: the {config.engine} engine writes the released table to a file; name one.")
+
+
+def _parquet_head(path: Path, rows: int) -> pd.DataFrame:
+    """The first ``rows`` rows of a Parquet file, reading no more than the batches they are in."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parquet = pq.ParquetFile(path)
+    batches = []
+    for batch in parquet.iter_batches(batch_size=rows):
+        batches.append(batch)
+        break
+    table = pa.Table.from_batches(batches, schema=parquet.schema_arrow)
+    return table.to_pandas()
 
 
 def _engine_columns(report: dict[str, Any], config: ReleaseConfig, input_path: Path) -> None:
