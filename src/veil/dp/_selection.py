@@ -158,9 +158,8 @@ class PermuteAndFlip(_NoisyMax):
 
     Parameters
     ----------
-    epsilon : float in [1e-9, 1e4]
-    sensitivity : float in (0, inf)
-        Δu, the most one privacy unit can change any candidate's score.
+    epsilon, sensitivity : float
+        ε and Δu, as for :class:`ExponentialMechanism`.
 
     Attributes
     ----------
