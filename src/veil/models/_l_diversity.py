@@ -107,8 +107,7 @@ class DistinctLDiversity(_LDiversity):
     label: ClassVar[str] = "distinct {l}-diversity ({sensitive})"
     parameters: ClassVar[tuple[Param, ...]] = SensitiveAttributeModel.parameters + (Param("l", "int", low=1),)
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
-        RequirementKey("l", "l", ">=", "distinct l-diversity", report_field="distinct_l"),
-        RequirementKey("distinct_l", "l", ">=", "distinct l-diversity", report_field="distinct_l"),
+        RequirementKey("l", "l", ">=", "distinct l-diversity", report_field="distinct_l", aliases=("distinct_l",)),
     )
 
     def distinct(self, classes: ClassTable) -> np.ndarray:
@@ -173,8 +172,8 @@ class EntropyLDiversity(_LDiversity):
     label: ClassVar[str] = "entropy {l:g}-diversity ({sensitive})"
     parameters: ClassVar[tuple[Param, ...]] = SensitiveAttributeModel.parameters + (Param("l", "float", low=1),)
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
-        RequirementKey("entropy_l", "l", ">=", "entropy l-diversity (real)", report_field="entropy_l"),
-        RequirementKey("l_entropy", "l", ">=", "entropy l-diversity (real)", report_field="entropy_l"),
+        RequirementKey("entropy_l", "l", ">=", "entropy l-diversity (real)", report_field="entropy_l",
+                       aliases=("l_entropy",)),
     )
 
     def entropies(self, classes: ClassTable) -> np.ndarray:

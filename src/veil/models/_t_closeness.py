@@ -272,7 +272,7 @@ class HierarchicalTCloseness(_TCloseness):
     config_key: ClassVar[str] = "hierarchical-t-closeness"
     label: ClassVar[str] = "{t:g}-closeness (hierarchical distance, {sensitive})"
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
-        RequirementKey("t_hierarchical", "t", "<=", "t-closeness, hierarchical", report_field="t_hierarchical"),
-        RequirementKey("t_hier", "t", "<=", "t-closeness, hierarchical", report_field="t_hierarchical"),
+        RequirementKey("t_hierarchical", "t", "<=", "t-closeness, hierarchical", report_field="t_hierarchical",
+                       aliases=("t_hier",)),
     )
     emd = staticmethod(hierarchical_distances)
