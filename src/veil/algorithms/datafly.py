@@ -46,14 +46,11 @@ def datafly(
 
     Parameters
     ----------
-    classes : ClassTable
-        The class table at level 0.
-    models : sequence of PrivacyModel
+    classes, models, suppression_limit, min_levels, max_levels
+        As for :func:`veil.algorithms.lattice.search`; Datafly starts at
+        ``min_levels`` and never goes above ``max_levels``.
     loss : callable
         ``loss(classes) -> float``, reported for the chosen node (not optimised).
-    suppression_limit : float in [0, 1]
-    min_levels, max_levels : sequence of int, optional
-        Datafly starts at ``min_levels`` and never goes above ``max_levels``.
     progress : callable, optional, ``progress(steps_done, steps_at_most)``.
 
     Returns

@@ -139,7 +139,26 @@ def _release_floats(mechanism: Any, value: Any, distance: str, constructor: str)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LaplaceMechanism:
+class _AdditiveNoise:
+    """The fields and the cost the Laplace and geometric mechanisms share: ε, the
+    sensitivity, the noise ``scale`` calibrated from them (set by
+    :func:`_additive_noise`) and OpenDP's scalar and (built on first use)
+    vector measurements."""
+
+    epsilon: float
+    sensitivity: float = 1.0
+    scale: float = field(init=False)
+    _scalar: Any = field(init=False, repr=False, compare=False)
+    _vector: Any = field(init=False, repr=False, compare=False)
+
+    @property
+    def budget(self) -> PrivacyBudget:
+        """The cost of one release."""
+        return PrivacyBudget(epsilon=self.epsilon)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LaplaceMechanism(_AdditiveNoise):
     """The Laplace mechanism: add Laplace(Δf/ε) noise to a real-valued answer.
 
     Parameters
@@ -178,20 +197,9 @@ class LaplaceMechanism:
     14.0
     """
 
-    epsilon: float
-    sensitivity: float = 1.0
-    scale: float = field(init=False)
-    _scalar: Any = field(init=False, repr=False, compare=False)
-    _vector: Any = field(init=False, repr=False, compare=False)
-
     def __post_init__(self) -> None:
         sens = _check_sensitivity(self.sensitivity, type(self).__name__)
         _additive_noise(self, sens, float, "make_laplace")
-
-    @property
-    def budget(self) -> PrivacyBudget:
-        """The cost of one release."""
-        return PrivacyBudget(epsilon=self.epsilon)
 
     def release(self, value: Any) -> Any:
         """Return ``value`` plus fresh Laplace noise (a float, or an array for an array)."""
@@ -199,7 +207,7 @@ class LaplaceMechanism:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GeometricMechanism:
+class GeometricMechanism(_AdditiveNoise):
     """The geometric (discrete Laplace) mechanism for integer answers such as counts.
 
     Parameters
@@ -233,20 +241,11 @@ class GeometricMechanism:
     1.0
     """
 
-    epsilon: float
     sensitivity: int = 1
-    scale: float = field(init=False)
-    _scalar: Any = field(init=False, repr=False, compare=False)
-    _vector: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         sens = check_int("sensitivity", self.sensitivity, type(self).__name__, low=1)
         _additive_noise(self, sens, "i64", "make_geometric")
-
-    @property
-    def budget(self) -> PrivacyBudget:
-        """The cost of one release."""
-        return PrivacyBudget(epsilon=self.epsilon)
 
     def release(self, value: Any) -> Any:
         """Return the integer ``value`` (or int array) plus discrete Laplace noise."""

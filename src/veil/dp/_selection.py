@@ -9,6 +9,7 @@ each class is named for the one it samples.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -67,7 +68,39 @@ def permute_and_flip_probabilities(scores: Sequence[float], *, epsilon: float,
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ExponentialMechanism:
+class _NoisyMax(ABC):
+    """What both selections share: ε and Δu (validated), the noise ``scale`` and
+    OpenDP's report-noisy-max measurement that each subclass's ``_measure``
+    builds from them, the pure-ε cost and :meth:`select`."""
+
+    epsilon: float
+    sensitivity: float = 1.0
+    scale: float = field(init=False)
+    _meas: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        eps = check_epsilon(self.epsilon, owner)
+        sens = check_sensitivity(self.sensitivity, owner)
+        set_fields(self, epsilon=eps, sensitivity=sens)
+        self._measure(eps, sens)
+
+    @abstractmethod
+    def _measure(self, eps: float, sens: float) -> None:
+        """Build the measurement and set ``scale`` and ``_meas`` (and any other derived field)."""
+
+    @property
+    def budget(self) -> PrivacyBudget:
+        """The pure-ε cost of one selection (see the class's Notes for what certifies it)."""
+        return PrivacyBudget(epsilon=self.epsilon)
+
+    def select(self, scores: Sequence[float]) -> int:
+        """Return the index of the privately selected candidate (higher score = better)."""
+        return int(self._meas(_scores(scores, type(self).__name__)))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExponentialMechanism(_NoisyMax):
     """The exponential mechanism: candidate i with probability ∝ exp(ε u_i / (2Δu)).
 
     Parameters
@@ -101,34 +134,18 @@ class ExponentialMechanism:
     unifying privacy loss composition for data analytics. ALT.
     """
 
-    epsilon: float
-    sensitivity: float = 1.0
-    scale: float = field(init=False)
     rho: float = field(init=False)
-    _meas: Any = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        owner = type(self).__name__
-        eps = check_epsilon(self.epsilon, owner)
-        sens = check_sensitivity(self.sensitivity, owner)
+    def _measure(self, eps: float, sens: float) -> None:
         dp = opendp()
         scale = 2.0 * sens / eps
         meas = dp.m.make_noisy_max(*_space(), dp.zero_concentrated_divergence(), scale=scale)
-        set_fields(self, epsilon=eps, sensitivity=sens, scale=scale, rho=float(meas.map(sens)), _meas=meas)
-
-    @property
-    def budget(self) -> PrivacyBudget:
-        """The pure-ε cost of one selection (McSherry & Talwar 2007)."""
-        return PrivacyBudget(epsilon=self.epsilon)
+        set_fields(self, scale=scale, rho=float(meas.map(sens)), _meas=meas)
 
     @property
     def zcdp_budget(self) -> ZCDPBudget:
         """The zCDP cost of one selection, from OpenDP's map."""
         return ZCDPBudget(rho=self.rho)
-
-    def select(self, scores: Sequence[float]) -> int:
-        """Return the index of the privately selected candidate (higher score = better)."""
-        return int(self._meas(_scores(scores, "ExponentialMechanism")))
 
     def probabilities(self, scores: Sequence[float]) -> np.ndarray:
         """The exact selection probabilities for ``scores``."""
@@ -136,14 +153,13 @@ class ExponentialMechanism:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PermuteAndFlip:
+class PermuteAndFlip(_NoisyMax):
     """Permute-and-flip: visit candidates in random order, keep r with probability e^{ε(u_r − u*)/(2Δu)}.
 
     Parameters
     ----------
-    epsilon : float in [1e-9, 1e4]
-    sensitivity : float in (0, inf)
-        Δu, the most one privacy unit can change any candidate's score.
+    epsilon, sensitivity : float
+        ε and Δu, as for :class:`ExponentialMechanism`.
 
     Attributes
     ----------
@@ -168,31 +184,14 @@ class PermuteAndFlip:
     report-noisy-max with exponential noise. arXiv:2105.07260.
     """
 
-    epsilon: float
-    sensitivity: float = 1.0
-    scale: float = field(init=False)
-    _meas: Any = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        owner = type(self).__name__
-        eps = check_epsilon(self.epsilon, owner)
-        sens = check_sensitivity(self.sensitivity, owner)
+    def _measure(self, eps: float, sens: float) -> None:
         dp = opendp()
 
         def build(b: float) -> Any:
             return dp.m.make_noisy_max(*_space(), dp.max_divergence(), scale=b)
 
         meas, scale = calibrated(build, sens, eps, 2.0 * sens / eps)
-        set_fields(self, epsilon=eps, sensitivity=sens, scale=scale, _meas=meas)
-
-    @property
-    def budget(self) -> PrivacyBudget:
-        """The cost of one selection (certified by OpenDP's map)."""
-        return PrivacyBudget(epsilon=self.epsilon)
-
-    def select(self, scores: Sequence[float]) -> int:
-        """Return the index of the privately selected candidate (higher score = better)."""
-        return int(self._meas(_scores(scores, "PermuteAndFlip")))
+        set_fields(self, scale=scale, _meas=meas)
 
     def probabilities(self, scores: Sequence[float]) -> np.ndarray:
         """The exact selection probabilities for ``scores``."""

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from veil.classes import ClassTable, SensitiveHistogram
-from veil.models._base import PrivacyModel
-from veil.models._facts import Param, RequirementKey, validate
-from veil.models._distributions import exact_ratio, histogram
+from veil.models._distributions import SensitiveAttributeModel, exact_ratio
+from veil.models._facts import Param, RequirementKey
 
 __all__ = ["BasicBetaLikeness", "EnhancedBetaLikeness", "relative_gains"]
 
@@ -34,18 +34,29 @@ def relative_gains(hist: SensitiveHistogram) -> tuple[np.ndarray, np.ndarray]:
     return gain, q
 
 
-class _Likeness(PrivacyModel):
-    sensitive: str
+@dataclass(frozen=True)
+class _Likeness(SensitiveAttributeModel):
     beta: float
 
     monotone_generalization: ClassVar[bool] = True
-    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
-    needs_sensitive: ClassVar[bool] = True
-    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("beta", "float", low=0, closed="neither"))
+    parameters: ClassVar[tuple[Param, ...]] = SensitiveAttributeModel.parameters + (
+        Param("beta", "float", low=0, closed="neither"),
+    )
 
     def _gains(self, classes: ClassTable) -> tuple[np.ndarray, np.ndarray]:
-        return relative_gains(histogram(classes, self.sensitive, type(self).__name__))
+        return relative_gains(self.histogram(classes))
+
+    @abstractmethod
+    def likeness(self, classes: ClassTable) -> np.ndarray:
+        """Per class, the level the class attains."""
+
+    def violating(self, classes: ClassTable) -> np.ndarray:
+        return self.likeness(classes) > self.beta
+
+    def achieved_level(self, classes: ClassTable) -> float:
+        b = self.likeness(classes)
+        return float(b.max()) if len(b) else 0.0
 
 
 @dataclass(frozen=True)
@@ -83,9 +94,6 @@ class BasicBetaLikeness(_Likeness):
     1.0
     """
 
-    sensitive: str
-    beta: float
-
     reference: ClassVar[str] = _REFERENCE + ", Definition 2 (basic β-likeness)"
     config_key: ClassVar[str] = "basic-beta-likeness"
     label: ClassVar[str] = "basic {beta:g}-likeness ({sensitive})"
@@ -97,13 +105,6 @@ class BasicBetaLikeness(_Likeness):
         """Per class, the largest positive relative gain."""
         gain, _ = self._gains(classes)
         return np.maximum(gain.max(axis=1), 0.0) if gain.shape[1] else np.zeros(gain.shape[0])
-
-    def violating(self, classes: ClassTable) -> np.ndarray:
-        return self.likeness(classes) > self.beta
-
-    def achieved_level(self, classes: ClassTable) -> float:
-        b = self.likeness(classes)
-        return float(b.max()) if len(b) else 0.0
 
 
 @dataclass(frozen=True)
@@ -143,9 +144,6 @@ class EnhancedBetaLikeness(_Likeness):
     False
     """
 
-    sensitive: str
-    beta: float
-
     reference: ClassVar[str] = _REFERENCE + ", Definition 3 (enhanced β-likeness, natural log)"
     config_key: ClassVar[str] = "enhanced-beta-likeness"
     label: ClassVar[str] = "enhanced {beta:g}-likeness ({sensitive})"
@@ -162,10 +160,3 @@ class EnhancedBetaLikeness(_Likeness):
             cap = np.where(q > 0, -np.log(np.where(q > 0, q, 1.0)), np.inf)
         over = (gain > 0) & (gain > cap[None, :])
         return np.where(over.any(axis=1), np.inf, np.maximum(gain.max(axis=1), 0.0))
-
-    def violating(self, classes: ClassTable) -> np.ndarray:
-        return self.likeness(classes) > self.beta
-
-    def achieved_level(self, classes: ClassTable) -> float:
-        b = self.likeness(classes)
-        return float(b.max()) if len(b) else 0.0

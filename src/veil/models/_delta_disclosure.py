@@ -8,9 +8,8 @@ from typing import ClassVar
 import numpy as np
 
 from veil.classes import ClassTable, SensitiveHistogram
-from veil.models._base import PrivacyModel
-from veil.models._facts import Param, RequirementKey, validate
-from veil.models._distributions import exact_ratio, histogram
+from veil.models._distributions import SensitiveAttributeModel, exact_ratio
+from veil.models._facts import Param, RequirementKey
 
 __all__ = ["DeltaDisclosure", "PresentValuesDeltaDisclosure", "disclosure_deltas"]
 
@@ -44,20 +43,19 @@ def disclosure_deltas(hist: SensitiveHistogram, *, present_only: bool = False) -
     return logs.max(axis=1) if logs.shape[1] else np.zeros(g)
 
 
-class _Disclosure(PrivacyModel):
-    sensitive: str
+@dataclass(frozen=True)
+class _Disclosure(SensitiveAttributeModel):
     delta: float
+
+    monotone_with_suppression: ClassVar[bool] = False
+    parameters: ClassVar[tuple[Param, ...]] = SensitiveAttributeModel.parameters + (
+        Param("delta", "float", low=0, closed="neither"),
+    )
     _present_only: ClassVar[bool] = False
-    class_local: ClassVar[bool] = True
-
-    needs_sensitive: ClassVar[bool] = True
-
-    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("delta", "float", low=0, closed="neither"))
 
     def deltas(self, classes: ClassTable) -> np.ndarray:
         """Per class, the largest :math:`|\\ln(p(E,s)/p(T,s))|` (``inf`` possible)."""
-        hist = histogram(classes, self.sensitive, type(self).__name__)
-        return disclosure_deltas(hist, present_only=self._present_only)
+        return disclosure_deltas(self.histogram(classes), present_only=self._present_only)
 
     def violating(self, classes: ClassTable) -> np.ndarray:
         return self.deltas(classes) >= self.delta
@@ -112,11 +110,7 @@ class DeltaDisclosure(_Disclosure):
     True
     """
 
-    sensitive: str
-    delta: float
-
     monotone_generalization: ClassVar[bool] = True
-    monotone_with_suppression: ClassVar[bool] = False
     reference: ClassVar[str] = _REFERENCE + " (every value of the table's domain, natural log)"
     config_key: ClassVar[str] = "delta-disclosure"
     label: ClassVar[str] = "{delta:g}-disclosure privacy ({sensitive}, ln, all values)"
@@ -160,11 +154,7 @@ class PresentValuesDeltaDisclosure(_Disclosure):
     0.693147
     """
 
-    sensitive: str
-    delta: float
-
     monotone_generalization: ClassVar[bool] = False
-    monotone_with_suppression: ClassVar[bool] = False
     reference: ClassVar[str] = _REFERENCE + " (present values only, natural log)"
     config_key: ClassVar[str] = "present-values-delta-disclosure"
     label: ClassVar[str] = "{delta:g}-disclosure privacy ({sensitive}, ln, present values)"

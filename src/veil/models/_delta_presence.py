@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from veil.classes import ClassTable
 from veil.errors import ParameterError
-from veil.models._base import PrivacyModel
-from veil.models._facts import Param, RequirementKey, validate
 from veil.models._distributions import exact_ratio
-from veil.models._population import population_counts
+from veil.models._facts import Param, RequirementKey
+from veil.models._population import PopulationModel
 
 __all__ = ["DeltaPresence"]
 
 
 @dataclass(frozen=True)
-class DeltaPresence(PrivacyModel):
+class DeltaPresence(PopulationModel):
     """The probability that a population member is in the table stays within [δmin, δmax].
 
     The published table is a subset of a population table; an attacker who knows
@@ -64,11 +63,9 @@ class DeltaPresence(PrivacyModel):
 
     delta_min: float
     delta_max: float
-    population: Any = field(default=None, compare=False, repr=False)
 
     monotone_generalization: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
-    needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = "Nergiz, Atzori & Clifton, SIGMOD 2007, Definition 3"
     config_key: ClassVar[str] = "delta-presence"
     label: ClassVar[str] = "({delta_min:g},{delta_max:g})-presence"
@@ -80,24 +77,18 @@ class DeltaPresence(PrivacyModel):
         RequirementKey("delta_max", "delta_max", "<=", "delta-presence: the largest |T_E|/|P_E| over released classes",
                        needs_population=True),
     )
-    needs_population: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        validate(self)
+        super().__post_init__()
         lo, hi = self.delta_min, self.delta_max
         if lo > hi:
             raise ParameterError(
                 f"The 'delta_min' parameter of DeltaPresence must be at most delta_max ({hi:g}). Got {lo:g} instead."
             )
-        if self.population is None:
-            raise ParameterError(
-                "DeltaPresence needs a population table (population=...): a ClassTable built with "
-                "the same quasi-identifiers, or a DataFrame with the quasi-identifier columns."
-            )
 
     def ratios(self, classes: ClassTable) -> np.ndarray:
         """Per class, ``|T_E| / |P_E|``."""
-        return exact_ratio(classes.counts, population_counts(classes, self.population, "DeltaPresence"))
+        return exact_ratio(classes.counts, self.population_sizes(classes))
 
     def violating(self, classes: ClassTable) -> np.ndarray:
         r = self.ratios(classes)

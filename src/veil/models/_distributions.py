@@ -13,12 +13,17 @@ round to the same double.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 
 from veil.classes import ClassTable, SensitiveHistogram
 from veil.errors import ColumnNotFoundError
+from veil.models._base import PrivacyModel
+from veil.models._facts import Param
 
-__all__ = ["histogram", "exact_ratio"]
+__all__ = ["histogram", "exact_ratio", "SensitiveAttributeModel"]
 
 
 def histogram(classes: ClassTable, sensitive: str, owner: str) -> SensitiveHistogram:
@@ -45,3 +50,25 @@ def exact_ratio(numerator: np.ndarray, denominator: np.ndarray | int) -> np.ndar
     with np.errstate(divide="ignore", invalid="ignore"):
         out = num.astype(np.float64) / den.astype(np.float64)
     return np.where((num == 0) & (den == 0), 0.0, out)
+
+
+@dataclass(frozen=True)
+class SensitiveAttributeModel(PrivacyModel):
+    """The part every model of one sensitive attribute's per-class distribution shares.
+
+    It holds the ``sensitive`` field (the first parameter), declares the
+    facts these models have in common (they read a sensitive attribute and
+    judge each class on its own histogram against the whole table's) and reads
+    the histogram with the model's name in any error.  Subclasses add their
+    own parameters after ``sensitive`` and their own monotonicity.
+    """
+
+    sensitive: str
+
+    needs_sensitive: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
+    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"),)
+
+    def histogram(self, classes: ClassTable) -> SensitiveHistogram:
+        """The per-class histogram of :attr:`sensitive`, or a clear error naming the model."""
+        return histogram(classes, self.sensitive, type(self).__name__)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -135,6 +135,9 @@ class RequirementKey:
         or date) sensitive attribute (``t`` means ordered distance there).
     needs_population : bool, default False
         The level needs a population table (``k_map``, ``delta_min``).
+    aliases : tuple of str, default ()
+        Other names of the same key (``l_entropy`` for ``entropy_l``): each
+        means exactly what ``key`` means (see :meth:`spellings`).
     """
 
     key: str
@@ -145,11 +148,23 @@ class RequirementKey:
     fixed: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     ordered_variant: str | None = None
     needs_population: bool = False
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.direction not in (">=", "<="):
             raise ValueError(f"RequirementKey.direction must be '>=' or '<='. Got {self.direction!r} instead.")
         object.__setattr__(self, "fixed", MappingProxyType(dict(self.fixed)))
+        object.__setattr__(self, "aliases", tuple(self.aliases))
+
+    def spellings(self) -> tuple[RequirementKey, ...]:
+        """This key, then one :class:`RequirementKey` per alias (the same facts under that name).
+
+        Examples
+        --------
+        >>> [s.key for s in RequirementKey("entropy_l", "l", ">=", "entropy", aliases=("l_entropy",)).spellings()]
+        ['entropy_l', 'l_entropy']
+        """
+        return (self, *(replace(self, key=alias, aliases=()) for alias in self.aliases))
 
     @property
     def higher_is_stronger(self) -> bool:

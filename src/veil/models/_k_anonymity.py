@@ -9,13 +9,37 @@ import numpy as np
 
 from veil.classes import ClassTable
 from veil.models._base import PrivacyModel
-from veil.models._facts import Param, RequirementKey, validate
+from veil.models._facts import Param, RequirementKey
 
-__all__ = ["KAnonymity"]
+__all__ = ["KAnonymity", "MinimumClassSize"]
 
 
 @dataclass(frozen=True)
-class KAnonymity(PrivacyModel):
+class MinimumClassSize(PrivacyModel):
+    """Every class holds at least ``k`` records: the judgement k-anonymity and
+    k-link anonymity (on one marginal) share, with its facts.
+
+    Monotone under generalization (merging classes only grows them) and with
+    suppression of the classes smaller than ``k``.
+    """
+
+    k: int
+
+    monotone_generalization: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
+    monotone_with_suppression: ClassVar[bool] = True
+    parameters: ClassVar[tuple[Param, ...]] = (Param("k", "int", low=1),)
+
+    def violating(self, classes: ClassTable) -> np.ndarray:
+        return classes.counts < self.k
+
+    def achieved_level(self, classes: ClassTable) -> int:
+        """The smallest class size (0 when every record is suppressed)."""
+        return int(classes.counts.min()) if classes.n_classes else 0
+
+
+@dataclass(frozen=True)
+class KAnonymity(MinimumClassSize):
     """Every record is indistinguishable from at least ``k - 1`` others on the QIs.
 
     A table satisfies k-anonymity when every equivalence class of its
@@ -50,23 +74,9 @@ class KAnonymity(PrivacyModel):
     (True, 2)
     """
 
-    k: int
-
-    monotone_generalization: ClassVar[bool] = True
-    class_local: ClassVar[bool] = True
-    monotone_with_suppression: ClassVar[bool] = True
-    needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = "Sweeney, IJUFKS 10(5), 2002, Definition 2"
     config_key: ClassVar[str] = "k-anonymity"
     label: ClassVar[str] = "{k}-anonymity"
-    parameters: ClassVar[tuple[Param, ...]] = (Param("k", "int", low=1),)
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
         RequirementKey("k", "k", ">=", "smallest class size", report_field="k"),
     )
-
-    def violating(self, classes: ClassTable) -> np.ndarray:
-        return classes.counts < self.k
-
-    def achieved_level(self, classes: ClassTable) -> int:
-        """The smallest class size (0 when every record is suppressed)."""
-        return int(classes.counts.min()) if classes.n_classes else 0

@@ -12,18 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
 from veil.classes import ClassTable
 from veil.errors import ParameterError
-from veil.models._base import PrivacyModel
-from veil.models._facts import Param, RequirementKey, validate
+from veil.models._k_anonymity import MinimumClassSize
 
 __all__ = ["KLinkAnonymity"]
 
 
 @dataclass(frozen=True)
-class KLinkAnonymity(PrivacyModel):
+class KLinkAnonymity(MinimumClassSize):
     """Every non-zero cell of every released marginal counts at least ``k`` records.
 
     A marginal is the class table of the table projected on the marginal's
@@ -60,22 +57,9 @@ class KLinkAnonymity(PrivacyModel):
     2
     """
 
-    k: int
-
-    monotone_generalization: ClassVar[bool] = True
-    class_local: ClassVar[bool] = True
-    monotone_with_suppression: ClassVar[bool] = True
-    needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = "Kifer & Gehrke, SIGMOD 2006, Definition 4.1 (k-link anonymity)"
     config_key: ClassVar[str] = "k-link-anonymity"
     label: ClassVar[str] = "{k}-link anonymity"
-    parameters: ClassVar[tuple[Param, ...]] = (Param("k", "int", low=1),)
-
-    def violating(self, classes: ClassTable) -> np.ndarray:
-        return classes.counts < self.k
-
-    def achieved_level(self, classes: ClassTable) -> int:
-        return int(classes.counts.min()) if classes.n_classes else 0
 
     @staticmethod
     def _marginals(marginals: Sequence[ClassTable]) -> list[ClassTable]:

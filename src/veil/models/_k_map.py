@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from veil.classes import ClassTable
-from veil.errors import ParameterError
-from veil.models._base import PrivacyModel
-from veil.models._facts import Param, RequirementKey, validate
-from veil.models._population import population_counts
+from veil.models._facts import Param, RequirementKey
+from veil.models._population import PopulationModel
 
 __all__ = ["KMap"]
 
 
 @dataclass(frozen=True)
-class KMap(PrivacyModel):
+class KMap(PopulationModel):
     """Every class of the table matches at least ``k`` people of the population.
 
     k-anonymity judged against the population the table was sampled from
@@ -58,11 +56,9 @@ class KMap(PrivacyModel):
     """
 
     k: int
-    population: Any = field(default=None, compare=False, repr=False)
 
     monotone_generalization: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = True
-    needs_sensitive: ClassVar[bool] = False
     reference: ClassVar[str] = "El Emam & Dankar, JAMIA 15(5), 2008 (k-map)"
     config_key: ClassVar[str] = "k-map"
     label: ClassVar[str] = "{k}-map"
@@ -71,19 +67,6 @@ class KMap(PrivacyModel):
         RequirementKey("k_map", "k", ">=", "k-map: the smallest population class matching a released class",
                        needs_population=True),
     )
-    needs_population: ClassVar[bool] = True
-
-    def __post_init__(self) -> None:
-        validate(self)
-        if self.population is None:
-            raise ParameterError(
-                "KMap needs a population table (population=...): a ClassTable built with the same "
-                "quasi-identifiers, or a DataFrame with the quasi-identifier columns."
-            )
-
-    def population_sizes(self, classes: ClassTable) -> np.ndarray:
-        """Per class, the number of population records matching it."""
-        return population_counts(classes, self.population, "KMap")
 
     def violating(self, classes: ClassTable) -> np.ndarray:
         return self.population_sizes(classes) < self.k

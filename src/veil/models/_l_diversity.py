@@ -10,9 +10,8 @@ import numpy as np
 
 from veil.classes import ClassTable
 from veil.errors import ParameterError
-from veil.models._base import PrivacyModel
-from veil.models._facts import Param, RequirementKey, validate
-from veil.models._distributions import exact_ratio, histogram
+from veil.models._distributions import SensitiveAttributeModel, exact_ratio
+from veil.models._facts import Param, RequirementKey
 
 __all__ = ["DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity", "class_entropies"]
 
@@ -27,14 +26,22 @@ _REFERENCE = (
 ENTROPY_RTOL = 1e-12
 
 
-def _require_attainable(classes: ClassTable, sensitive: str, l: float, owner: str) -> None:
-    hist = histogram(classes, sensitive, owner)
-    distinct = int((hist.overall > 0).sum())
-    if l > distinct:
-        raise ParameterError(
-            f"{owner}(l={l:g}) cannot be met on {sensitive!r}: the table has only {distinct} "
-            f"distinct value(s) of it, and a class can never hold more; choose l <= {distinct}."
-        )
+@dataclass(frozen=True)
+class _LDiversity(SensitiveAttributeModel):
+    """What the three instantiations share: all are monotone under generalization
+    (Machanavajjhala et al., Theorem 4.1), and none can ask for more distinct
+    values than the table holds."""
+
+    monotone_generalization: ClassVar[bool] = True
+
+    def _require_attainable(self, classes: ClassTable, l: float) -> None:
+        owner = type(self).__name__
+        distinct = int((self.histogram(classes).overall > 0).sum())
+        if l > distinct:
+            raise ParameterError(
+                f"{owner}(l={l:g}) cannot be met on {self.sensitive!r}: the table has only {distinct} "
+                f"distinct value(s) of it, and a class can never hold more; choose l <= {distinct}."
+            )
 
 
 def class_entropies(counts: np.ndarray) -> np.ndarray:
@@ -51,7 +58,7 @@ def class_entropies(counts: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class DistinctLDiversity(PrivacyModel):
+class DistinctLDiversity(_LDiversity):
     """Every class holds at least ``l`` distinct values of the sensitive attribute.
 
     Parameters
@@ -92,28 +99,23 @@ class DistinctLDiversity(PrivacyModel):
     True
     """
 
-    sensitive: str
     l: int
 
-    monotone_generalization: ClassVar[bool] = True
-    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = True
-    needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = _REFERENCE + ", Section 4.1 (distinct l-diversity)"
     config_key: ClassVar[str] = "distinct-l-diversity"
     label: ClassVar[str] = "distinct {l}-diversity ({sensitive})"
-    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("l", "int", low=1))
+    parameters: ClassVar[tuple[Param, ...]] = SensitiveAttributeModel.parameters + (Param("l", "int", low=1),)
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
-        RequirementKey("l", "l", ">=", "distinct l-diversity", report_field="distinct_l"),
-        RequirementKey("distinct_l", "l", ">=", "distinct l-diversity", report_field="distinct_l"),
+        RequirementKey("l", "l", ">=", "distinct l-diversity", report_field="distinct_l", aliases=("distinct_l",)),
     )
 
     def distinct(self, classes: ClassTable) -> np.ndarray:
         """Distinct sensitive values per class."""
-        return (histogram(classes, self.sensitive, "DistinctLDiversity").counts > 0).sum(axis=1)
+        return (self.histogram(classes).counts > 0).sum(axis=1)
 
     def violating(self, classes: ClassTable) -> np.ndarray:
-        _require_attainable(classes, self.sensitive, self.l, "DistinctLDiversity")
+        self._require_attainable(classes, self.l)
         return self.distinct(classes) < self.l
 
     def achieved_level(self, classes: ClassTable) -> int:
@@ -123,7 +125,7 @@ class DistinctLDiversity(PrivacyModel):
 
 
 @dataclass(frozen=True)
-class EntropyLDiversity(PrivacyModel):
+class EntropyLDiversity(_LDiversity):
     """The entropy of the sensitive values in every class is at least ``log l``.
 
     Parameters
@@ -163,28 +165,23 @@ class EntropyLDiversity(PrivacyModel):
     2.0
     """
 
-    sensitive: str
     l: float
 
-    monotone_generalization: ClassVar[bool] = True
-    class_local: ClassVar[bool] = True
-    monotone_with_suppression: ClassVar[bool] = False
-    needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = _REFERENCE + ", Definition 4.2 (entropy l-diversity, natural log)"
     config_key: ClassVar[str] = "entropy-l-diversity"
     label: ClassVar[str] = "entropy {l:g}-diversity ({sensitive})"
-    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("l", "float", low=1))
+    parameters: ClassVar[tuple[Param, ...]] = SensitiveAttributeModel.parameters + (Param("l", "float", low=1),)
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
-        RequirementKey("entropy_l", "l", ">=", "entropy l-diversity (real)", report_field="entropy_l"),
-        RequirementKey("l_entropy", "l", ">=", "entropy l-diversity (real)", report_field="entropy_l"),
+        RequirementKey("entropy_l", "l", ">=", "entropy l-diversity (real)", report_field="entropy_l",
+                       aliases=("l_entropy",)),
     )
 
     def entropies(self, classes: ClassTable) -> np.ndarray:
         """Entropy (natural log) of each class."""
-        return class_entropies(histogram(classes, self.sensitive, "EntropyLDiversity").counts)
+        return class_entropies(self.histogram(classes).counts)
 
     def violating(self, classes: ClassTable) -> np.ndarray:
-        _require_attainable(classes, self.sensitive, self.l, "EntropyLDiversity")
+        self._require_attainable(classes, self.l)
         bound = math.log(self.l)
         return self.entropies(classes) < bound - ENTROPY_RTOL * max(bound, 1.0)
 
@@ -195,7 +192,7 @@ class EntropyLDiversity(PrivacyModel):
 
 
 @dataclass(frozen=True)
-class RecursiveCLDiversity(PrivacyModel):
+class RecursiveCLDiversity(_LDiversity):
     """The most frequent sensitive value of every class is not too frequent.
 
     With the counts of a class sorted in descending order
@@ -253,35 +250,28 @@ class RecursiveCLDiversity(PrivacyModel):
     True
     """
 
-    sensitive: str
     c: float
     l: int
     strict: bool = True
 
-    monotone_generalization: ClassVar[bool] = True
-    class_local: ClassVar[bool] = True
-    monotone_with_suppression: ClassVar[bool] = False
-    needs_sensitive: ClassVar[bool] = True
     reference: ClassVar[str] = _REFERENCE + ", Definition 4.3 (recursive (c,l)-diversity)"
     config_key: ClassVar[str] = "recursive-cl-diversity"
     label: ClassVar[str] = "recursive ({c:g},{l})-diversity ({sensitive})"  # name adds the form (< or <=)
-    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("c", "float", low=0, closed="neither"),
-                                              Param("l", "int", low=1), Param("strict", "bool"))
+    parameters: ClassVar[tuple[Param, ...]] = SensitiveAttributeModel.parameters + (
+        Param("c", "float", low=0, closed="neither"), Param("l", "int", low=1), Param("strict", "bool"),
+    )
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
         RequirementKey("c", "c", "<=", "recursive (c,l): smallest c at --recursive-l", report_field="recursive_c",
                        fixed={"l": 2}),
     )
 
-    def __post_init__(self) -> None:
-        validate(self)
-
     def ratios(self, classes: ClassTable) -> np.ndarray:
         """Per class :math:`r_{(1)} / \\sum_{i \\ge l} r_{(i)}` (``inf`` for an empty tail)."""
-        counts = histogram(classes, self.sensitive, "RecursiveCLDiversity").counts
+        counts = self.histogram(classes).counts
         return recursive_ratios(counts, self.l)
 
     def violating(self, classes: ClassTable) -> np.ndarray:
-        _require_attainable(classes, self.sensitive, self.l, "RecursiveCLDiversity")
+        self._require_attainable(classes, self.l)
         ratio = self.ratios(classes)
         return ratio >= self.c if self.strict else ratio > self.c
 

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
 import numpy as np
 import pandas as pd
 
 from veil.classes import ClassTable
 from veil.errors import ColumnNotFoundError, ParameterError
+from veil.models._base import PrivacyModel
 
-__all__ = ["population_counts"]
+__all__ = ["population_counts", "PopulationModel"]
 
 
-def _population_frame(population: object, classes: ClassTable, owner: str) -> pd.DataFrame:
+def _require_population(population: object, owner: str) -> None:
     if population is None:
         raise ParameterError(
             f"{owner} needs a population table (population=...): a ClassTable built with the "
             "same quasi-identifiers, or a DataFrame with the quasi-identifier columns."
         )
+
+
+def _population_frame(population: object, classes: ClassTable, owner: str) -> pd.DataFrame:
+    _require_population(population, owner)
     if isinstance(population, ClassTable):
         if set(population.quasi_identifiers) != set(classes.quasi_identifiers):
             raise ParameterError(
@@ -82,3 +90,25 @@ def population_counts(classes: ClassTable, population: object, owner: str) -> np
             "the table's records, generalized the same way."
         )
     return counts
+
+
+@dataclass(frozen=True)
+class PopulationModel(PrivacyModel):
+    """A model judged against the population the table was sampled from (k-map, δ-presence).
+
+    It holds the keyword-only ``population`` (a :class:`~veil.classes.ClassTable`
+    or a DataFrame with the quasi-identifier columns; not compared, not shown),
+    refuses to be built without one, and matches the table's classes with it.
+    """
+
+    population: Any = field(default=None, compare=False, repr=False, kw_only=True)
+
+    needs_population: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _require_population(self.population, type(self).__name__)
+
+    def population_sizes(self, classes: ClassTable) -> np.ndarray:
+        """Per class, the number of population records matching it."""
+        return population_counts(classes, self.population, type(self).__name__)

@@ -9,7 +9,7 @@ import numpy as np
 
 from veil.classes import ClassTable
 from veil.models._base import PrivacyModel
-from veil.models._facts import Param, RequirementKey, validate
+from veil.models._facts import Param, RequirementKey
 from veil.models._distributions import exact_ratio
 
 __all__ = ["MaxProsecutorRisk", "AverageRisk", "RecordsAtRiskShare"]
@@ -38,7 +38,23 @@ def _smallest_first(sizes: np.ndarray, candidates: np.ndarray, enough: "callable
 
 
 @dataclass(frozen=True)
-class MaxProsecutorRisk(PrivacyModel):
+class _ProsecutorRisk(PrivacyModel):
+    """What the three thresholds share: a prosecutor risk ``threshold`` in (0, 1],
+    one reference, and which classes' records are above it."""
+
+    threshold: float
+
+    monotone_generalization: ClassVar[bool] = True
+    reference: ClassVar[str] = _REFERENCE
+    parameters: ClassVar[tuple[Param, ...]] = (Param("threshold", "float", low=0, high=1, closed="right"),)
+
+    def at_risk(self, classes: ClassTable) -> np.ndarray:
+        """Classes whose records have a risk :math:`1/|E|` above the threshold."""
+        return exact_ratio(np.ones_like(classes.counts), classes.counts) > self.threshold
+
+
+@dataclass(frozen=True)
+class MaxProsecutorRisk(_ProsecutorRisk):
     """The highest prosecutor re-identification risk of a record is at most ``threshold``.
 
     Parameters
@@ -66,16 +82,10 @@ class MaxProsecutorRisk(PrivacyModel):
     (True, 0.5)
     """
 
-    threshold: float
-
-    monotone_generalization: ClassVar[bool] = True
     class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = True
-    needs_sensitive: ClassVar[bool] = False
-    reference: ClassVar[str] = _REFERENCE
     config_key: ClassVar[str] = "max-prosecutor-risk"
     label: ClassVar[str] = "max prosecutor risk <= {threshold:g}"
-    parameters: ClassVar[tuple[Param, ...]] = (Param("threshold", "float", low=0, high=1, closed="right"),)
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
         RequirementKey("risk", "threshold", "<=", "maximum prosecutor risk", report_field="max_prosecutor_risk"),
         RequirementKey("highest_risk", "threshold", "<=", "highest prosecutor risk (1/k)",
@@ -83,14 +93,14 @@ class MaxProsecutorRisk(PrivacyModel):
     )
 
     def violating(self, classes: ClassTable) -> np.ndarray:
-        return exact_ratio(np.ones_like(classes.counts), classes.counts) > self.threshold
+        return self.at_risk(classes)
 
     def achieved_level(self, classes: ClassTable) -> float:
         return 1.0 / float(classes.counts.min()) if classes.n_classes else 0.0
 
 
 @dataclass(frozen=True)
-class AverageRisk(PrivacyModel):
+class AverageRisk(_ProsecutorRisk):
     """The average prosecutor risk of the retained records is at most ``threshold``.
 
     A table-level model: :meth:`check` compares the average with the
@@ -124,15 +134,8 @@ class AverageRisk(PrivacyModel):
     (False, [True, False])
     """
 
-    threshold: float
-
-    monotone_generalization: ClassVar[bool] = True
-    monotone_with_suppression: ClassVar[bool] = False
-    needs_sensitive: ClassVar[bool] = False
-    reference: ClassVar[str] = _REFERENCE
     config_key: ClassVar[str] = "average-risk"
     label: ClassVar[str] = "average risk <= {threshold:g}"
-    parameters: ClassVar[tuple[Param, ...]] = (Param("threshold", "float", low=0, high=1, closed="right"),)
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
         RequirementKey("average_risk", "threshold", "<=", "average prosecutor risk", report_field="average_risk"),
     )
@@ -154,7 +157,7 @@ class AverageRisk(PrivacyModel):
 
 
 @dataclass(frozen=True)
-class RecordsAtRiskShare(PrivacyModel):
+class RecordsAtRiskShare(_ProsecutorRisk):
     """At most a share ``share`` of the retained records has a risk above ``threshold``.
 
     A table-level model: :meth:`violating` marks the fewest at-risk classes,
@@ -186,27 +189,16 @@ class RecordsAtRiskShare(PrivacyModel):
     0.16666666666666666
     """
 
-    threshold: float
     share: float
 
-    monotone_generalization: ClassVar[bool] = True
-    monotone_with_suppression: ClassVar[bool] = False
-    needs_sensitive: ClassVar[bool] = False
-    reference: ClassVar[str] = _REFERENCE
     config_key: ClassVar[str] = "records-at-risk"
     label: ClassVar[str] = "records at risk (> {threshold:g}) <= {share:g}"
-    parameters: ClassVar[tuple[Param, ...]] = (
-        Param("threshold", "float", low=0, high=1, closed="right"), Param("share", "float", low=0, high=1),
-    )
+    parameters: ClassVar[tuple[Param, ...]] = _ProsecutorRisk.parameters + (Param("share", "float", low=0, high=1),)
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
         RequirementKey("records_at_risk", "share", "<=",
                        "share of records above a prosecutor risk threshold (default 0.2; "
                        "records_at_risk(threshold=0.1)<=0.05)", fixed={"threshold": 0.2}),
     )
-
-    def at_risk(self, classes: ClassTable) -> np.ndarray:
-        """Classes whose records have a risk above the threshold."""
-        return exact_ratio(np.ones_like(classes.counts), classes.counts) > self.threshold
 
     def achieved_level(self, classes: ClassTable) -> float:
         """The share of retained records at risk (0.0 when no class is left)."""

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from veil.classes import ClassTable, SensitiveHistogram
-from veil.errors import HierarchyError, ParameterError
-from veil.models._base import PrivacyModel
-from veil.models._facts import Param, RequirementKey, validate
-from veil.models._distributions import exact_ratio, histogram
+from veil.errors import HierarchyError
+from veil.models._distributions import SensitiveAttributeModel, exact_ratio
+from veil.models._facts import Param, RequirementKey
 
 __all__ = [
     "EqualDistanceTCloseness",
@@ -95,20 +95,19 @@ def hierarchical_distances(hist: SensitiveHistogram) -> np.ndarray:
     return exact_ratio(cost, height * scale)
 
 
-class _TCloseness(PrivacyModel):
-    sensitive: str
+@dataclass(frozen=True)
+class _TCloseness(SensitiveAttributeModel):
     t: float
 
     monotone_generalization: ClassVar[bool] = True
-    class_local: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
-    needs_sensitive: ClassVar[bool] = True
-    _label: ClassVar[str] = ""
-
-    parameters: ClassVar[tuple[Param, ...]] = (Param("sensitive", "str"), Param("t", "float", low=0, high=1))
+    parameters: ClassVar[tuple[Param, ...]] = SensitiveAttributeModel.parameters + (Param("t", "float", low=0, high=1),)
+    #: The ground distance's EMD of each class to the table (one of the functions above).
+    emd: ClassVar[Callable[[SensitiveHistogram], np.ndarray]]
 
     def distances(self, classes: ClassTable) -> np.ndarray:
-        raise NotImplementedError  # pragma: no cover - every subclass defines it
+        """EMD of each class to the table."""
+        return self.emd(self.histogram(classes))
 
     def violating(self, classes: ClassTable) -> np.ndarray:
         return self.distances(classes) > self.t
@@ -173,9 +172,6 @@ class EqualDistanceTCloseness(_TCloseness):
     0.25
     """
 
-    sensitive: str
-    t: float
-
     reference: ClassVar[str] = _REFERENCE + ", Section 4.2 (equal ground distance)"
     config_key: ClassVar[str] = "equal-t-closeness"
     label: ClassVar[str] = "{t:g}-closeness (equal distance, {sensitive})"
@@ -184,11 +180,7 @@ class EqualDistanceTCloseness(_TCloseness):
                        ordered_variant="ordered-t-closeness"),
         RequirementKey("t_equal", "t", "<=", "t-closeness, equal distance", report_field="t_equal"),
     )
-    _label: ClassVar[str] = "equal"
-
-    def distances(self, classes: ClassTable) -> np.ndarray:
-        """EMD of each class to the table."""
-        return equal_distances(histogram(classes, self.sensitive, "EqualDistanceTCloseness"))
+    emd = staticmethod(equal_distances)
 
 
 @_with_notes
@@ -225,20 +217,13 @@ class OrderedDistanceTCloseness(_TCloseness):
     0.375
     """
 
-    sensitive: str
-    t: float
-
     reference: ClassVar[str] = _REFERENCE + ", Section 4.1 (ordered ground distance)"
     config_key: ClassVar[str] = "ordered-t-closeness"
     label: ClassVar[str] = "{t:g}-closeness (ordered distance, {sensitive})"
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
         RequirementKey("t_ordered", "t", "<=", "t-closeness, ordered distance", report_field="t_ordered"),
     )
-    _label: ClassVar[str] = "ordered"
-
-    def distances(self, classes: ClassTable) -> np.ndarray:
-        """EMD of each class to the table."""
-        return ordered_distances(histogram(classes, self.sensitive, "OrderedDistanceTCloseness"))
+    emd = staticmethod(ordered_distances)
 
 
 @_with_notes
@@ -283,18 +268,11 @@ class HierarchicalTCloseness(_TCloseness):
     0.5
     """
 
-    sensitive: str
-    t: float
-
     reference: ClassVar[str] = _REFERENCE + ", Section 4.3 (hierarchical ground distance)"
     config_key: ClassVar[str] = "hierarchical-t-closeness"
     label: ClassVar[str] = "{t:g}-closeness (hierarchical distance, {sensitive})"
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
-        RequirementKey("t_hierarchical", "t", "<=", "t-closeness, hierarchical", report_field="t_hierarchical"),
-        RequirementKey("t_hier", "t", "<=", "t-closeness, hierarchical", report_field="t_hierarchical"),
+        RequirementKey("t_hierarchical", "t", "<=", "t-closeness, hierarchical", report_field="t_hierarchical",
+                       aliases=("t_hier",)),
     )
-    _label: ClassVar[str] = "hierarchical"
-
-    def distances(self, classes: ClassTable) -> np.ndarray:
-        """EMD of each class to the table."""
-        return hierarchical_distances(histogram(classes, self.sensitive, "HierarchicalTCloseness"))
+    emd = staticmethod(hierarchical_distances)

@@ -90,7 +90,7 @@ def register(cls: type[PrivacyModel]) -> type[PrivacyModel]:
     if cls.config_key in _MODELS and _MODELS[cls.config_key] is not cls:
         raise ParameterError(f"The model type {cls.config_key!r} is taken by {_MODELS[cls.config_key].__name__}.")
     taken = requirement_keys()
-    for spec in cls.requirement_keys:
+    for spec in (named for declared in cls.requirement_keys for named in declared.spellings()):
         if spec.key in taken and taken[spec.key][0] is not cls:
             raise ParameterError(
                 f"The requirement key {spec.key!r} of {cls.__name__} is taken by {taken[spec.key][0].__name__}."
@@ -156,8 +156,11 @@ def build(spec: Mapping[str, Any]) -> PrivacyModel:
 
 
 def requirement_keys() -> dict[str, tuple[type[PrivacyModel], RequirementKey]]:
-    """Every requirement key -> (model class, its :class:`RequirementKey`), in registry order."""
-    return {spec.key: (cls, spec) for cls in _MODELS.values() for spec in cls.requirement_keys}
+    """Every requirement key (aliases included) -> (model class, its :class:`RequirementKey`), in registry order."""
+    return {
+        spec.key: (cls, spec)
+        for cls in _MODELS.values() for declared in cls.requirement_keys for spec in declared.spellings()
+    }
 
 
 def requirement_key(key: str) -> tuple[type[PrivacyModel], RequirementKey]:
