@@ -177,6 +177,12 @@ def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[
             hist = classes.sensitive[name]
             original = dataset.encode(name)
             counts = np.bincount(original.codes, minlength=original.n_values)
+            if original.missing_code >= 0 and MISSING not in hist.labels:
+                # missing values only in records left out: the input's domain has them (coded last)
+                hierarchy = None if hist.hierarchy is None else hist.hierarchy.with_value(MISSING)
+                hist = replace(hist, labels=np.append(hist.labels, np.array([MISSING], dtype=object)),
+                               counts=np.column_stack([hist.counts, np.zeros(len(hist.counts), np.int64)]),
+                               hierarchy=hierarchy)
             position = pd.Index(original.labels).get_indexer(hist.labels)
             overall = np.where(position >= 0, counts[np.maximum(position, 0)], 0).astype(np.int64)
             if overall.sum() != dataset.n_records:  # a value only the input has: widen the domain
