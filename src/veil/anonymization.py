@@ -191,6 +191,8 @@ def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[
     return classes
 
 
+# long because it is the public entry point with a full numpydoc docstring (parameters, returns,
+# raises, examples); the body only makes the plan and runs the one pipeline (veil.pipeline.run)
 def anonymize(
     dataset: Dataset,
     models: Sequence[PrivacyModel],

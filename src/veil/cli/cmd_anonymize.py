@@ -126,6 +126,8 @@ def _options(values: list[str] | None) -> dict[str, object]:
     return {key: yaml.safe_load(value) for key, value in parse_assignments(values, "--option").items()}
 
 
+# long because typer declares every option of the command as a parameter; the body parses and calls
+# the library (veil.release.run_config)
 @app.command("anonymize")
 def anonymize_command(
     target: Path = typer.Argument(..., readable=False, help="A release configuration (.yaml/.json) or a data file (CSV/Parquet)."),
