@@ -1,4 +1,5 @@
-"""``veil query``: differentially private counts, sums, means and histograms on a CSV.
+"""``veil query``: differentially private counts, sums (also per public key: ``sum COL by KEY``),
+means and histograms on a CSV.
 
 Every answer is charged to a :class:`~veil.dp.BudgetLedger` (``--budget-file``)
 before its noise is drawn: the spend is journaled and fsynced under a file
@@ -66,14 +67,15 @@ def _precheck(accountant: Any, n: int, epsilon: float, delta: float) -> None:
 def query(
     file: Path = typer.Argument(..., readable=False, help="Input CSV file."),
     queries: list[str] = typer.Argument(..., help='Queries, e.g. "count where age > 40", '
-                                        '"sum income", "mean age", "histogram sex".'),
+                                        '"sum income", "sum income by sex", "mean age", "histogram sex".'),
     epsilon: float = typer.Option(..., "--epsilon", help="ε spent by EACH query (> 0)."),
     delta: float = typer.Option(0.0, "--delta", help="δ for histograms without --categories "
                                 "(private partition selection)."),
     lower: Optional[float] = typer.Option(None, "--lower", help="Clamping lower bound (sum, mean)."),
     upper: Optional[float] = typer.Option(None, "--upper", help="Clamping upper bound (sum, mean)."),
     categories: Optional[str] = typer.Option(None, "--categories",
-                                             help="Public keys of a one-column histogram, comma-separated."),
+                                             help="Public keys of a one-column histogram or of "
+                                             "'sum COL by KEY', comma-separated."),
     budget_file: Optional[Path] = typer.Option(
         None, "--budget-file", help="Budget ledger (index; a .journal and a .lock file sit beside it)."),
     dataset_name: Optional[str] = typer.Option(
@@ -100,7 +102,8 @@ def query(
     json_out: Optional[Path] = typer.Option(None, "--json-out", help="Also write the answers "
                                             "as a JSON list to this file."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb or spark "
-                               "(exact counts, sums and histograms in the engine, the noise added here)."),
+                               "(exact counts, sums, grouped sums and histograms in the engine, the noise "
+                               "added here)."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
     from veil.dp import parse_query
@@ -197,12 +200,25 @@ def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[
             resolved.close()  # a Spark session made here is stopped here
 
 
-def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper: Any,
-         categories: Optional[str]) -> Any:
+def _keys_of(table: Any, column: str, categories: Optional[str]) -> Optional[list[Any]]:
+    """The public keys of --categories (None when absent), as numbers for a numeric column."""
     import pandas as pd
 
+    cats = split_list(categories)
+    if not cats:
+        return None
+    if column in table.columns and table.is_numeric(column):
+        return [pd.to_numeric(c) for c in cats]
+    return cats
+
+
+def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper: Any,
+         categories: Optional[str]) -> Any:
     if spec.kind == "count":
         return table.count(spec.where, epsilon=epsilon)
+    if spec.kind == "sum" and spec.by:
+        return table.group_by_sum(spec.columns[0], spec.by[0], categories=_keys_of(table, spec.by[0], categories),
+                                  lower=lower, upper=upper, epsilon=epsilon, where=spec.where)
     if spec.kind == "sum":
         return table.sum(spec.columns[0], lower=lower, upper=upper, epsilon=epsilon, where=spec.where)
     if spec.kind == "mean":
@@ -214,9 +230,8 @@ def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper:
     if cats:
         if len(spec.columns) != 1:
             raise ParameterError("--categories applies to a one-column histogram.")
-        if spec.columns[0] in table.columns and table.is_numeric(spec.columns[0]):
-            cats = [pd.to_numeric(c) for c in cats]
-        return table.histogram(spec.columns[0], categories=cats, epsilon=epsilon, where=spec.where)
+        return table.histogram(spec.columns[0], categories=_keys_of(table, spec.columns[0], categories),
+                               epsilon=epsilon, where=spec.where)
     if delta <= 0:
         raise ParameterError(
             "A histogram without --categories releases keys found in the data; give public keys "
