@@ -74,8 +74,7 @@ def query(
     lower: Optional[float] = typer.Option(None, "--lower", help="Clamping lower bound (sum, mean)."),
     upper: Optional[float] = typer.Option(None, "--upper", help="Clamping upper bound (sum, mean)."),
     categories: Optional[str] = typer.Option(None, "--categories",
-                                             help="Public keys of a one-column histogram or of "
-                                             "'sum COL by KEY', comma-separated."),
+                                             help="Public keys of a one-column histogram or 'sum COL by KEY'."),
     budget_file: Optional[Path] = typer.Option(
         None, "--budget-file", help="Budget ledger (index; a .journal and a .lock file sit beside it)."),
     dataset_name: Optional[str] = typer.Option(
@@ -102,8 +101,7 @@ def query(
     json_out: Optional[Path] = typer.Option(None, "--json-out", help="Also write the answers "
                                             "as a JSON list to this file."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb or spark "
-                               "(exact counts, sums, grouped sums and histograms in the engine, the noise "
-                               "added here)."),
+                               "(exact counts, sums and histograms in the engine, the noise added here)."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
     from veil.dp import parse_query

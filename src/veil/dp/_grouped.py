@@ -269,48 +269,26 @@ class GroupedQueries:
                      where: str | Predicate | None = None) -> DPAnswer:
         """Noisy sum of ``column`` clamped to [lower, upper] per public key of ``by``.
 
-        Each listed key gets the clamped sum of its rows on the public grid of
-        :meth:`sum` plus Laplace noise; a key absent from the data gets a noisy 0;
-        rows whose key is not listed are not summed.  Each unit's rows are first
-        bounded to ``max_groups`` keys and ``max_rows_per_group`` rows per key, as
-        in :meth:`contingency_table`.  The whole answer costs one ε.
+        Each listed key gets its rows' clamped sum on the public grid of :meth:`sum`
+        plus Laplace noise (an absent key a noisy 0; rows of unlisted keys are not
+        summed), each unit bounded first as in :meth:`contingency_table`.  One ε in all.
 
         Parameters
         ----------
-        column : str
-            A numeric column; a missing value counts as the clamped 0.
-        by : str
-            The key column.
         categories : sequence
-            The public keys of ``by`` (required: veil does not read the groups of a
-            sum from the data).
+            The public keys of ``by``; required (the groups of a sum are never read
+            from the data: without them a ParameterError, nothing spent).
         lower, upper : float
-            The public clamping bounds, ``lower <= upper`` (never derived from the data).
-        epsilon : float in (0, inf)
-        where : str or Predicate, optional
-
-        Returns
-        -------
-        DPAnswer
-            ``value``: a dict from each listed key to its noisy sum (float).
-
-        Raises
-        ------
-        ParameterError
-            No ``categories`` (nothing is spent), missing bounds, or a bad ε.
-        ColumnNotFoundError, SchemaError
-            ``column`` or ``by`` is not in the table; ``column`` is not numeric.
+            Public clamping bounds; a missing value counts as the clamped 0.
 
         Notes
         -----
-        One row moves the sum of its own key by at most
-        :math:`B = \\max(|L|, |U|)` on the grid, and one unit keeps at most
-        :math:`\\Delta_1 = \\min(m, L_0 L_\\infty)` rows in the listed keys
-        (:attr:`ContributionBounds.l1_sensitivity`), so the vector of sums has L1
-        sensitivity :math:`\\Delta_1 B` and the noise scale is
-        :math:`\\Delta_1 B/\\varepsilon` on every key (derivation and references in
-        :mod:`veil.dp._grouped_sum`; Wilson et al. 2020).  With one row per unit
-        :math:`\\Delta_1 = 1`: parallel composition over the disjoint groups.
+        One row moves its key's sum by at most :math:`B = \\max(|L|, |U|)` on the grid;
+        one unit keeps at most :math:`\\Delta_1 = \\min(m, L_0 L_\\infty)` rows in the keys
+        (:attr:`ContributionBounds.l1_sensitivity`): L1 sensitivity :math:`\\Delta_1 B`,
+        noise scale :math:`\\Delta_1 B/\\varepsilon` on every key (one row per unit:
+        :math:`\\Delta_1 = 1`, parallel composition).  Derivation and references
+        (Wilson et al. 2020) in :mod:`veil.dp._grouped_sum`.
 
         Examples
         --------
