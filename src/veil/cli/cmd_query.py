@@ -132,8 +132,12 @@ def _local_answers(file: Path, specs: list[Any], *, sep: Optional[str], budget_f
                    unit_options: tuple) -> list[Any]:
     """The answers computed in memory, each spend saved (journaled, fsynced) before its noise is drawn."""
     from veil.dp import PrivateTable
+    from veil.dp._grouped_sum import public_keys
 
     privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group, missing_units, selection_seed = unit_options
+    for spec in specs:  # a grouped sum without its public keys is refused before anything is read or spent
+        if spec.kind == "sum" and spec.by:
+            public_keys(split_list(categories) or None, spec.by[0], "A grouped sum")
     frame = _read_csv(file, sep)
     accountant = _accountant(frame, budget_file, dataset_name, budget, budget_delta)
     table = PrivateTable(frame, accountant=accountant, privacy_unit=privacy_unit,
@@ -206,6 +210,10 @@ def _keys_of(table: Any, column: str, categories: Optional[str]) -> Optional[lis
     if not cats:
         return None
     if column in table.columns and table.is_numeric(column):
+        bad = [c for c in cats if pd.isna(pd.to_numeric(c, errors="coerce"))]
+        if bad:
+            raise ParameterError(f"The column {column!r} is numeric: its --categories must be numbers. "
+                                 f"Got {bad[0]!r}.")
         return [pd.to_numeric(c) for c in cats]
     return cats
 
