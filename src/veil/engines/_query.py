@@ -92,7 +92,7 @@ def check_engine_query(spec: Any, engine: str, *, categories: Sequence[str] | No
     ------
     ParameterError
         Not a ``count``, ``sum COLUMN [by KEY]`` or ``histogram``; a grouped sum
-        without ``categories``; ``categories``
+        without ``categories`` or by its own column; ``categories``
         for a histogram of several columns; or a histogram without ``categories``
         and without a ``delta`` > 0.
     """
@@ -103,6 +103,9 @@ def check_engine_query(spec: Any, engine: str, *, categories: Sequence[str] | No
         )
     if spec.kind == "sum" and getattr(spec, "by", ()):
         public_keys(categories or None, spec.by[0], "A grouped sum")
+        if spec.by[0] == spec.columns[0]:  # the engines' aggregate names its output columns after both
+            raise ParameterError(f"With --engine {engine}, 'sum COL by KEY' needs a key column other than "
+                                 f"the summed one (got {spec.columns[0]!r} twice); use --engine local.")
     if spec.kind != "histogram":
         return
     if categories and len(spec.columns) != 1:
