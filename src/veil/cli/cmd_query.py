@@ -1,4 +1,5 @@
-"""``veil query``: differentially private counts, sums, means and histograms on a CSV.
+"""``veil query``: differentially private counts, sums (also per public key: ``sum COL by KEY``),
+means and histograms on a CSV.
 
 Every answer is charged to a :class:`~veil.dp.BudgetLedger` (``--budget-file``)
 before its noise is drawn: the spend is journaled and fsynced under a file
@@ -66,14 +67,14 @@ def _precheck(accountant: Any, n: int, epsilon: float, delta: float) -> None:
 def query(
     file: Path = typer.Argument(..., readable=False, help="Input CSV file."),
     queries: list[str] = typer.Argument(..., help='Queries, e.g. "count where age > 40", '
-                                        '"sum income", "mean age", "histogram sex".'),
+                                        '"sum income", "sum income by sex", "mean age", "histogram sex".'),
     epsilon: float = typer.Option(..., "--epsilon", help="ε spent by EACH query (> 0)."),
     delta: float = typer.Option(0.0, "--delta", help="δ for histograms without --categories "
                                 "(private partition selection)."),
     lower: Optional[float] = typer.Option(None, "--lower", help="Clamping lower bound (sum, mean)."),
     upper: Optional[float] = typer.Option(None, "--upper", help="Clamping upper bound (sum, mean)."),
     categories: Optional[str] = typer.Option(None, "--categories",
-                                             help="Public keys of a one-column histogram, comma-separated."),
+                                             help="Public keys of a one-column histogram or 'sum COL by KEY'."),
     budget_file: Optional[Path] = typer.Option(
         None, "--budget-file", help="Budget ledger (index; a .journal and a .lock file sit beside it)."),
     dataset_name: Optional[str] = typer.Option(
@@ -131,8 +132,12 @@ def _local_answers(file: Path, specs: list[Any], *, sep: Optional[str], budget_f
                    unit_options: tuple) -> list[Any]:
     """The answers computed in memory, each spend saved (journaled, fsynced) before its noise is drawn."""
     from veil.dp import PrivateTable
+    from veil.dp._grouped_sum import public_keys
 
     privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group, missing_units, selection_seed = unit_options
+    for spec in specs:  # a grouped sum without its public keys is refused before anything is read or spent
+        if spec.kind == "sum" and spec.by:
+            public_keys(split_list(categories) or None, spec.by[0], "A grouped sum")
     frame = _read_csv(file, sep)
     accountant = _accountant(frame, budget_file, dataset_name, budget, budget_delta)
     table = PrivateTable(frame, accountant=accountant, privacy_unit=privacy_unit,
@@ -197,12 +202,29 @@ def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[
             resolved.close()  # a Spark session made here is stopped here
 
 
-def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper: Any,
-         categories: Optional[str]) -> Any:
+def _keys_of(table: Any, column: str, categories: Optional[str]) -> Optional[list[Any]]:
+    """The public keys of --categories (None when absent), as numbers for a numeric column."""
     import pandas as pd
 
+    cats = split_list(categories)
+    if not cats:
+        return None
+    if column in table.columns and table.is_numeric(column):
+        bad = [c for c in cats if pd.isna(pd.to_numeric(c, errors="coerce"))]
+        if bad:
+            raise ParameterError(f"The column {column!r} is numeric: its --categories must be numbers. "
+                                 f"Got {bad[0]!r}.")
+        return [pd.to_numeric(c) for c in cats]
+    return cats
+
+
+def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper: Any,
+         categories: Optional[str]) -> Any:
     if spec.kind == "count":
         return table.count(spec.where, epsilon=epsilon)
+    if spec.kind == "sum" and spec.by:
+        return table.group_by_sum(spec.columns[0], spec.by[0], categories=_keys_of(table, spec.by[0], categories),
+                                  lower=lower, upper=upper, epsilon=epsilon, where=spec.where)
     if spec.kind == "sum":
         return table.sum(spec.columns[0], lower=lower, upper=upper, epsilon=epsilon, where=spec.where)
     if spec.kind == "mean":
@@ -214,9 +236,8 @@ def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper:
     if cats:
         if len(spec.columns) != 1:
             raise ParameterError("--categories applies to a one-column histogram.")
-        if spec.columns[0] in table.columns and table.is_numeric(spec.columns[0]):
-            cats = [pd.to_numeric(c) for c in cats]
-        return table.histogram(spec.columns[0], categories=cats, epsilon=epsilon, where=spec.where)
+        return table.histogram(spec.columns[0], categories=_keys_of(table, spec.columns[0], categories),
+                               epsilon=epsilon, where=spec.where)
     if delta <= 0:
         raise ParameterError(
             "A histogram without --categories releases keys found in the data; give public keys "

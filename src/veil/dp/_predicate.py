@@ -324,10 +324,21 @@ class QuerySpec:
     where: Predicate | None = None
     q: float | None = None
     text: str = ""
+    by: tuple[str, ...] = ()       # the key column of ``sum COL by KEY``
 
 
 def parse_query(text: str) -> QuerySpec:
-    """Parse ``"count where age > 40"``, ``"sum income"``, ``"histogram sex, race"``, ..."""
+    """Parse ``"count where age > 40"``, ``"sum income"``, ``"histogram sex, race"``, ...
+
+    ``"sum COL by KEY"`` is a grouped sum over one key column (its keys listed by the
+    caller, as a histogram's categories).
+
+    Examples
+    --------
+    >>> spec = parse_query("sum income by sex where age > 40")
+    >>> spec.kind, spec.columns, spec.by, str(spec.where)
+    ('sum', ('income',), ('sex',), 'age > 40')
+    """
     if not isinstance(text, str) or not text.strip():
         raise ParameterError("The query must be a non-empty string such as 'count where age > 40'.")
     parser = _Parser(_tokenize(text))
@@ -349,9 +360,18 @@ def parse_query(text: str) -> QuerySpec:
         while kind == "histogram" and parser.peek() is not None and parser.peek().text == ",":
             parser.take()
             columns.append(parser.column())
+    by: tuple[str, ...] = ()
+    if parser.peek_kw("by"):
+        if kind != "sum":
+            raise ParameterError(f"'by' applies to a sum ('sum COL by KEY'); use 'histogram' to "
+                                 f"count per group. Got {kind!r}.")
+        parser.take()
+        by = (parser.column(),)
+        if parser.peek() is not None and parser.peek().text == ",":
+            raise ParameterError("'sum COL by KEY' takes one key column.")
     where = None
     if parser.peek_kw("where"):
         parser.take()
         where = parser.predicate()
     parser.done()
-    return QuerySpec(kind=kind, columns=tuple(columns), where=where, q=q, text=text.strip())
+    return QuerySpec(kind=kind, columns=tuple(columns), where=where, q=q, text=text.strip(), by=by)

@@ -9,6 +9,11 @@ each answer charged to the accountant before its noise is drawn:
 * ``count``: the geometric mechanism, sensitivity 1;
 * ``sum COLUMN``: the Laplace mechanism, sensitivity ``max(|lower|, |upper|)``
   on the grid;
+* ``sum COLUMN by KEY`` with public ``categories`` (the keys of KEY): one noisy
+  clamped sum per key (an absent one sums to 0; rows of other keys are not
+  summed), the Laplace mechanism with L1 sensitivity ``max(|lower|, |upper|)``
+  on the grid, one ε for all keys, as :meth:`veil.dp.PrivateTable.group_by_sum`
+  (the noise and the answer's fields from :mod:`veil.dp._grouped_sum`);
 * ``histogram COLUMN`` with public ``categories``: one noisy count per
   category (an absent one counts 0; values outside the categories are not
   counted), the geometric mechanism with L1 sensitivity 1, one ε for the
@@ -45,10 +50,11 @@ from veil.dp import (
     ZCDPBudget,
 )
 from veil.dp._grouped import category_codes
+from veil.dp._grouped_sum import grid_bound, noisy_group_sums, public_keys
 from veil.dp._mechanisms import check_epsilon
 from veil.dp._partition import key_str, partition_selection
 from veil.dp._predicate import Predicate
-from veil.dp._sensitivity import clamping_bounds, fixed_point_exponent
+from veil.dp._sensitivity import clamping_bounds
 from veil.engines._protocol import Engine
 from veil.engines._source import COUNT_COLUMN
 from veil.errors import ParameterError
@@ -85,15 +91,21 @@ def check_engine_query(spec: Any, engine: str, *, categories: Sequence[str] | No
     Raises
     ------
     ParameterError
-        Not a ``count``, ``sum COLUMN`` or ``histogram``; ``categories``
+        Not a ``count``, ``sum COLUMN [by KEY]`` or ``histogram``; a grouped sum
+        without ``categories`` or by its own column; ``categories``
         for a histogram of several columns; or a histogram without ``categories``
         and without a ``delta`` > 0.
     """
     if spec.kind not in ENGINE_QUERIES:
         raise ParameterError(
-            f"With --engine {engine}, veil query answers 'count', 'sum COLUMN' and "
+            f"With --engine {engine}, veil query answers 'count', 'sum COLUMN [by KEY]' and "
             f"'histogram COLUMN[, ...]' (with or without where) only. Got {spec.kind!r}; use --engine local."
         )
+    if spec.kind == "sum" and getattr(spec, "by", ()):
+        public_keys(categories or None, spec.by[0], "A grouped sum")
+        if spec.by[0] == spec.columns[0]:  # the engines' aggregate names its output columns after both
+            raise ParameterError(f"With --engine {engine}, 'sum COL by KEY' needs a key column other than "
+                                 f"the summed one (got {spec.columns[0]!r} twice); use --engine local.")
     if spec.kind != "histogram":
         return
     if categories and len(spec.columns) != 1:
@@ -108,14 +120,14 @@ def check_engine_query(spec: Any, engine: str, *, categories: Sequence[str] | No
 def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, accountant: PrivacyAccountant,
                   epsilon: float, lower: float | None = None, upper: float | None = None,
                   categories: Sequence[str] | None = None, delta: float = 0.0) -> DPAnswer:
-    """The DP answer to a whole-table ``count``, ``sum COLUMN`` or ``histogram COLUMN[, ...]``
+    """The DP answer to a whole-table ``count``, ``sum COLUMN [by KEY]`` or ``histogram COLUMN[, ...]``
     (``spec`` from :func:`veil.dp.parse_query`), its exact aggregate computed by ``engine``.
 
     Parameters
     ----------
     categories : sequence of str, optional
-        The public keys of a one-column histogram (matched to the column's text
-        labels).  Without them a histogram is a private partition selection
+        The public keys of a one-column histogram or of ``sum COLUMN by KEY``
+        (matched to the column's text labels); required by a grouped sum.  Without them a histogram is a private partition selection
         and needs ``delta``.
     delta : float in (0, 1)
         δ of a histogram without ``categories``; unused otherwise.
@@ -124,7 +136,8 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
     ------
     ParameterError
         Another query kind, missing clamping bounds for a
-        sum, or a histogram with neither ``categories`` nor ``delta`` > 0.
+        sum, a grouped sum without ``categories``, or a histogram with neither
+        ``categories`` nor ``delta`` > 0.
     """
     if not hasattr(engine, "aggregate"):
         raise ParameterError(f"The engine {engine.name!r} has no 'aggregate' operation; use local, duckdb or spark.")
@@ -135,6 +148,9 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
                                      epsilon=epsilon, where=spec.where)
         return _partition_selection(engine, path, list(spec.columns), accountant=accountant, epsilon=epsilon,
                                     delta=delta, where=spec.where)
+    if spec.kind == "sum" and getattr(spec, "by", ()):
+        return _public_group_sum(engine, path, spec.columns[0], spec.by[0], categories or [], accountant=accountant,
+                                 epsilon=epsilon, lower=lower, upper=upper, where=spec.where)
     bounds = ROW_BOUNDS
     if spec.kind == "count":
         mech = GeometricMechanism(epsilon=epsilon, sensitivity=1)
@@ -152,10 +168,7 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
         return DPAnswer(value=0.0, epsilon=0.0, delta=0.0, mechanism="none", noise_scale=0.0,
                         budget_remaining=remaining, query=label, sensitivity=0.0, rho=rho,
                         privacy_unit="row", contribution_bounds=bounds)
-    factor_exp = fixed_point_exponent(lo, hi)
-    # the sensitivity of the grid sum, as clamped_fixed_point_sum states it for one row per unit
-    q_bound = max(abs(round(lo * 2.0 ** factor_exp)), abs(round(hi * 2.0 ** factor_exp)))
-    sens = q_bound * 2.0 ** -factor_exp
+    sens = grid_bound(lo, hi)  # the sensitivity of the grid sum, one row per unit
     exact = engine.aggregate(path, [], {column: (lo, hi)}, where=spec.where)  # type: ignore[attr-defined]
     mech = LaplaceMechanism(epsilon=epsilon, sensitivity=sens)
     remaining, rho = _charge(accountant, epsilon, label)
@@ -211,3 +224,24 @@ def _partition_selection(engine: Engine, path: str | os.PathLike[str], columns: 
                     budget_remaining=remaining, query=label, sensitivity=ROW_BOUNDS.l1_sensitivity, rho=rho,
                     details={"columns": columns, "keys": "private partition selection", "sensitivity_norm": "l1",
                              "threshold": threshold}, privacy_unit="row", contribution_bounds=ROW_BOUNDS)
+
+
+def _public_group_sum(engine: Engine, path: str | os.PathLike[str], column: str, by: str, categories: Sequence[str],
+                      *, accountant: PrivacyAccountant, epsilon: float, lower: float | None, upper: float | None,
+                      where: Predicate | None) -> DPAnswer:
+    """A noisy clamped grid sum per public key of ``by`` (absent keys 0, other keys not summed), as
+    :meth:`veil.dp.PrivateTable.group_by_sum` with one row per unit: Laplace, Δ = max(|L|, |U|), one ε."""
+    owner = "PrivateTable.group_by_sum"
+    eps = check_epsilon(epsilon, owner)
+    keys = public_keys([str(c) for c in categories] or None, by, owner)
+    lo, hi = clamping_bounds(lower, upper, owner)
+    exact = engine.aggregate(path, [by], {column: (lo, hi)}, where=where)  # type: ignore[attr-defined]
+    # the engine's group labels are text; each maps to the key of the same text (or none); one label per key
+    codes = category_codes(exact[by].astype(object), keys)
+    inside = codes >= 0
+    sums = np.zeros(len(keys))
+    sums[codes[inside]] = exact[column].to_numpy(dtype=float)[inside]
+    label = f"sum {column} by {by}" + _where_text(where)
+    fields = noisy_group_sums(keys, sums, epsilon=eps, l1_rows=ROW_BOUNDS.l1_sensitivity, lower=lo, upper=hi,
+                              by=by, charge=lambda e: _charge(accountant, e, label))
+    return DPAnswer(query=label, privacy_unit="row", contribution_bounds=ROW_BOUNDS, **fields)
