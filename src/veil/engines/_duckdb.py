@@ -27,7 +27,7 @@ from veil.engines._filter import check_literal_types, predicate_sql
 from veil.engines._output import write_into
 from veil.engines._protocol import MARK_SEPARATOR, UNCOVERED_MARK, AggregatingEngine, parse_uncovered
 from veil.engines._source import COUNT_COLUMN, Source, as_source
-from veil.errors import DataFormatError, ParameterError
+from veil.errors import DataFormatError, ParameterError, SchemaError
 
 __all__ = ["DuckDBEngine", "DEFAULT_MEMORY_LIMIT"]
 
@@ -207,8 +207,16 @@ class DuckDBEngine(AggregatingEngine):
             return DataFormatError(
                 f"{str(source.path)!r}, line {line.group(1)}{what}. Fix the file or pass the right separator."
             )
-        if "Conversion Error" in text or "Invalid unicode" in text or "CSV Error" in text:
-            return DataFormatError(f"Cannot read {str(source.path)!r}: {first}")
+        # DuckDB's messages quote the offending value or line; errors are public, so say what
+        # and where without it
+        column = re.search(r"source column (\S+)", text)
+        if "Conversion Error" in text and column:
+            return SchemaError(f"The column {column.group(1)!r} is not numeric; a sum needs a numeric column.")
+        if "Invalid unicode" in text:
+            return DataFormatError(f"Cannot read {str(source.path)!r}: it is not UTF-8 text.")
+        if "Conversion Error" in text or "CSV Error" in text:
+            kind = "a value cannot be converted" if "Conversion Error" in text else "a malformed line"
+            return DataFormatError(f"Cannot read {str(source.path)!r}: {kind}.")
         return exc
 
     # ------------------------------------------------------------ operations

@@ -239,3 +239,21 @@ def test_a_long_output_name_fits_in_every_temporary(tmp_path, engine):
     anonymize_file(data, engine=engine, models=[KAnonymity(k=2)], quasi_identifiers=["zip", "age"],
                    hierarchies=hierarchies, output=out, drop_suppressed=True)
     assert out.exists() and sorted(p.name for p in tmp_path.iterdir()) == sorted(["in.csv", out.name])
+
+
+def test_duckdb_errors_never_quote_a_value(tmp_path):
+    # DuckDB's own message quotes the value it could not convert ('Could not convert string
+    # 'Male' to DOUBLE'); errors are public, so veil names the column only
+    from veil.engines import DuckDBEngine
+    from veil.errors import DataFormatError, SchemaError
+
+    data = tmp_path / "in.csv"
+    data.write_text("sex,age\nMale,3\nFemale,4\n")
+    with pytest.raises(SchemaError, match="'sex' is not numeric") as caught:
+        DuckDBEngine().aggregate(data, [], {"sex": (0.0, 1.0)})
+    assert "Male" not in str(caught.value)
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"sex,age\nM\xffle,3\n")
+    with pytest.raises(DataFormatError, match="not valid UTF-8") as caught:
+        DuckDBEngine().group_count(bad, ["sex"], [])
+    assert "le,3" not in str(caught.value) and "Original Line" not in str(caught.value)
