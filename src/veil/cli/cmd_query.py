@@ -139,6 +139,7 @@ def _local_answers(file: Path, specs: list[Any], *, sep: Optional[str], budget_f
         if spec.kind == "sum" and spec.by:
             public_keys(split_list(categories) or None, spec.by[0], "A grouped sum")
     frame = _read_csv(file, sep)
+    _check_batch(specs, frame, categories, delta)
     accountant = _accountant(frame, budget_file, dataset_name, budget, budget_delta)
     table = PrivateTable(frame, accountant=accountant, privacy_unit=privacy_unit,
                          max_rows_per_unit=max_rows_per_unit, max_groups=max_groups,
@@ -148,6 +149,26 @@ def _local_answers(file: Path, specs: list[Any], *, sep: Optional[str], budget_f
     _precheck(accountant, len(specs), epsilon, delta)
     # each answer's spend is saved (journaled, fsynced) before its noise is drawn
     return [_run(table, spec, epsilon, delta, lower, upper, categories) for spec in specs]
+
+
+def _check_batch(specs: list[Any], frame: Any, categories: Optional[str], delta: float) -> None:
+    """Refuse, before the first spend, a query of the batch that would fail when its turn
+    came: an earlier answer's spend would be saved and nothing printed."""
+    from veil.errors import ColumnNotFoundError
+
+    for spec in specs:
+        used = [*spec.columns, *(spec.by or ()), *(sorted(spec.where.columns) if spec.where is not None else ())]
+        missing = [c for c in used if c not in frame.columns]
+        if missing:
+            raise ColumnNotFoundError(f"The query {spec.text!r} names the column {missing[0]!r}, which the "
+                                      "data does not have; nothing was spent.")
+        if spec.kind == "histogram":
+            if split_list(categories) and len(spec.columns) != 1:
+                raise ParameterError("--categories applies to a one-column histogram; nothing was spent.")
+            if not split_list(categories) and delta <= 0:
+                raise ParameterError(
+                    "A histogram without --categories releases keys found in the data; give public keys "
+                    "with --categories or a --delta > 0 for private partition selection. Nothing was spent.")
 
 
 def _ledger_files(budget_file: Optional[Path], file: Path) -> list[Path]:

@@ -90,3 +90,21 @@ def test_per_group_bounds_from_the_command_line(tmp_path):
                              "--max-groups", "0", "--privacy-unit", "uid",
                              "--max-rows-per-group", "1"])
     assert r3.exit_code == 2 and "'max_groups'" in r3.output
+
+
+@pytest.mark.parametrize(("bad", "message"), [
+    ("histogram sex", "--categories or a --delta"),        # neither public keys nor partition selection
+    ("sum income", "'income'"),                             # no such column
+    ("count where income > 3", "'income'"),                 # no such column in the filter
+])
+def test_a_batch_with_a_failing_query_spends_nothing(csv, tmp_path, bad, message):
+    # the first query is fine; if the batch failed at its second query, the first one's spend
+    # would be saved and its answer never printed
+    bf = tmp_path / "budget.json"
+    r = runner.invoke(app, ["query", str(csv), "count", bad, "--epsilon", "1", "--lower", "0", "--upper", "9",
+                            "--budget-file", str(bf), "--budget", "3", "--json"])
+    assert r.exit_code == 2 and message in r.output and "nothing was spent" in r.output.lower()
+    again = runner.invoke(app, ["query", str(csv), "count", "--epsilon", "3", "--budget-file", str(bf),
+                                "--budget", "3", "--json"])
+    assert again.exit_code == 0, again.output  # the whole budget is still there
+    assert _json_lines(again.output)[0]["budget_remaining"]["epsilon"] == pytest.approx(0.0, abs=1e-9)
