@@ -301,12 +301,14 @@ def deidentify_frame(config: ReleaseConfig, frame: Any) -> Any:
     section = config.deidentify or {}
     plan = Plan.from_dict({"columns": section["columns"]}, path="deidentify") if "columns" in section else None
     key = os.environ.get("VEIL_PSEUDONYM_KEY") if plan is not None and plan.needs_key else None
+    index = frame.index
+    frame = frame.set_axis(range(1, len(frame) + 1))  # messages count rows from 1, as `veil deidentify` does
     if section.get("profile") == "safe-harbor":
         result = safe_harbor(frame, restricted_zip3=section.get("restricted_zip3"), as_of=section.get("as_of"),
                              link=list(section.get("link", [])), rng=config.output.seed, key=key, overrides=plan)
     else:
         result = deidentify(frame, plan, key=key, rng=config.output.seed)
-    return result.frame
+    return result.frame.set_axis(index)
 
 
 def _location(loc: tuple[Any, ...]) -> str:

@@ -212,3 +212,26 @@ output: {path: out.csv, seed: 0}
     expected = [("34", "021"), ("90", "021"), (missing, "100"), (missing, "941"), ("90", "021"), ("41", "606"),
                 ("88", missing), ("67", "303")]
     assert sorted(zip(out["age"], out["zip"])) == sorted(expected * 3)
+
+
+def test_release_config_deidentify_errors_count_rows_from_one(tmp_path):
+    # `veil deidentify` counts rows from 1 (the first data row); the release config's
+    # deidentify: section used to count from 0
+    (tmp_path / "people.csv").write_text("age,zip,diagnosis\n34,1234,flu\n41,02134,cold\n")
+    config = tmp_path / "release.yaml"
+    config.write_text("""
+input: {path: people.csv}
+attributes:
+  age: {role: quasi-identifier, kind: numeric, hierarchy: {intervals: {widths: [10, 20]}}}
+  zip: {role: quasi-identifier, hierarchy: {spec: "mask:1"}}
+  diagnosis: {role: sensitive}
+deidentify:
+  columns:
+    zip: {action: zip3, pad_four_digit: false}
+models:
+  - {type: k-anonymity, k: 1}
+output: {path: out.csv}
+""")
+    with pytest.raises(SchemaError, match=r"at rows 1 and pad_four_digit is false"):
+        run_config(load_config(config))
+    assert not (tmp_path / "out.csv").exists()
