@@ -262,7 +262,7 @@ class SparkEngine(AggregatingEngine):
                 aggs = [F.count(F.lit(1)).alias(COUNT_COLUMN)]
                 for i, (name, (lo, hi)) in enumerate(sums.items()):
                     text = self._label(frame, name, source) if source.format == "csv" else _col(F, name)
-                    number = text.cast("double")
+                    number = text.try_cast("double")  # ANSI mode: cast() raises, quoting the value
                     fill = min(max(0.0, float(lo)), float(hi))
                     clipped = F.least(F.greatest(F.coalesce(number, F.lit(fill)), F.lit(float(lo))), F.lit(float(hi)))
                     aggs.append(F.sum(F.bround(clipped * F.lit(2.0 ** exps[name]), 0).cast("long")).alias(f"__s{i}"))
