@@ -74,6 +74,17 @@ def write_json(payload: Any, path: str | Path) -> None:
         out.commit()
 
 
+def _check_hierarchy_files(config: ReleaseConfig) -> None:
+    """Refuse a hierarchy file (or taxonomy file) that does not exist, naming it."""
+    from veil.errors import HierarchyError
+
+    for name, attribute in config.attributes.items():
+        spec = attribute.hierarchy
+        for given in (getattr(spec, "file", None), getattr(spec, "taxonomy", None)):
+            if isinstance(given, (str, Path)) and not config.resolve(given).is_file():
+                raise HierarchyError(f"No such hierarchy file for {name!r}: {str(config.resolve(given))!r}.")
+
+
 def release_inputs(config: ReleaseConfig, config_path: str | Path | None = None) -> list[Path]:
     """Every file a release reads: the data, each hierarchy file, the configuration."""
     files = [config.resolve(config.input.path)]
@@ -201,6 +212,7 @@ def run_config(
     phase = progress or no_progress
     targets = _targets(config, output, report, html)
     models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
+    _check_hierarchy_files(config)  # before the data is read: a typo must not cost a long read
     with Outputs(targets, inputs=release_inputs(config, config_path)) as out:
         phase("encode", None, None)
         files = [role for role in ("data", "report", "html") if role in out]  # the write phase counts them

@@ -240,3 +240,16 @@ def test_engine_release_scans_only_the_head_of_a_parquet_input(tmp_path, monkeyp
     config = load_config(_write_config(tmp_path, text + "suppressed: drop\nengine: duckdb\noutput: {path: o.parquet}\n"))
     release, _ = run_config(config)
     assert release.report["verified"] is True and release.report["records"] == len(frame)
+
+
+def test_a_missing_hierarchy_file_is_refused_before_the_data_is_read(tmp_path, monkeypatch):
+    import veil.release
+    from veil.errors import HierarchyError
+    from veil.release import run_config
+
+    text = BASE.replace("adult_hierarchy_sex.csv", "adult_hierarchy_sexx.csv")
+    config = load_config(_write_config(tmp_path, text + "output: {path: o.csv}\n"))
+    monkeypatch.setattr(veil.release, "dataset_from_config", lambda *a, **k: pytest.fail("the data was read"))
+    with pytest.raises(HierarchyError, match="No such hierarchy file for 'sex'"):
+        run_config(config)
+    assert not (tmp_path / "o.csv").exists()
