@@ -29,10 +29,12 @@ from veil.engines._protocol import MARK_SEPARATOR, UNCOVERED_MARK, AggregatingEn
 from veil.engines._source import COUNT_COLUMN, Source, as_source
 from veil.errors import DataFormatError, ParameterError, SchemaError
 
-__all__ = ["DuckDBEngine", "DEFAULT_MEMORY_LIMIT"]
+__all__ = ["DuckDBEngine", "DEFAULT_MEMORY_LIMIT", "MEMORY_LIMIT_VARIABLE"]
 
 #: DuckDB's memory limit when none is given: bounded whatever the data's size.
 DEFAULT_MEMORY_LIMIT = "2GB"
+#: The environment variable that sets the limit for every command (``VEIL_DUCKDB_MEMORY_LIMIT=8GB``).
+MEMORY_LIMIT_VARIABLE = "VEIL_DUCKDB_MEMORY_LIMIT"
 
 #: Joins a class's released labels into one key (labels never contain it in practice).
 _KEY_SEPARATOR = "\x1f"
@@ -65,7 +67,9 @@ class DuckDBEngine(AggregatingEngine):
     Parameters
     ----------
     memory_limit : str, optional
-        DuckDB's memory limit (e.g. ``"8GB"``); default :data:`DEFAULT_MEMORY_LIMIT`
+        DuckDB's memory limit (e.g. ``"8GB"``); default the environment variable
+        ``VEIL_DUCKDB_MEMORY_LIMIT`` if set (so every command, ``veil anonymize
+        --engine duckdb`` included, can be given more), else :data:`DEFAULT_MEMORY_LIMIT`
         (``"2GB"``), so that a run stays in bounded memory whatever the size of
         the data (DuckDB's own default is 80% of the machine's RAM: a 100M-row
         shuffle then took 15 GB).  Past it, aggregates and the shuffle's sort
@@ -101,7 +105,8 @@ class DuckDBEngine(AggregatingEngine):
         threads: int | None = None,
         temp_directory: str | os.PathLike[str] | None = None,
     ) -> None:
-        memory_limit = DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit
+        if memory_limit is None:  # every command's engine: the environment may raise the bounded default
+            memory_limit = os.environ.get(MEMORY_LIMIT_VARIABLE) or DEFAULT_MEMORY_LIMIT
         from veil._lazy import require
 
         require("duckdb", feature="the duckdb engine")

@@ -257,3 +257,18 @@ def test_duckdb_errors_never_quote_a_value(tmp_path):
     with pytest.raises(DataFormatError, match="not valid UTF-8") as caught:
         DuckDBEngine().group_count(bad, ["sex"], [])
     assert "le,3" not in str(caught.value) and "Original Line" not in str(caught.value)
+
+
+def test_duckdb_memory_limit_default_and_environment(monkeypatch, tmp_path):
+    from veil.engines import DuckDBEngine
+
+    monkeypatch.delenv("VEIL_DUCKDB_MEMORY_LIMIT", raising=False)
+    assert DuckDBEngine().memory_limit == "2GB"  # bounded whatever the data (DuckDB's own: 80% of RAM)
+    monkeypatch.setenv("VEIL_DUCKDB_MEMORY_LIMIT", "3GB")
+    assert DuckDBEngine().memory_limit == "3GB" and DuckDBEngine(memory_limit="1GB").memory_limit == "1GB"
+    data = tmp_path / "in.csv"
+    data.write_text("zip\n47677\n47677\n")
+    assert DuckDBEngine().group_count(data, ["zip"])["count"].tolist() == [2]  # DuckDB takes the setting
+    monkeypatch.setenv("VEIL_DUCKDB_MEMORY_LIMIT", "lots")
+    with pytest.raises(ParameterError, match="DuckDB refused a setting"):
+        DuckDBEngine().group_count(data, ["zip"])
