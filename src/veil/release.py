@@ -207,7 +207,7 @@ def run_config(
         A destination is an input (data, hierarchy file, configuration) or
         another destination, or cannot be written: refused before any work.
     """
-    from veil.progress import no_progress, search_progress
+    from veil.progress import no_progress
 
     phase = progress or no_progress
     targets = _targets(config, output, report, html)
@@ -217,7 +217,7 @@ def run_config(
         phase("encode", None, None)
         files = [role for role in ("data", "report", "html") if role in out]  # the write phase counts them
         if config.engine != "local":
-            result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, search_progress(phase))
+            result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, phase)
         else:
             sources: dict[str, str] = {}
             dataset = dataset_from_config(config, sources=sources)
@@ -337,7 +337,7 @@ def _run_with_engine(
     config: ReleaseConfig,
     models: list[Any],
     out: Outputs,
-    progress: Callable[[int, int], None] | None,
+    progress: Callable[[str, int | None, int | None], None] | None,
 ) -> FileRelease:
     """Run the release through the DuckDB or Spark engine, file to file, into ``out``'s temporary."""
     from veil.engines import anonymize_file, get_engine
@@ -356,7 +356,7 @@ def _run_with_engine(
         kinds={n: a.kind for n, a in config.attributes.items()},
         domains={n: a.domain for n, a in config.attributes.items() if a.domain},
         label=config.label, weights=options["weights"], min_levels=options["min_levels"],
-        max_levels=options["max_levels"], progress=progress, algorithm=config.algorithm,
+        max_levels=options["max_levels"], phases=progress, algorithm=config.algorithm,
     )
     report["output"] = str(out.destination("data"))
     report["suppressed_records"] = mode

@@ -55,6 +55,7 @@ def anonymize_file(
     max_levels: Mapping[str, int] | None = None,
     progress: Callable[[int, int], None] | None = None,
     algorithm: str = "lattice",
+    phases: Callable[[str, int | None, int | None], None] | None = None,
 ) -> dict[str, Any]:
     """Anonymize a CSV or Parquet file into another through an engine, verified.
 
@@ -97,6 +98,9 @@ def anonymize_file(
     label, weights, min_levels, max_levels
         As for :func:`veil.anonymize`.
     progress : callable, optional, ``progress(done, total)`` during the search.
+    phases : callable, optional
+        ``phases(phase, done, total)`` for every phase of the pipeline (encode,
+        search, apply, verify; :mod:`veil.progress`); replaces ``progress``.
     algorithm : {"lattice", "datafly"}, default "lattice"
         A full-domain algorithm of :data:`veil.algorithms.ALGORITHMS` (the
         engine applies one level per QI; local recodings need the rows in memory).
@@ -147,7 +151,7 @@ def anonymize_file(
         source = Source.from_path(path, sep=sep, na_values=na_values)
         source.require(plan.quasi_identifiers + plan.sensitive)
         rows = EngineRows(resolved, source, check_output(output, source.path), hierarchies, dict(kinds or {}), domains)
-        return run(plan, rows, progress=_search_only(progress)).report
+        return run(plan, rows, progress=phases or _search_only(progress)).report
     finally:
         if isinstance(engine, str) and hasattr(resolved, "close"):
             resolved.close()  # an engine made here (a Spark session) is stopped here

@@ -253,3 +253,16 @@ def test_a_missing_hierarchy_file_is_refused_before_the_data_is_read(tmp_path, m
     with pytest.raises(HierarchyError, match="No such hierarchy file for 'sex'"):
         run_config(config)
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_engine_release_reports_every_phase(tmp_path):
+    # the engine path once reported only the search's node count, so apply and verify
+    # (most of a 100M-row run) showed as "search"
+    from veil.release import run_config
+
+    keep = "suppressed: drop\nkeep_unlisted: true\n"
+    config = load_config(_write_config(tmp_path, BASE + keep + "engine: duckdb\noutput: {path: o.csv}\n"))
+    seen = []
+    run_config(config, progress=lambda phase, done, total: seen.append(phase))
+    assert [p for p in ("encode", "search", "apply", "verify", "write") if p in seen] == [
+        "encode", "search", "apply", "verify", "write"]
