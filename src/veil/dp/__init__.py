@@ -35,7 +35,9 @@ from veil.dp._predicate import QuerySpec, parse_predicate, parse_query
 from veil.dp._randomized_response import KaryRandomizedResponse, RandomizedResponse
 from veil.dp._restriction import QueryAuditor, QueryRefusedError
 from veil.dp._sensitivity import (
+    clamped_fixed_point_sum,
     count_sensitivity,
+    fixed_point_exponent,
     histogram_sensitivity,
     local_sensitivity,
     mean_sensitivity,
@@ -50,7 +52,7 @@ __all__ = [
     "LaplaceMechanism", "GaussianMechanism", "GeometricMechanism", "ExponentialMechanism",
     "PermuteAndFlip", "analytic_gaussian_sigma", "certified_gaussian_sigma",
     "count_sensitivity", "sum_sensitivity", "mean_sensitivity", "histogram_sensitivity",
-    "local_sensitivity",
+    "local_sensitivity", "clamped_fixed_point_sum", "fixed_point_exponent",
     "PrivateTable", "DPAnswer", "ContributionBounds",
     "QueryAuditor", "QueryRefusedError",
     "RandomizedResponse", "KaryRandomizedResponse",
