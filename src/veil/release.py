@@ -301,8 +301,7 @@ def _engine_hierarchies(config: ReleaseConfig, engine: Any, input_path: Path) ->
 
 def _engine_policy(config: ReleaseConfig, input_path: Path, mode: str) -> None:
     """The release policy for the file-to-file engines, which publish every column:
-    refuse a release that would publish a column the policy withholds, or blank
-    suppressed records (engines drop or keep them)."""
+    refuse a release that would publish a column the policy withholds."""
     from veil.engines import Source
 
     source = Source.from_path(input_path, sep=config.input.sep)
@@ -313,11 +312,6 @@ def _engine_policy(config: ReleaseConfig, input_path: Path, mode: str) -> None:
             f"engine: the {config.engine} engine publishes every column of the input; the column "
             f"{withheld[0]!r} is an identifier or has no declared role. Remove it from the input, declare it "
             "insensitive, set keep_unlisted: true, or use engine: local (which withholds it)."
-        )
-    if mode == "blank":
-        raise ConfigError(
-            f"suppressed: the {config.engine} engine drops or keeps suppressed records; set suppressed: drop "
-            "(or keep), or use engine: local."
         )
     try:  # the identifier scan reads a sample: the first 10,000 rows
         if source.format == "csv":
@@ -352,7 +346,7 @@ def _run_with_engine(
         input_path, engine=engine, quasi_identifiers=config.names("quasi-identifier"),
         sensitive=config.names("sensitive"), hierarchies=_engine_hierarchies(config, engine, input_path),
         models=models, suppression_limit=config.suppression_limit, metric=config.metric,
-        output=out.temporary("data"), seed=options["seed"], drop_suppressed=mode == "drop", sep=config.input.sep,
+        output=out.temporary("data"), seed=options["seed"], suppressed=mode, sep=config.input.sep,
         kinds={n: a.kind for n, a in config.attributes.items()},
         domains={n: a.domain for n, a in config.attributes.items() if a.domain},
         label=config.label, weights=options["weights"], min_levels=options["min_levels"],

@@ -26,6 +26,7 @@ from veil.models import PrivacyModel
 from veil.pipeline._engine_rows import EngineRows, reader_for
 from veil.pipeline._plan import Plan
 from veil.pipeline._run import run
+from veil.pipeline._policy import suppressed_mode
 from veil.schema import Kind
 
 __all__ = ["FullDomainRecoding", "anonymize_file", "reader_for"]
@@ -56,6 +57,7 @@ def anonymize_file(
     progress: Callable[[int, int], None] | None = None,
     algorithm: str = "lattice",
     phases: Callable[[str, int | None, int | None], None] | None = None,
+    suppressed: str | None = None,
 ) -> dict[str, Any]:
     """Anonymize a CSV or Parquet file into another through an engine, verified.
 
@@ -98,6 +100,12 @@ def anonymize_file(
     label, weights, min_levels, max_levels
         As for :func:`veil.anonymize`.
     progress : callable, optional, ``progress(done, total)`` during the search.
+    suppressed : {"keep", "drop", "blank"}, optional
+        What the suppressed records become (as for :func:`veil.anonymize`):
+        ``*`` in every QI (``keep``), left out (``drop``), or ``*`` in every QI
+        and every sensitive attribute (``blank``).  Default: ``drop`` with
+        ``drop_suppressed``, else ``keep`` (this function's behaviour before
+        the option existed).
     phases : callable, optional
         ``phases(phase, done, total)`` for every phase of the pipeline (encode,
         search, apply, verify; :mod:`veil.progress`); replaces ``progress``.
@@ -145,7 +153,8 @@ def anonymize_file(
         models = list(models)
         plan = Plan.make(
             models, quasi_identifiers=quasi_identifiers, sensitive=sensitive, hierarchies=hierarchies,
-            algorithm=algorithm, mode="drop" if drop_suppressed else "keep", label=label, min_levels=min_levels,
+            algorithm=algorithm, mode=suppressed_mode(suppressed or ("drop" if drop_suppressed else "keep")),
+            label=label, min_levels=min_levels,
             max_levels=max_levels, suppression_limit=suppression_limit, metric=metric, weights=weights, seed=seed,
         )
         source = Source.from_path(path, sep=sep, na_values=na_values)

@@ -53,6 +53,12 @@ def _folder_beside(tmp: Path) -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _blanked(columns: Sequence[str]) -> list[str]:
+    """``suppressed: blank``: each column reads ``*`` on the suppressed rows (as text, then)."""
+    return [f"CASE WHEN g.__veil_sup THEN {_literal(SUPPRESSED)} ELSE CAST(g.{_ident(c)} AS VARCHAR) END AS {_ident(c)}"
+            for c in columns]
+
+
 def _ident(name: str) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
@@ -319,6 +325,7 @@ class DuckDBEngine(AggregatingEngine):
     def _write_released(
         self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
         suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
+        blank: tuple[str, ...] = (),
     ) -> int:
         """The row work of :meth:`veil.engines.Engine.apply`: the rows recoded through joins
         with the mapping tables and the suppressed classes into a staging Parquet file,
@@ -334,7 +341,7 @@ class DuckDBEngine(AggregatingEngine):
                 try:
                     self._load_tables(con, qis, mappings, suppressed_rows)
                     stage = Path(spill) / "released.parquet"
-                    recode, shuffle = self._apply_sql(con, source, qis, seed, drop_suppressed, stage, tmp)
+                    recode, shuffle = self._apply_sql(con, source, qis, seed, drop_suppressed, stage, tmp, blank)
                     try:
                         con.execute(recode)
                         written[0] = int(con.execute(shuffle).fetchone()[0])
@@ -368,7 +375,8 @@ class DuckDBEngine(AggregatingEngine):
         con.unregister("__veil_arrow")
 
     def _apply_sql(
-        self, con: Any, source: Source, qis: Sequence[str], seed: int, drop: bool, stage: Path, tmp: Path
+        self, con: Any, source: Source, qis: Sequence[str], seed: int, drop: bool, stage: Path, tmp: Path,
+        blank: Sequence[str] = (),
     ) -> tuple[str, str]:
         """Two statements: recode the rows into a staging Parquet file (streaming,
         with each row's shuffle key), then sort that file by the key into the output.
@@ -396,6 +404,7 @@ class DuckDBEngine(AggregatingEngine):
                 f"WHEN g.__veil_r{i} IS NULL THEN error({message}) "
                 f"ELSE g.__veil_r{i} END AS {_ident(q)}"
             )
+        checks += _blanked(blank)
         # NULL when a label is (an uncovered value): never a suppressed class, so the error fires
         class_key = " || chr(31) || ".join(f"g0.__veil_r{i}" for i in range(len(qis)))
         helpers = ", ".join([f"__veil_r{i}" for i in range(len(qis))] + ["__veil_sup"])

@@ -132,6 +132,7 @@ class LocalEngine(AggregatingEngine):
     def _write_released(
         self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
         suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
+        blank: tuple[str, ...] = (),
     ) -> int:
         """The row work of :meth:`veil.engines.Engine.apply`, in memory; the rows written."""
         frame = self._read(source)
@@ -159,6 +160,10 @@ class LocalEngine(AggregatingEngine):
             column = released[name]
             column[suppress] = SUPPRESSED
             out[name] = pd.array(column, dtype=object)
+        for name in blank:  # suppressed: blank
+            values = out[name].to_numpy(dtype=object, copy=True)
+            values[suppress] = SUPPRESSED
+            out[name] = pd.array(values, dtype=object)
         if drop_suppressed:
             out = out.loc[~suppress].reset_index(drop=True)
         # the shuffle of veil.anonymize: for the same seed, the same order

@@ -112,6 +112,7 @@ class Engine(Protocol):
         *,
         shuffle_seed: int | None = None,
         drop_suppressed: bool = False,
+        blank: Sequence[str] = (),
     ) -> ApplyResult:
         """Write the released table to ``output`` (CSV, or Parquet by extension).
 
@@ -119,8 +120,9 @@ class Engine(Protocol):
         missing value through the key :data:`veil.dataset.MISSING`); records
         whose released QI tuple is in ``suppressed``, and records that arrived
         with ``*`` in every QI, get ``*`` in every QI or, with
-        ``drop_suppressed``, are left out.  Other columns are copied
-        unchanged.  Rows are shuffled by a seeded pseudo-random order
+        ``drop_suppressed``, are left out.  The columns of ``blank`` (the
+        sensitive attributes under ``suppressed: blank``) read ``*`` on the
+        suppressed records.  Other columns are copied unchanged.  Rows are shuffled by a seeded pseudo-random order
         (``shuffle_seed=None`` draws a fresh secret seed).  The file is
         written to a temporary file in the same folder and renamed into
         place; it is never the input.
@@ -128,26 +130,35 @@ class Engine(Protocol):
         This one definition checks the arguments and the output for every
         engine that subclasses :class:`Engine`, then hands the checked
         arguments to the engine's ``_write_released(source, qis, mappings,
-        suppressed_rows, out_path, seed, drop_suppressed)``, which writes the
+        suppressed_rows, out_path, seed, drop_suppressed, blank)``, which writes the
         rows and returns how many it wrote.  An engine that only follows the
         protocol structurally implements ``apply`` itself.
 
         Raises
         ------
         ColumnNotFoundError
-            A QI of ``transformation`` is not in the source.
+            A QI of ``transformation`` or a column of ``blank`` is not in the source.
         HierarchyError
             A value has no entry in its QI's mapping (names the column and
             the value); nothing is written.
         OutputError
             ``output`` is the input, or its folder is not writable.
+        ParameterError
+            ``blank`` with ``drop_suppressed``, or a QI in ``blank``.
         """
         source = as_source(source)
         qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
+        blank = tuple(str(name) for name in blank)
+        if blank and drop_suppressed:
+            raise ParameterError("blank and drop_suppressed exclude each other: dropped records have no values.")
+        if set(blank) & set(qis):
+            raise ParameterError(f"The column {sorted(set(blank) & set(qis))[0]!r} is a quasi-identifier; "
+                                 "its suppressed records read '*' already.")
+        source.require(blank)
         out_path = check_output(output, source.path)
         seed = resolve_seed(shuffle_seed)
         written = self._write_released(  # type: ignore[attr-defined]
-            source, qis, mappings, suppressed_rows, out_path, seed, drop_suppressed)
+            source, qis, mappings, suppressed_rows, out_path, seed, drop_suppressed, blank)
         return ApplyResult(out_path, int(written))
 
 

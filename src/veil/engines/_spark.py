@@ -296,12 +296,14 @@ class SparkEngine(AggregatingEngine):
     def _write_released(
         self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
         suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
+        blank: tuple[str, ...] = (),
     ) -> int:
         """The row work of :meth:`veil.engines.Engine.apply`: broadcast joins with the
         mapping tables and the suppressed classes, ``orderBy(xxhash64(row, seed))``,
         one file; the rows written."""
         with _quiet():
-            return self._write(source, qis, mappings, suppressed_rows, out_path, seed % (1 << 62), drop_suppressed)
+            return self._write(source, qis, mappings, suppressed_rows, out_path, seed % (1 << 62), drop_suppressed,
+                               blank)
 
     # long because it is the Spark plan and its write, closures over one session
     def _write(
@@ -313,6 +315,7 @@ class SparkEngine(AggregatingEngine):
         out_path: Path,
         seed: int,
         drop_suppressed: bool,
+        blank: tuple[str, ...] = (),
     ) -> int:
         _, F, _ = _import_pyspark()
         from pyspark.sql import Observation
@@ -361,6 +364,8 @@ class SparkEngine(AggregatingEngine):
                         .otherwise(F.col(f"__veil_r{i}"))
                         .alias(c)
                     )
+                elif c in blank:  # suppressed: blank
+                    out_columns.append(F.when(sup, F.lit(SUPPRESSED)).otherwise(_col(F, c).cast("string")).alias(c))
                 else:
                     out_columns.append(_col(F, c))
             if drop_suppressed:

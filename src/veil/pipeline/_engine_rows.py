@@ -109,6 +109,7 @@ class EngineRows:
         applied = self.engine.apply(
             self.source, recoding.mappings, recoding.suppressed, unverified,
             shuffle_seed=plan.seed, drop_suppressed=plan.mode == "drop",
+            blank=list(plan.sensitive) if plan.mode == "blank" else (),
         )
         return Released(records=problem.base.n_records, records_out=applied.records_out,
                         suppressed=int(chosen.suppressed), path=unverified)
@@ -130,6 +131,9 @@ class EngineRows:
         counts = reader_for(self.engine).group_count(written, qis, sensitive)
         seen = int(counts[COUNT_COLUMN].sum())
         _check_row_counts(seen, written.path, base, chosen, drop_suppressed=drop, records_out=released.records_out)
+        if plan.mode == "blank" and sensitive:  # blanked records checked, then judged as left out
+            counts = _without_blanked(counts, qis, sensitive, chosen)
+            drop = True
         verified = class_table_from_counts(
             counts, quasi_identifiers=qis, sensitive=sensitive,
             hierarchies={name: h for name, h in self.hierarchies.items() if name in sensitive},
@@ -152,6 +156,26 @@ class EngineRows:
         report.pop("columns", None)  # the caller names the file's columns (veil.release)
         report.update({"engine": self.engine.name, "output": str(self.output), "classes": int(self.base.n_classes),
                        "seconds": {name: round(value, 6) for name, value in seconds.items()}})
+
+
+def _without_blanked(counts: pd.DataFrame, qis: Sequence[str], sensitive: Sequence[str],
+                     chosen: ClassTable) -> pd.DataFrame:
+    """The group-count of the written file less its blanked records (``*`` in every QI and every
+    sensitive attribute), after checking that exactly the suppressed records are blanked and
+    that no other record has a blanked sensitive value."""
+    from veil.engines import COUNT_COLUMN
+
+    def reads_star(names: Sequence[str]) -> np.ndarray:
+        return np.logical_and.reduce([(counts[n].astype(str) == SUPPRESSED).to_numpy() for n in names])
+
+    blanked = reads_star(qis) & reads_star(sensitive)
+    partly = np.logical_or.reduce([(counts[n].astype(str) == SUPPRESSED).to_numpy() for n in sensitive]) & ~blanked
+    if partly.any() or int(counts.loc[blanked, COUNT_COLUMN].sum()) != int(chosen.suppressed):
+        raise VerificationError(
+            "The blanked records of the output are not the suppressed ones. This is a bug in veil; "
+            "nothing was written."
+        )
+    return counts.loc[~blanked].reset_index(drop=True)
 
 
 def _label_classes(classes: pd.DataFrame, qis: Sequence[str], na_values: Sequence[str]) -> tuple[pd.DataFrame, int]:
