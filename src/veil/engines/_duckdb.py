@@ -402,6 +402,7 @@ class DuckDBEngine(AggregatingEngine):
             checks.append(
                 f"CASE WHEN g.__veil_sup THEN {_literal(SUPPRESSED)} "
                 f"WHEN g.__veil_r{i} IS NULL THEN error({message}) "
+                f"WHEN g.__veil_r{i} = {_literal(MISSING)} THEN NULL "  # missing: released empty, as it came
                 f"ELSE g.__veil_r{i} END AS {_ident(q)}"
             )
         checks += _blanked(blank)

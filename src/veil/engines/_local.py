@@ -158,6 +158,7 @@ class LocalEngine(AggregatingEngine):
         out = frame.copy()
         for name in qis:
             column = released[name]
+            column[column == MISSING] = None  # a missing value is released empty, as it came
             column[suppress] = SUPPRESSED
             out[name] = pd.array(column, dtype=object)
         for name in blank:  # suppressed: blank

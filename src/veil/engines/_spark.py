@@ -361,6 +361,7 @@ class SparkEngine(AggregatingEngine):
                     out_columns.append(
                         F.when(sup, F.lit(SUPPRESSED))
                         .when(F.col(f"__veil_r{i}").isNull(), F.raise_error(message))
+                        .when(F.col(f"__veil_r{i}") == F.lit(MISSING), F.lit(None).cast("string"))  # released empty
                         .otherwise(F.col(f"__veil_r{i}"))
                         .alias(c)
                     )

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from veil.classes import SUPPRESSED, ClassTable
+from veil.dataset import MISSING
 from veil.errors import InfeasibleError, VerificationError
 from veil.pipeline._released import Released
 from veil.pipeline._rows import blank_rows, take_rows
@@ -97,6 +98,10 @@ def publish(data: pd.DataFrame, star: np.ndarray, dataset: Any, mode: str, publi
     if shuffle:
         rows = rows[np.random.default_rng(seed).permutation(len(rows))]  # seed None: OS entropy
     out = take_rows(data.loc[:, list(published)], rows)  # one take per column, drop and shuffle together
+    for name in dataset.quasi_identifiers:  # a missing value is released as an empty cell, as it came
+        missing = (out[name] == MISSING).to_numpy(dtype=bool, na_value=False) if name in out.columns else None
+        if missing is not None and missing.any():
+            out[name] = blank_rows(out[name], missing, None)
     if mode == "blank" and star.any():
         blank = star[rows]
         for name in dataset.sensitive:

@@ -95,8 +95,8 @@ def text_column(codes: np.ndarray, labels: Sequence[str], dtype: object = "str")
     return _series(encoded.cast(pa.string()), dtype)
 
 
-def blank_rows(column: pd.Series, mask: np.ndarray, value: str) -> pd.Series:
-    """``column`` with ``value`` on the rows of ``mask`` (Arrow ``if_else`` on text columns)."""
+def blank_rows(column: pd.Series, mask: np.ndarray, value: str | None) -> pd.Series:
+    """``column`` with ``value`` (``None``: missing) on the rows of ``mask`` (Arrow ``if_else`` on text columns)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from veil.classes import SUPPRESSED
+from veil.dataset import MISSING
 from veil.errors import VerificationError
 
 __all__ = ["verify_written", "read_written", "verify_release_table"]
@@ -230,7 +231,6 @@ def _generalized(dataset: Any, name: str, level: int, rows: np.ndarray) -> tuple
     """``(codes, per_code)``: the input codes of ``name`` for the rows ``rows``, and the
     text of each code's generalization at ``level`` (from the hierarchy; None for a
     code these rows do not use): row ``i`` reads ``per_code[codes[i]]``."""
-    from veil.dataset import MISSING
 
     h = dataset.hierarchies[name]
     encoded = dataset.encode(name)
@@ -242,6 +242,7 @@ def _generalized(dataset: Any, name: str, level: int, rows: np.ndarray) -> tuple
     leaf = np.asarray(h.leaf_index(encoded.labels[used], column=name))
     per_code = np.empty(encoded.n_values, dtype=object)
     per_code[used] = _text(np.asarray(h.labels[level], dtype=object)[h.maps[level][leaf]])
+    per_code[per_code == MISSING] = ""  # a missing value is released as an empty cell
     return codes, per_code
 
 
@@ -249,6 +250,7 @@ def _covers(dataset: Any, name: str, released: np.ndarray, rows: np.ndarray, rep
     """Whether each local-recoding label contains its record's original value."""
     encoded = dataset.encode(name)
     original = _text(encoded.labels[encoded.codes[rows]])
+    original[original == MISSING] = ""  # a missing value is released as an empty cell
     ok = (released == original) | (released == SUPPRESSED)
     h = dataset.hierarchies.get(name)
     if h is not None:

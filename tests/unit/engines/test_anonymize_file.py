@@ -147,5 +147,6 @@ def test_small_table_with_missing_values_and_parquet(tmp_path):
     expected = veil.anonymize(dataset, [KAnonymity(k=2)], seed=1)
     assert report["transformation"] == expected.transformation == {"zip": 1}
     released = pd.read_parquet(tmp_path / "out.parquet")
-    assert sorted(released["zip"]) == sorted(expected.data["zip"])
-    assert "<missing>" in set(released["zip"])
+    assert sorted(released["zip"].dropna()) == sorted(expected.data["zip"].dropna())
+    # the missing zip is released empty (missing), in memory and through the engine alike
+    assert int(released["zip"].isna().sum()) == int(expected.data["zip"].isna().sum()) > 0

@@ -149,14 +149,15 @@ def test_apply_missing_values_input_suppressed_and_drop(engine, tmp_path):
     kept = engine.apply(path, mappings, [("4790*", "40-49")], tmp_path / "out.csv", shuffle_seed=1)
     released = read_text(kept.path).sort_values(["note"]).reset_index(drop=True)
     assert released.to_dict("list") == {
-        "zip": ["*", "4767*", "*", "<missing>", "4767*"],
+        "zip": ["*", "4767*", "*", "", "4767*"],  # the missing zip is released empty, as it came
         "age": ["*", "30-39", "*", "30-39", "30-39"],
         "note": ["", "NA", "a,b", "x", "y"],
     }
     dropped = engine.apply(path, mappings, [("4790*", "40-49")], tmp_path / "dropped.parquet",
                            shuffle_seed=1, drop_suppressed=True)
     assert dropped.records_out == 3
-    assert sorted(pd.read_parquet(dropped.path)["zip"]) == ["4767*", "4767*", "<missing>"]
+    zips = pd.read_parquet(dropped.path)["zip"]
+    assert sorted(zips.dropna()) == ["4767*", "4767*"] and int(zips.isna().sum()) == 1
 
 
 @pytest.mark.parametrize("engine", ENGINES, ids=IDS)

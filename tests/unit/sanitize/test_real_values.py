@@ -15,7 +15,6 @@ from typer.testing import CliRunner
 
 from veil.cli import app
 from veil.config import load_config
-from veil.data import MISSING
 from veil.errors import ConfigError, SchemaError
 from veil.release import run_config
 from veil.sanitize import Age90Plus, Plan, Zip3, age_90_plus, deidentify, safe_harbor, zip3
@@ -208,7 +207,7 @@ output: {path: out.csv, seed: 0}
     result, written = run_config(load_config(config))
     out = pd.read_csv(written["data"], dtype=str, keep_default_na=False)
     assert list(out.columns) == ["age", "zip", "diagnosis"] and result.report["verified"] is True
-    missing = MISSING
+    missing = ""  # a missing value is released empty, as it came
     expected = [("34", "021"), ("90", "021"), (missing, "100"), (missing, "941"), ("90", "021"), ("41", "606"),
                 ("88", missing), ("67", "303")]
     assert sorted(zip(out["age"], out["zip"])) == sorted(expected * 3)
