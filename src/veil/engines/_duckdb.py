@@ -390,9 +390,7 @@ class DuckDBEngine(AggregatingEngine):
         star = " AND ".join(f"coalesce({labels[q]} = {_literal(SUPPRESSED)}, false)" for q in qis)
         joins, released, checks = [], [], []
         for i, q in enumerate(qis):
-            joins.append(
-                f"LEFT JOIN __veil_map_{i} AS m{i} ON m{i}.leaf = coalesce({labels[q]}, {_literal(MISSING)})"
-            )
+            joins.append(f"LEFT JOIN __veil_map_{i} AS m{i} ON m{i}.leaf = coalesce({labels[q]}, {_literal(MISSING)})")
             released.append(f"m{i}.released AS __veil_r{i}")
             # the value a mapping misses, raised as an error naming it (only rows that reach it)
             message = (
