@@ -200,8 +200,14 @@ class AggregatingEngine(Engine):
         SchemaError
             A column of ``sums`` is not numeric, or a literal of ``where`` has the wrong
             type for its column.
+        ParameterError
+            A column both groups (``by``) and is summed: the result would hold two columns
+            of one name.
         """
         source = as_source(source)
+        both = [name for name in by if name in sums]
+        if both:
+            raise ParameterError(f"The column {both[0]!r} cannot both group and be summed in one aggregate.")
         kinds = literal_kinds(where) if where is not None else {}
         source.require(list(by) + list(sums) + list(kinds))
         return self._aggregate_rows(source, list(by), dict(sums), where, kinds)  # type: ignore[attr-defined]

@@ -273,3 +273,14 @@ def test_duckdb_memory_limit_default_and_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("VEIL_DUCKDB_MEMORY_LIMIT", "lots")
     with pytest.raises(ParameterError, match="DuckDB refused a setting"):
         DuckDBEngine().group_count(data, ["zip"])
+
+
+@pytest.mark.parametrize("engine", ["local", "duckdb"])
+def test_aggregate_refuses_a_column_that_groups_and_is_summed(tmp_path, engine):
+    # DuckDB renamed the sum 'age_1' and the local engine dropped it: wrong columns, silently
+    from veil.engines import get_engine
+
+    data = tmp_path / "in.csv"
+    data.write_text("age,sex\n30,F\n40,M\n")
+    with pytest.raises(ParameterError, match="'age' cannot both group and be summed"):
+        get_engine(engine).aggregate(data, ["age"], {"age": (0.0, 100.0)})
