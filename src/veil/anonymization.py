@@ -44,7 +44,7 @@ from veil.pipeline._policy import ColumnTreatment, ReleasePolicy, suppressed_mod
 from veil.pipeline._report import SEED_WARNING
 from veil.pipeline._rows import take_rows
 from veil.pipeline._run import run
-from veil.pipeline._suppressed import SuppressedGroup, sensitive_models, suppressed_rows
+from veil.pipeline._suppressed import SuppressedGroup, check_models, sensitive_models, suppressed_rows
 from veil.utility import METRICS
 
 __all__ = ["anonymize", "AnonymizationResult", "verify", "ALGORITHMS", "largest_k", "SEED_WARNING"]
@@ -149,13 +149,7 @@ def verify(
     checked = list(models)
     if suppressed == "keep" and sensitive_models(models):
         checked.append(SuppressedGroup(tuple(sensitive_models(models))))
-    failed = [m for m in checked if not m.check(classes)]
-    if failed:
-        names = ", ".join(m.name for m in failed)
-        raise VerificationError(
-            f"The anonymized table fails its own requested model(s): {names}. This is a bug in veil; "
-            "nothing was written. Please report it with the configuration."
-        )
+    check_models(checked, classes)
     return classes
 
 

@@ -385,12 +385,8 @@ def _parquet_head(path: Path, rows: int) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     parquet = pq.ParquetFile(path)
-    batches = []
-    for batch in parquet.iter_batches(batch_size=rows):
-        batches.append(batch)
-        break
-    table = pa.Table.from_batches(batches, schema=parquet.schema_arrow)
-    return table.to_pandas()
+    first = next(parquet.iter_batches(batch_size=rows), None)
+    return pa.Table.from_batches([] if first is None else [first], schema=parquet.schema_arrow).to_pandas()
 
 
 def _engine_columns(report: dict[str, Any], config: ReleaseConfig, input_path: Path) -> None:

@@ -85,11 +85,7 @@ class LocalEngine(AggregatingEngine):
             return pd.DataFrame({COUNT_COLUMN: np.array([len(frame)], dtype=np.int64)})
         keys = labels.fillna(MISSING)  # groupby on a sentinel: None is not a key
         grouped = keys.groupby(columns, sort=False, dropna=False).size().reset_index(name=COUNT_COLUMN)
-        for name in columns:
-            values = grouped[name].to_numpy(dtype=object, copy=True)
-            # a literal MISSING label and a missing value are one label for veil anyway
-            values[values == MISSING] = None
-            grouped[name] = pd.Series(values, dtype=object)
+        _missing_as_none(grouped, columns)  # a literal MISSING label and a missing value are one label anyway
         grouped[COUNT_COLUMN] = grouped[COUNT_COLUMN].astype(np.int64)
         return grouped
 
@@ -122,10 +118,7 @@ class LocalEngine(AggregatingEngine):
                else data.sum().to_frame().T.astype(np.int64))
         for name, (lower, upper) in sums.items():  # grid steps back to values
             out[name] = np.ldexp(out[name].to_numpy(dtype=np.float64), -fixed_point_exponent(float(lower), float(upper)))
-        for name in by:
-            values = out[name].to_numpy(dtype=object, copy=True)
-            values[values == MISSING] = None
-            out[name] = pd.Series(values, dtype=object)
+        _missing_as_none(out, by)
         out[COUNT_COLUMN] = out[COUNT_COLUMN].astype(np.int64)
         return out
 
@@ -172,6 +165,14 @@ class LocalEngine(AggregatingEngine):
         out = out.iloc[rng.permutation(len(out))].reset_index(drop=True)
         write_into(out_path, lambda tmp: _write(out, tmp))
         return len(out)
+
+
+def _missing_as_none(frame: pd.DataFrame, columns: Sequence[str]) -> None:
+    """The group keys as the engines give them: ``None`` for a missing value (grouped on :data:`MISSING`)."""
+    for name in columns:
+        values = frame[name].to_numpy(dtype=object, copy=True)
+        values[values == MISSING] = None
+        frame[name] = pd.Series(values, dtype=object)
 
 
 def _write(frame: pd.DataFrame, tmp: Path) -> None:

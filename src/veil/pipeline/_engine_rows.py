@@ -32,6 +32,7 @@ from veil.classes import SUPPRESSED, ClassTable
 from veil.dataset import MISSING
 from veil.errors import VerificationError
 from veil.pipeline._released import Released
+from veil.pipeline._suppressed import check_models
 from veil.pipeline._writer import Outputs, publishing
 
 __all__ = ["EngineRows", "reader_for"]
@@ -142,13 +143,7 @@ class EngineRows:
         )
         _check_classes(verified, chosen, qis, drop_suppressed=drop, na_values=written.na_values)
         _check_sensitive_values(verified, base, sensitive, drop_suppressed=drop)
-        failed = [m for m in plan.searched if not m.check(verified)]
-        if failed:
-            names = ", ".join(m.name for m in failed)
-            raise VerificationError(
-                f"The anonymized table fails its own requested model(s): {names}. This is a bug in veil; "
-                "nothing was written. Please report it with the configuration."
-            )
+        check_models(plan.searched, verified)
         return verified
 
     def finish(self, report: dict[str, Any], seconds: dict[str, float]) -> None:

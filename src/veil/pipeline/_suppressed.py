@@ -25,7 +25,7 @@ import numpy as np
 from veil.classes import ClassTable
 from veil.models import PrivacyModel
 
-__all__ = ["SuppressedGroup", "sensitive_models", "suppressed_rows"]
+__all__ = ["SuppressedGroup", "sensitive_models", "suppressed_rows", "check_models"]
 
 
 def suppressed_rows(data: Any, quasi_identifiers: Sequence[str]) -> np.ndarray:
@@ -88,3 +88,21 @@ class SuppressedGroup(PrivacyModel):
     @property
     def name(self) -> str:
         return "suppressed group: " + ", ".join(m.name for m in self.models)
+
+
+def check_models(models: Sequence[PrivacyModel], classes: ClassTable) -> None:
+    """Every model re-checked on a class table rebuilt from the release (both verifications).
+
+    Raises
+    ------
+    VerificationError
+        A model fails: a bug in veil, so nothing is written.
+    """
+    from veil.errors import VerificationError
+
+    failed = [m for m in models if not m.check(classes)]
+    if failed:
+        raise VerificationError(
+            f"The anonymized table fails its own requested model(s): {', '.join(m.name for m in failed)}. "
+            "This is a bug in veil; nothing was written. Please report it with the configuration."
+        )
