@@ -58,13 +58,17 @@ SUPPRESSED = "*"
 
 
 def pack_codes(columns: Sequence[np.ndarray], radices: Sequence[int]) -> np.ndarray | None:
-    """Pack code columns into one int64 key (mixed radix), or None if it would overflow."""
+    """Pack code columns into one integer key (mixed radix), or None if it would overflow.
+
+    The key is int32 when the key space fits in 31 bits, else int64.
+    """
     space = 1
     for r in radices:
         space *= max(int(r), 1)
     if space >= 1 << 62:
         return None
-    key = np.asarray(columns[0], dtype=np.int64).copy()
+    # int32 keys when they fit: half the memory traffic of the multiply-adds
+    key = np.array(columns[0], dtype=np.int32 if space < 1 << 31 else np.int64)
     for column, r in zip(columns[1:], radices[1:]):
         key *= int(r)
         key += column

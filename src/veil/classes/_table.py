@@ -152,12 +152,12 @@ class ClassTable:
         return self._base_map_value
 
     def _level_column(self, i: int, level: int) -> np.ndarray:
-        """Attribute ``i``'s class codes rolled up to ``level`` (int64; cached on the base)."""
+        """Attribute ``i``'s class codes rolled up to ``level`` (int32; cached on retained tables)."""
         column = self._level_columns.get((i, level))
         if column is None:
             h, current = self.hierarchies[i], self.levels[i]
             raw = self.codes[:, i]
-            column = (raw if level == current else h.rollup(current, level)[raw]).astype(np.int64)
+            column = np.ascontiguousarray(raw if level == current else h.rollup(current, level)[raw], dtype=np.int32)
             if self._retained:
                 self._level_columns[(i, level)] = column
         return column
@@ -321,11 +321,13 @@ class ClassTable:
         if levels == source.levels:
             return source
         radices = [h.n_values(l) for h, l in zip(source.hierarchies, levels)]
-        columns = [source._level_column(i, b) for i, b in enumerate(levels)]
-        key = pack_codes(columns, radices) if columns else None
+        # an attribute with one value at its level adds nothing to the key (its radix is 1)
+        varying = [i for i, r in enumerate(radices) if r > 1]
+        columns = [source._level_column(i, levels[i]) for i in varying]
+        key = (pack_codes(columns, [radices[i] for i in varying]) if columns
+               else np.zeros(source.n_classes, dtype=np.int32))
         if key is None:
-            matrix = (np.column_stack(columns).astype(np.int32) if columns
-                      else np.zeros((source.n_classes, 0), np.int32))
+            matrix = np.column_stack([source._level_column(i, b) for i, b in enumerate(levels)]).astype(np.int32)
             codes, inverse = group_codes(matrix, radices)
             return source._derive(codes, inverse, levels=levels)
         space = 1
