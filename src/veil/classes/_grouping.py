@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +11,7 @@ import pandas as pd
 from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
-__all__ = ["SUPPRESSED", "SensitiveHistogram", "pack_codes", "unpack_codes", "group_keys", "group_codes"]
+__all__ = ["SUPPRESSED", "SensitiveHistogram", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key"]
 
 @dataclass(frozen=True, eq=False)
 class SensitiveHistogram:
@@ -105,6 +105,33 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
         return keys, ids[key]
     inverse, keys = pd.factorize(key, sort=False)
     return np.asarray(keys, dtype=np.int64), inverse.astype(np.int64, copy=False)
+
+
+def sum_by_key(
+    key: np.ndarray, space: int, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, Callable[[], np.ndarray]] | None:
+    """Group int keys and sum positive integer ``weights`` per key, in one pass.
+
+    Returns (distinct keys, their summed weights as int64, a function giving
+    the inverse index on demand), or ``None`` when the key space is too large
+    next to the number of keys for a dense array (use :func:`group_keys`).
+    A search judges most nodes from their class sizes alone, so the inverse
+    index (one int per source class) is built only for the nodes that need it.
+    Every weight must be positive: a key whose weights sum to 0 would vanish.
+    """
+    n = len(key)
+    if space > 4 * n + 4096:  # the bound of group_keys' dense path
+        return None
+    total = np.bincount(key, weights=weights, minlength=space)
+    keys = np.flatnonzero(total > 0)  # a boolean scan: 5-20x faster than one over the floats
+    sums = np.rint(total[keys]).astype(np.int64)
+
+    def inverse() -> np.ndarray:
+        ids = np.empty(space, dtype=np.int64)  # only the present keys' slots are read
+        ids[keys] = np.arange(len(keys), dtype=np.int64)
+        return ids[key]
+
+    return keys, sums, inverse
 
 
 def group_codes(codes: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:

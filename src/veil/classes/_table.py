@@ -31,7 +31,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from veil.classes._grouping import SensitiveHistogram, group_codes, group_keys, pack_codes, unpack_codes
+from veil.classes._grouping import SensitiveHistogram, group_codes, group_keys, pack_codes, sum_by_key, unpack_codes
 from veil.dataset import Dataset
 from veil.errors import ColumnNotFoundError, ParameterError
 from veil.hierarchy import Hierarchy
@@ -87,7 +87,7 @@ class ClassTable:
         base: "ClassTable | None",
         base_map: np.ndarray | None = None,
         parent: "ClassTable | None" = None,
-        inverse: np.ndarray | None = None,
+        inverse: np.ndarray | Callable[[], np.ndarray] | None = None,
         sensitive: Mapping[str, SensitiveHistogram] | None = None,
         row_class: np.ndarray | None = None,
     ) -> None:
@@ -142,7 +142,7 @@ class ClassTable:
         if self._base_map_value is None:
             assert self._parent is not None and self._inverse is not None
             parent_map = self._parent._base_map
-            inverse = self._inverse
+            inverse = self._regrouping()
             if len(inverse) == 0:  # every parent class was suppressed
                 self._base_map_value = np.full(len(parent_map), -1, dtype=np.int64)
             else:
@@ -150,6 +150,17 @@ class ClassTable:
             self._parent = None
             self._inverse = None
         return self._base_map_value
+
+    def _regrouping(self) -> np.ndarray:
+        """The parent class -> class here index (built on first use when it was given as a function)."""
+        if callable(self._inverse):
+            self._inverse = self._inverse()
+        assert self._inverse is not None
+        return self._inverse
+
+    @cached_property
+    def _positive_counts(self) -> bool:
+        return bool(self.n_classes == 0 or self.counts.min() > 0)
 
     def _level_column(self, i: int, level: int) -> np.ndarray:
         """Attribute ``i``'s class codes rolled up to ``level`` (int32; cached on retained tables)."""
@@ -242,9 +253,9 @@ class ClassTable:
         """
         g = self.n_classes
         if self._histogram_parent is not None and self._inverse is not None:
-            source, mapping = self._histogram_parent.sensitive, self._inverse
+            source, mapping = self._histogram_parent.sensitive, self._regrouping()
         elif self._parent_histograms is not None and self._inverse is not None:
-            source, mapping = self._parent_histograms, self._inverse
+            source, mapping = self._parent_histograms, self._regrouping()
         else:
             source, mapping = self.base.sensitive, self._base_map
         self._parent_histograms = None
@@ -333,17 +344,24 @@ class ClassTable:
         space = 1
         for r in radices:
             space *= int(r)
+        dense = sum_by_key(key, space, source.counts) if source._positive_counts else None
+        if dense is not None:
+            keys, counts, regrouping = dense
+            return source._derive(lambda: unpack_codes(keys, radices), regrouping, levels=levels, counts=counts)
         keys, inverse = group_keys(key, space)
         return source._derive(lambda: unpack_codes(keys, radices), inverse, levels=levels, n_groups=len(keys))
 
     def _derive(
-        self, codes: np.ndarray | Callable[[], np.ndarray], inverse: np.ndarray, *, levels: tuple[int, ...],
+        self, codes: np.ndarray | Callable[[], np.ndarray], inverse: np.ndarray | Callable[[], np.ndarray], *,
+        levels: tuple[int, ...],
         quasi_identifiers: tuple[str, ...] | None = None,
         hierarchies: tuple[Hierarchy, ...] | None = None,
         n_groups: int | None = None,
+        counts: np.ndarray | None = None,
     ) -> "ClassTable":
-        g = len(codes) if n_groups is None else n_groups  # type: ignore[arg-type]
-        counts = np.rint(np.bincount(inverse, weights=self.counts, minlength=g)).astype(np.int64)
+        if counts is None:  # summed here unless the grouping already did (then ``inverse`` may be lazy)
+            g = len(codes) if n_groups is None else n_groups  # type: ignore[arg-type]
+            counts = np.rint(np.bincount(inverse, weights=self.counts, minlength=g)).astype(np.int64)  # type: ignore[arg-type]
         return ClassTable(
             quasi_identifiers=self.quasi_identifiers if quasi_identifiers is None else quasi_identifiers,
             hierarchies=self.hierarchies if hierarchies is None else hierarchies,
