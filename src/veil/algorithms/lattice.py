@@ -188,13 +188,22 @@ def _search_top_down(
         return bool(status[i] == 1)
 
     _descend(nodes, bounds, current, step)
-    while True:
+    # settle the candidates (not failing, not judged, bound within the best loss) from the
+    # highest (bound, height, index) down: a node once out of the candidates never comes
+    # back (the best loss only falls, statuses and judgements only settle), so one pointer
+    # walks this order, a chunk of nodes at a time
+    order = np.lexsort((heights, bounds))[::-1]
+    position = 0
+    while position < n:
         best = float(losses.min())
-        candidates = np.flatnonzero((status != -1) & ~evaluated & (bounds <= best + 1e-12))
-        if not len(candidates):
-            break
-        pick = np.lexsort((heights[candidates], bounds[candidates]))[-1]
-        judge(int(candidates[pick]))
+        chunk = order[position:position + 256]
+        open_ = (status[chunk] != -1) & ~evaluated[chunk] & (bounds[chunk] <= best + 1e-12)
+        first = int(open_.argmax())
+        if not open_[first]:
+            position += len(chunk)
+            continue
+        position += first
+        judge(int(order[position]))
     if progress is not None:
         progress(n, n)
     record = search_record(nodes, np.where(evaluated, status, 0).astype(np.int8))
