@@ -40,6 +40,18 @@ from veil.schema import Kind
 __all__ = ["ClassTable"]
 
 
+def _member_codes(columns: Sequence[np.ndarray], varying: Sequence[int], q: int, inverse: np.ndarray,
+                  n_groups: int) -> np.ndarray:
+    """Each group's codes, read at one of its members (all members share them): ``q`` gathers
+    of the groups instead of a division and a remainder per attribute over the packed keys."""
+    member = np.empty(n_groups, dtype=np.int64)
+    member[inverse] = np.arange(len(inverse), dtype=np.int64)
+    codes = np.zeros((n_groups, q), dtype=np.int32)
+    for i, column in zip(varying, columns):
+        codes[:, i] = column[member]
+    return codes
+
+
 class ClassTable:
     """Equivalence classes of a table's quasi-identifiers at some generalization.
 
@@ -349,7 +361,8 @@ class ClassTable:
             keys, counts, regrouping = dense
             return source._derive(lambda: unpack_codes(keys, radices), regrouping, levels=levels, counts=counts)
         keys, inverse = group_keys(key, space)
-        return source._derive(lambda: unpack_codes(keys, radices), inverse, levels=levels, n_groups=len(keys))
+        return source._derive(lambda: _member_codes(columns, varying, len(levels), inverse, len(keys)), inverse,
+                              levels=levels, n_groups=len(keys))
 
     def _derive(
         self, codes: np.ndarray | Callable[[], np.ndarray], inverse: np.ndarray | Callable[[], np.ndarray], *,
