@@ -160,6 +160,12 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
     if spec.kind == "sum" and getattr(spec, "by", ()):
         return _public_group_sum(engine, path, spec.columns[0], spec.by[0], categories or [], accountant=accountant,
                                  epsilon=epsilon, lower=lower, upper=upper, where=spec.where)
+    return _whole_table(engine, path, spec, accountant=accountant, epsilon=epsilon, lower=lower, upper=upper)
+
+
+def _whole_table(engine: Engine, path: str | os.PathLike[str], spec: Any, *, accountant: PrivacyAccountant,
+                 epsilon: float, lower: float | None, upper: float | None) -> DPAnswer:
+    """A whole-table ``count`` (geometric, Δ = 1) or clamped ``sum COLUMN`` (Laplace, Δ = max(|L|, |U|))."""
     bounds = ROW_BOUNDS
     if spec.kind == "count":
         mech = GeometricMechanism(epsilon=epsilon, sensitivity=1)
