@@ -134,7 +134,7 @@ def _local_answers(file: Path, specs: list[Any], *, sep: Optional[str], budget_f
     from veil.dp import PrivateTable
 
     privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group, missing_units, selection_seed = unit_options
-    _check_keys(specs, categories, delta)  # before anything is read or spent
+    _check_keys(specs, split_list(categories), delta)  # before anything is read or spent
     frame = _read_csv(file, sep)
     _check_batch(specs, frame, categories, delta, bounds=(lower, upper))
     accountant = _accountant(frame, budget_file, dataset_name, budget, budget_delta)
@@ -148,13 +148,20 @@ def _local_answers(file: Path, specs: list[Any], *, sep: Optional[str], budget_f
     return [_run(table, spec, epsilon, delta, lower, upper, categories) for spec in specs]
 
 
-def _check_keys(specs: list[Any], categories: Optional[str], delta: float) -> None:
-    """Refuse a grouped sum with neither public keys (--categories) nor a --delta for selecting them."""
+def _check_keys(specs: list[Any], categories: list[str], delta: float) -> None:
+    """Refuse a grouped sum with neither public keys (--categories) nor a --delta for selecting them,
+    and a --delta outside (0, 1) that a selection would use."""
+    from veil._validation import check_real
     from veil.dp._grouped_sum import public_keys
 
+    if categories:
+        return
     for spec in specs:
-        if spec.kind == "sum" and spec.by and not split_list(categories) and delta <= 0:
+        if spec.kind == "sum" and spec.by and delta <= 0:
             public_keys(None, spec.by[0], "A grouped sum")
+        if (spec.kind == "histogram" or spec.by) and delta > 0:
+            check_real("delta", delta, "veil query (private partition selection)", low=0.0, high=1.0,
+                       closed="neither")
 
 
 def _check_bounds(specs: list[Any], lower: Optional[float], upper: Optional[float]) -> None:
@@ -173,7 +180,7 @@ def _check_batch(specs: list[Any], frame: Any, categories: Optional[str], delta:
 
     from veil.errors import ColumnNotFoundError, SchemaError
 
-    _check_keys(specs, categories, delta)
+    _check_keys(specs, split_list(categories), delta)
     _check_bounds(specs, *bounds)
     for spec in specs:
         used = [*spec.columns, *(spec.by or ()), *(sorted(spec.where.columns) if spec.where is not None else ())]
@@ -234,6 +241,7 @@ def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[
                              "default ledger key is a fingerprint of the records read in memory.")
     for spec in specs:  # every query checked before anything is spent
         check_engine_query(spec, engine, categories=categories, delta=delta)
+    _check_keys(specs, categories, delta)
     _check_bounds(specs, lower, upper)
     source = Source.from_path(file, sep=sep)
     accountant = _accountant(None, budget_file, dataset_name, budget, budget_delta)

@@ -257,14 +257,23 @@ def test_cli_sum_by_key_without_categories(csv, tmp_path) -> None:
     assert answer["budget_remaining"] == {"epsilon": pytest.approx(4.0), "delta": pytest.approx(9e-6)}
 
 
-def test_cli_refusals_before_any_spend(csv, tmp_path) -> None:
+@pytest.mark.parametrize("engine", ["local", "duckdb"])
+def test_cli_refusals_before_any_spend(csv, tmp_path, engine: str) -> None:
+    """Each batch starts with a count that would be spent first: a refusal at the grouped query's turn would leave
+    that spend saved and nothing printed, so the whole batch is refused before any spend."""
     ledger = tmp_path / "budget.json"
-    base = ["query", str(csv), "count", "--epsilon", "1", "--budget", "5", "--budget-delta", "1e-5",
-            "--budget-file", str(ledger)]
-    for extra, needle in [(["sum income by job", "--lower", "0", "--upper", "1"], "--delta in veil query"),
-                          (["sum name by job", "--delta", "1e-6", "--lower", "0", "--upper", "1"], "numeric"),
-                          (["sum income by job", "--delta", "1e-6", "--upper", "1"], "clamping bounds")]:
+    base = ["query", str(csv), "count", "--epsilon", "1", "--budget", "5", "--budget-delta", "0.9",
+            "--budget-file", str(ledger), "--dataset-name", "people", "--engine", engine]
+    cases = [(["sum income by job", "--lower", "0", "--upper", "1"], "--delta in veil query"),
+             (["sum income by job", "--delta", "1e-6", "--upper", "1"], "clamping bounds"),
+             (["sum income by job", "--delta", "1e-6", "--lower", "2", "--upper", "1"], "at least 'lower'"),
+             (["sum income by job", "--delta", "1.5", "--lower", "0", "--upper", "1"], "in (0, 1). Got 1.5"),
+             (["histogram job", "--delta", "1.5"], "in (0, 1). Got 1.5")]
+    if engine == "local":  # an engine learns a column's type from the file, at the query's turn
+        cases.append((["sum name by job", "--delta", "1e-6", "--lower", "0", "--upper", "1"], "numeric"))
+    for extra, needle in cases:
         result = runner.invoke(app, [*base, *extra])
         assert result.exit_code == 2 and "Traceback" not in result.output, result.output
         assert needle in result.output
-        assert not ledger.exists() or "spend" not in (tmp_path / "budget.json.journal").read_text()
+        journal = tmp_path / "budget.json.journal"
+        assert not journal.exists() or '"spend"' not in journal.read_text()
