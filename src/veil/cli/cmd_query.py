@@ -1,5 +1,5 @@
-"""``veil query``: differentially private counts, sums (also per public key: ``sum COL by KEY``),
-means and histograms on a CSV.
+"""``veil query``: differentially private counts, sums (also per key: ``sum COL by KEY``, the keys
+public or selected privately), means and histograms on a CSV.
 
 Every answer is charged to a :class:`~veil.dp.BudgetLedger` (``--budget-file``)
 before its noise is drawn: the spend is journaled and fsynced under a file
@@ -69,8 +69,8 @@ def query(
     queries: list[str] = typer.Argument(..., help='Queries, e.g. "count where age > 40", '
                                         '"sum income", "sum income by sex", "mean age", "histogram sex".'),
     epsilon: float = typer.Option(..., "--epsilon", help="ε spent by EACH query (> 0)."),
-    delta: float = typer.Option(0.0, "--delta", help="δ for histograms without --categories "
-                                "(private partition selection)."),
+    delta: float = typer.Option(0.0, "--delta", help="δ for histograms and 'sum COL by KEY' without "
+                                "--categories (private partition selection)."),
     lower: Optional[float] = typer.Option(None, "--lower", help="Clamping lower bound (sum, mean)."),
     upper: Optional[float] = typer.Option(None, "--upper", help="Clamping upper bound (sum, mean)."),
     categories: Optional[str] = typer.Option(None, "--categories",
@@ -132,14 +132,11 @@ def _local_answers(file: Path, specs: list[Any], *, sep: Optional[str], budget_f
                    unit_options: tuple) -> list[Any]:
     """The answers computed in memory, each spend saved (journaled, fsynced) before its noise is drawn."""
     from veil.dp import PrivateTable
-    from veil.dp._grouped_sum import public_keys
 
     privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group, missing_units, selection_seed = unit_options
-    for spec in specs:  # a grouped sum without its public keys is refused before anything is read or spent
-        if spec.kind == "sum" and spec.by:
-            public_keys(split_list(categories) or None, spec.by[0], "A grouped sum")
+    _check_keys(specs, split_list(categories), delta)  # before anything is read or spent
     frame = _read_csv(file, sep)
-    _check_batch(specs, frame, categories, delta)
+    _check_batch(specs, frame, categories, delta, bounds=(lower, upper))
     accountant = _accountant(frame, budget_file, dataset_name, budget, budget_delta)
     table = PrivateTable(frame, accountant=accountant, privacy_unit=privacy_unit,
                          max_rows_per_unit=max_rows_per_unit, max_groups=max_groups,
@@ -151,17 +148,50 @@ def _local_answers(file: Path, specs: list[Any], *, sep: Optional[str], budget_f
     return [_run(table, spec, epsilon, delta, lower, upper, categories) for spec in specs]
 
 
-def _check_batch(specs: list[Any], frame: Any, categories: Optional[str], delta: float) -> None:
+def _check_keys(specs: list[Any], categories: list[str], delta: float) -> None:
+    """Refuse a grouped sum with neither public keys (--categories) nor a --delta for selecting them,
+    and a --delta outside (0, 1) that a selection would use."""
+    from veil._validation import check_real
+    from veil.dp._grouped_sum import public_keys
+
+    if categories:
+        return
+    for spec in specs:
+        if spec.kind == "sum" and spec.by and delta <= 0:
+            public_keys(None, spec.by[0], "A grouped sum")
+        if (spec.kind == "histogram" or spec.by) and delta > 0:
+            check_real("delta", delta, "veil query (private partition selection)", low=0.0, high=1.0,
+                       closed="neither")
+
+
+def _check_bounds(specs: list[Any], lower: Optional[float], upper: Optional[float]) -> None:
+    """Refuse a sum, mean or quantile without valid clamping bounds (--lower, --upper)."""
+    from veil.dp._sensitivity import clamping_bounds
+
+    if any(spec.kind in ("sum", "mean", "quantile") for spec in specs):
+        clamping_bounds(lower, upper, "veil query")
+
+
+def _check_batch(specs: list[Any], frame: Any, categories: Optional[str], delta: float, *,
+                 bounds: tuple[Optional[float], Optional[float]] = (None, None)) -> None:
     """Refuse, before the first spend, a query of the batch that would fail when its turn
     came: an earlier answer's spend would be saved and nothing printed."""
-    from veil.errors import ColumnNotFoundError
+    import pandas as pd
 
+    from veil.errors import ColumnNotFoundError, SchemaError
+
+    _check_keys(specs, split_list(categories), delta)
+    _check_bounds(specs, *bounds)
     for spec in specs:
         used = [*spec.columns, *(spec.by or ()), *(sorted(spec.where.columns) if spec.where is not None else ())]
         missing = [c for c in used if c not in frame.columns]
         if missing:
             raise ColumnNotFoundError(f"The query {spec.text!r} names the column {missing[0]!r}, which the "
                                       "data does not have; nothing was spent.")
+        column = frame[spec.columns[0]] if spec.kind in ("sum", "mean", "quantile") else None
+        if column is not None and (not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
+            raise SchemaError(f"The query {spec.text!r} needs a numeric column; {spec.columns[0]!r} is not. "
+                              "Nothing was spent.")
         if spec.kind == "histogram":
             if split_list(categories) and len(spec.columns) != 1:
                 raise ParameterError("--categories applies to a one-column histogram; nothing was spent.")
@@ -211,6 +241,8 @@ def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[
                              "default ledger key is a fingerprint of the records read in memory.")
     for spec in specs:  # every query checked before anything is spent
         check_engine_query(spec, engine, categories=categories, delta=delta)
+    _check_keys(specs, categories, delta)
+    _check_bounds(specs, lower, upper)
     source = Source.from_path(file, sep=sep)
     accountant = _accountant(None, budget_file, dataset_name, budget, budget_delta)
     _precheck(accountant, len(specs), epsilon, delta)
@@ -244,8 +276,9 @@ def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper:
     if spec.kind == "count":
         return table.count(spec.where, epsilon=epsilon)
     if spec.kind == "sum" and spec.by:
-        return table.group_by_sum(spec.columns[0], spec.by[0], categories=_keys_of(table, spec.by[0], categories),
-                                  lower=lower, upper=upper, epsilon=epsilon, where=spec.where)
+        keys = _keys_of(table, spec.by[0], categories)
+        return table.group_by_sum(spec.columns[0], spec.by[0], categories=keys, lower=lower, upper=upper,
+                                  epsilon=epsilon, delta=None if keys is not None else delta, where=spec.where)
     if spec.kind == "sum":
         return table.sum(spec.columns[0], lower=lower, upper=upper, epsilon=epsilon, where=spec.where)
     if spec.kind == "mean":

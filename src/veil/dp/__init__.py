@@ -6,8 +6,8 @@ feature: proofs written, not yet vetted; never numpy.random); an accountant
 a file-locked, journaled :class:`BudgetLedger`, refuses queries that would
 overspend the budget; a :class:`PrivateTable` bounds each privacy unit's
 contributions (in total and per group, :class:`ContributionBounds`) and answers
-counts, sums, means, quantiles, histograms, contingency tables and group-by
-counts; plus query restriction (not a guarantee), randomized response,
+counts, sums, means, quantiles, histograms, contingency tables, group-by
+counts and group-by sums; plus query restriction (not a guarantee), randomized response,
 post-processing and stream aggregation.
 See ``docs/dp.md``.
 """

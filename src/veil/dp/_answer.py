@@ -26,7 +26,8 @@ class DPAnswer:
         The privacy cost of this answer.
     mechanism : str
         ``"geometric"``, ``"gaussian"``, ``"laplace"``, ``"exponential"``,
-        ``"laplace_threshold"`` or ``"laplace+geometric"`` (mean).
+        ``"laplace_threshold"``, ``"laplace_threshold+laplace"`` (a grouped sum whose
+        keys are selected privately) or ``"laplace+geometric"`` (mean).
     noise_scale : float
         The scale of the noise in the answer's units (Laplace/geometric: the
         scale b, mean absolute error ≈ b and standard deviation √2·b;

@@ -1,6 +1,5 @@
 """Grouped private queries of :class:`~veil.dp.PrivateTable`: histograms, contingency
-tables and group-by counts, with public keys or private partition selection, and
-group-by sums with public keys.
+tables, group-by counts and group-by sums, with public keys or private partition selection.
 
 The partition-selection threshold
 ---------------------------------
@@ -41,7 +40,7 @@ import pandas as pd
 from veil._validation import check_choice, check_real
 from veil.dp._answer import DPAnswer
 from veil.dp._budget import ZCDPBudget
-from veil.dp._grouped_sum import grouped_grid_sums, noisy_group_sums, public_keys
+from veil.dp._grouped_sum import grouped_grid_sums, noisy_group_sums, public_keys, selected_group_sums
 from veil.dp._mechanisms import GaussianMechanism, check_epsilon
 from veil.dp._partition import key_str, partition_selection
 from veil.dp._predicate import Predicate
@@ -200,8 +199,8 @@ class GroupedQueries:
                             details=self._group_details([column], "public bins", fields),
                             **fields)
 
-    def _bounded_group_counts(self, cols: list[str], where: str | Predicate | None) -> tuple[Any, np.ndarray]:
-        """The groups of ``cols`` present in the data and their counts after the per-unit bounds."""
+    def _bounded_group_codes(self, cols: list[str], where: str | Predicate | None) -> tuple[Any, np.ndarray]:
+        """The groups of ``cols`` in the data, and each row's group after the per-unit bounds (-1: not counted)."""
         for c in cols:
             column_of(self._frame, c)
         grouped = self._frame.groupby(cols, sort=True, dropna=True)
@@ -214,7 +213,7 @@ class GroupedQueries:
         identity = self._frame.loc[counted, cols]
         identity.columns = [f"g{i}" for i in range(len(cols))]
         keep = self._bounded(codes, identity)
-        return index, np.bincount(codes[keep], minlength=len(index)).astype(np.int64)
+        return index, np.where(keep, codes, -1)
 
     def group_by_count(self, by: str | Sequence[str], *, epsilon: float,
                        keys: Mapping[str, Sequence[Any]] | None = None, delta: float | None = None,
@@ -245,7 +244,8 @@ class GroupedQueries:
                                      mechanism=mechanism,
                                      delta=delta if mechanism == "gaussian" else None, owner=owner)
         eps, dlt = _check_selection(owner, epsilon, mechanism, delta)
-        index, counts = self._bounded_group_counts(cols, where)
+        index, codes = self._bounded_group_codes(cols, where)
+        counts = np.bincount(codes[codes >= 0], minlength=len(index)).astype(np.int64)
         present = np.flatnonzero(counts > 0)  # a group emptied by the bounds is not in the data
         label = f"group_by_count {', '.join(cols)}" + (f" where {where}" if where is not None else "")
         bounds = self.contribution_bounds
@@ -266,20 +266,26 @@ class GroupedQueries:
 
     def group_by_sum(self, column: str, by: str, *, categories: Sequence[Any] | None = None,
                      lower: float | None = None, upper: float | None = None, epsilon: float,
-                     where: str | Predicate | None = None) -> DPAnswer:
-        """Noisy sum of ``column`` clamped to [lower, upper] per public key of ``by``.
+                     delta: float | None = None, where: str | Predicate | None = None) -> DPAnswer:
+        """Noisy sum of ``column`` clamped to [lower, upper] per key of ``by``: public keys, or
+        keys found in the data by private partition selection.
 
-        Each listed key gets its rows' clamped sum on the public grid of :meth:`sum`
-        plus Laplace noise (an absent key a noisy 0; rows of unlisted keys are not
-        summed), each unit bounded first as in :meth:`contingency_table`.  One ε in all.
+        Each unit is bounded first as in :meth:`contingency_table`.  With ``categories`` each
+        listed key gets its rows' clamped sum on the public grid of :meth:`sum` plus Laplace
+        noise (an absent key a noisy 0; rows of unlisted keys are not summed): (ε, 0).  With
+        ``delta`` instead, the keys present are selected as in :meth:`group_by_count` with
+        ε/2 and only the kept keys get a noisy sum, with ε/2: (ε, δ), charged once.
 
         Parameters
         ----------
-        categories : sequence
-            The public keys of ``by``; required (the groups of a sum are never read
-            from the data: without them a ParameterError, nothing spent).
+        categories : sequence, optional
+            The public keys of ``by``.  Without them and ``delta``: ParameterError, nothing spent.
         lower, upper : float
             Public clamping bounds; a missing value counts as the clamped 0.
+        epsilon : float in [1e-9, 1e4]
+            The whole answer's ε (split in two halves without ``categories``).
+        delta : float in (0, 1), optional
+            Only without ``categories``: the δ of the key selection.
 
         Notes
         -----
@@ -287,23 +293,42 @@ class GroupedQueries:
         one unit keeps at most :math:`\\Delta_1 = \\min(m, L_0 L_\\infty)` rows in the keys
         (:attr:`ContributionBounds.l1_sensitivity`): L1 sensitivity :math:`\\Delta_1 B`,
         noise scale :math:`\\Delta_1 B/\\varepsilon` on every key (one row per unit:
-        :math:`\\Delta_1 = 1`, parallel composition).  Derivation and references
-        (Wilson et al. 2020) in :mod:`veil.dp._grouped_sum`.
+        :math:`\\Delta_1 = 1`, parallel composition); :math:`2\\Delta_1 B/\\varepsilon` on the kept
+        keys of a selection, whose τ is :meth:`group_by_count`'s at ε/2 (``details["threshold"]``).
+        Derivation, ε split, references (Wilson et al. 2020): :mod:`veil.dp._grouped_sum`.
 
         Examples
         --------
         >>> from veil.dp import PrivacyAccountant, PrivacyBudget, PrivateTable
         >>> people = pd.DataFrame({"sex": ["F", "M", "F"], "income": [10, 20, 30]})
-        >>> t = PrivateTable(people, accountant=PrivacyAccountant(budget=PrivacyBudget(epsilon=1)))
+        >>> t = PrivateTable(people, accountant=PrivacyAccountant(budget=PrivacyBudget(epsilon=2, delta=1e-6)))
         >>> ans = t.group_by_sum("income", "sex", categories=["F", "M", "X"], lower=0,
         ...                      upper=100, epsilon=0.5)
         >>> sorted(ans.value), ans.sensitivity, ans.noise_scale
         (['F', 'M', 'X'], 100.0, 200.0)
+        >>> found = t.group_by_sum("income", "sex", lower=0, upper=100, epsilon=1, delta=1e-6)
+        >>> # one row per unit, ε/2 = 0.5: b = 2, τ = 1 + ⌈2 ln(1/((1 + e^-0.5) 1e-6))⌉ = 1 + ⌈26.68⌉
+        >>> found.noise_scale, found.details["threshold"], found.delta
+        (200.0, 28, 1e-06)
         """
         owner = "PrivateTable.group_by_sum"
         eps = check_epsilon(epsilon, owner)
+        if categories is None and delta is not None:
+            dlt = check_real("delta", delta, owner, low=0.0, high=1.0, closed="neither")
+            return self._selected_group_sum(column, by, lower=lower, upper=upper, epsilon=eps,
+                                            delta=dlt, where=where)
         keys = public_keys(categories, by, owner)
-        lo, hi = clamping_bounds(lower, upper, owner)
+        if delta is not None:
+            raise ParameterError(
+                f"The 'delta' parameter of {owner} is only used without 'categories' (private "
+                f"selection of the keys); sums over public keys cost (epsilon, 0). Got {delta!r} instead."
+            )
+        return self._public_group_sum(column, by, keys, lower=lower, upper=upper, epsilon=eps, where=where)
+
+    def _public_group_sum(self, column: str, by: str, keys: list[Any], *, lower: float | None,
+                          upper: float | None, epsilon: float, where: str | Predicate | None) -> DPAnswer:
+        """:meth:`group_by_sum` over public keys (:func:`noisy_group_sums`)."""
+        lo, hi = clamping_bounds(lower, upper, "PrivateTable.group_by_sum")
         values = self._numeric(column, None)
         codes = category_codes(column_of(self._frame, by), keys)
         mask = self._mask(where)
@@ -312,9 +337,25 @@ class GroupedQueries:
         keep = self._bounded(codes, pd.DataFrame({"cell": codes[codes >= 0]}))
         sums = grouped_grid_sums(values, np.where(keep, codes, -1), len(keys), lo, hi)
         label = f"sum {column} by {by}" + (f" where {where}" if where is not None else "")
-        fields = noisy_group_sums(keys, sums, epsilon=eps, l1_rows=self.contribution_bounds.l1_sensitivity,
+        fields = noisy_group_sums(keys, sums, epsilon=epsilon, l1_rows=self.contribution_bounds.l1_sensitivity,
                                   lower=lo, upper=hi, by=by,
                                   charge=lambda e: self._charge(e, 0.0, label))
+        return self._answer(query=label, **fields)
+
+    def _selected_group_sum(self, column: str, by: str, *, lower: float | None, upper: float | None,
+                            epsilon: float, delta: float, where: str | Predicate | None) -> DPAnswer:
+        """:meth:`group_by_sum` without public keys (:func:`selected_group_sums`)."""
+        lo, hi = clamping_bounds(lower, upper, "PrivateTable.group_by_sum")
+        values = self._numeric(column, None)
+        index, codes = self._bounded_group_codes([by], where)
+        counts = np.bincount(codes[codes >= 0], minlength=len(index)).astype(np.int64)
+        present = np.flatnonzero(counts > 0)  # a group emptied by the bounds or filter is not in the data
+        sums = grouped_grid_sums(values, codes, len(index), lo, hi)
+        label = f"sum {column} by {by}" + (f" where {where}" if where is not None else "")
+        fields = selected_group_sums([index[i] for i in present], counts[present], sums[present],
+                                     epsilon=epsilon, delta=delta, bounds=self.contribution_bounds,
+                                     lower=lo, upper=hi, by=by,
+                                     charge=lambda e, d, z: self._charge(e, d, label, z))
         return self._answer(query=label, **fields)
 
 

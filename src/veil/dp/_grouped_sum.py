@@ -1,8 +1,9 @@
-"""Grouped sums with public keys: the exact per-key sums on the public grid, and their noise.
+"""Grouped sums: the exact per-key sums on the public grid, and their noise, with public keys
+or with keys selected privately from the data.
 
 Shared by :meth:`veil.dp.PrivateTable.group_by_sum` (in memory) and ``veil query
 --engine`` (:mod:`veil.engines._query`, where the engine computes the exact per-group
-grid sums), so that both paths release the same measurement.
+counts and grid sums), so that both paths release the same measurement.
 
 The sensitivity
 ---------------
@@ -22,7 +23,32 @@ References
 Dwork, C., McSherry, F., Nissim, K. & Smith, A. (2006). Calibrating noise to
 sensitivity in private data analysis. TCC.  (The Laplace mechanism, L1 sensitivity.)
 Wilson, R. J. et al. (2020). Differentially private SQL with bounded user
-contribution. PoPETs.  (Per-partition sums under L0/L∞ contribution bounds.)
+contribution. PoPETs.  (Per-partition sums under L0/L∞ contribution bounds; keys
+selected by a threshold on noisy per-key counts.)
+Korolova, A., Kenthapadi, K., Mishra, N. & Ntoulas, A. (2009). Releasing search
+queries and clicks privately. WWW.  (Thresholding noisy counts to release keys.)
+
+Keys found in the data: private partition selection
+---------------------------------------------------
+Without public keys (:func:`selected_group_sums`), the keys present in the bounded
+rows are themselves private.  veil splits the ε of the answer in two halves:
+
+1. **selection**, (ε/2, δ): the per-key row counts (after the contribution bounds)
+   go through the partition selection of :meth:`PrivateTable.group_by_count`
+   (OpenDP's ``make_laplace_threshold``, discrete Laplace noise of scale
+   :math:`\\Delta_1/(\\varepsilon/2)`, the threshold τ of :mod:`veil.dp._grouped` for
+   ε/2 and δ); a key is kept iff its noisy count reaches τ;
+2. **sums**, (ε/2, 0): Laplace noise of scale :math:`\\Delta_1 B/(\\varepsilon/2)` on the
+   sum of each kept key.
+
+The keys' noisy counts are not released (only the keys and their sums).  Both steps
+read the same bounded rows, so a unit moves the count vector by at most
+:math:`\\Delta_1` (L1) and the sum vector by at most :math:`\\Delta_1 B`; the sums of
+the kept keys are the Laplace mechanism on the sums of every possible key (absent ones
+0) restricted to the selected ones, so by adaptive composition the answer is
+(ε, δ)-DP, charged once as (ε, δ), or under zCDP as δ-approximate
+:math:`(\\varepsilon/2)^2/2 + (\\varepsilon/2)^2/2 = \\varepsilon^2/4`-zCDP.  With bounds
+[0, 0] the sums are the constant 0: only the selection's (ε/2, δ) is charged.
 """
 
 from __future__ import annotations
@@ -32,11 +58,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from veil.dp._bounds import ContributionBounds
+from veil.dp._budget import ZCDPBudget
 from veil.dp._mechanisms import LaplaceMechanism
+from veil.dp._partition import key_str, partition_selection
 from veil.dp._sensitivity import fixed_point_exponent
 from veil.errors import ParameterError
 
-__all__ = ["grid_bound", "grouped_grid_sums", "noisy_group_sums", "public_keys"]
+__all__ = ["grid_bound", "grouped_grid_sums", "noisy_group_sums", "public_keys", "selected_group_sums"]
 
 
 def public_keys(categories: Sequence[Any] | None, by: str, owner: str) -> list[Any]:
@@ -44,7 +73,8 @@ def public_keys(categories: Sequence[Any] | None, by: str, owner: str) -> list[A
     if categories is None:
         raise ParameterError(
             f"{owner} needs the groups of {by!r} listed as public keys ('categories'; "
-            "--categories in veil query): the groups of a sum are never read from the data."
+            "--categories in veil query) or a 'delta' in (0, 1) to select the groups found in "
+            "the data privately (--delta in veil query); nothing was spent."
         )
     keys = list(dict.fromkeys(categories))
     if not keys:
@@ -109,4 +139,39 @@ def noisy_group_sums(keys: list[Any], sums: np.ndarray, *, epsilon: float, l1_ro
     noisy = np.asarray(mech.release(np.asarray(sums, dtype=float)), dtype=float)
     return dict(value=dict(zip(keys, (float(v) for v in noisy))), epsilon=epsilon, delta=0.0,
                 mechanism="laplace", noise_scale=mech.scale, budget_remaining=remaining,
+                sensitivity=sens, rho=rho, details=details)
+
+
+def selected_group_sums(keys: Sequence[Any], counts: np.ndarray, sums: np.ndarray, *, epsilon: float,
+                        delta: float, bounds: ContributionBounds, lower: float, upper: float, by: str,
+                        charge: Callable[[float, float, ZCDPBudget], tuple[Any, float | None]]
+                        ) -> dict[str, Any]:
+    """The fields of a grouped sum whose keys are selected privately (module notes: the ε split).
+
+    ``keys`` are the groups present in the bounded rows, ``counts`` their row counts (> 0)
+    and ``sums`` their exact grid sums, all after the contribution ``bounds``.
+    ``charge(epsilon, delta, zcdp_cost)`` spends the whole answer once and returns the
+    remaining budget and the ρ charged; it runs before the selection's or the sums' noise
+    is drawn.  The value holds the kept keys, ordered by their text as a histogram's.
+    """
+    half = epsilon / 2.0
+    d_in = (bounds.l0_sensitivity, bounds.l1_sensitivity, bounds.linf_sensitivity)
+    meas, threshold, selection_scale = partition_selection(half, delta, d_in)
+    sens = bounds.l1_sensitivity * grid_bound(lower, upper)
+    mech = LaplaceMechanism(epsilon=half, sensitivity=sens) if sens > 0.0 else None
+    spent = epsilon if mech is not None else half  # bounds [0, 0]: the sums are the constant 0
+    remaining, rho = charge(spent, delta, ZCDPBudget(rho=(spent - half) ** 2 / 2 + half * half / 2,
+                                                     delta=delta))
+    index = {key_str(k): i for i, k in enumerate(keys)}
+    released = meas({name: int(counts[i]) for name, i in index.items()}) if index else {}
+    kept = np.array([index[name] for name in sorted(released)], dtype=np.int64)
+    exact = np.asarray(sums, dtype=float)[kept]
+    noisy = np.asarray(mech.release(exact), dtype=float) if mech is not None and kept.size else exact * 0.0
+    details = {"columns": [by], "keys": "private partition selection", "sensitivity_norm": "l1",
+               "lower": lower, "upper": upper, "threshold": threshold, "selection_epsilon": half,
+               "selection_noise_scale": selection_scale, "selection_sensitivity": bounds.l1_sensitivity,
+               "sum_epsilon": spent - half}
+    return dict(value={keys[i]: float(v) for i, v in zip(kept, noisy)}, epsilon=spent, delta=delta,
+                mechanism="laplace_threshold+laplace" if mech is not None else "laplace_threshold",
+                noise_scale=mech.scale if mech is not None else 0.0, budget_remaining=remaining,
                 sensitivity=sens, rho=rho, details=details)

@@ -4,6 +4,7 @@ Grammar (case-insensitive keywords; never ``eval``)::
 
     query     := "count" [where]
                | ("sum" | "mean") column [where]
+               | "sum" column "by" column [where]
                | "quantile" number column [where]
                | "histogram" column ("," column)* [where]
     where     := "where" predicate
@@ -331,7 +332,7 @@ def parse_query(text: str) -> QuerySpec:
     """Parse ``"count where age > 40"``, ``"sum income"``, ``"histogram sex, race"``, ...
 
     ``"sum COL by KEY"`` is a grouped sum over one key column (its keys listed by the
-    caller, as a histogram's categories).
+    caller, as a histogram's categories, or selected privately with a δ).
 
     Examples
     --------

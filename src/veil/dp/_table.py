@@ -155,8 +155,8 @@ class PrivateTable(GroupedQueries):
     user-given bounds (never bounds guessed from the data) and accumulate in
     64-bit integers on a fixed-point grid, so the float sum cannot exceed its
     nominal sensitivity (Casacuberta et al. 2022).  Histogram/contingency keys
-    must be public (user-given); :meth:`group_by_count` without keys uses
-    thresholded private partition selection, which costs a δ.
+    must be public (user-given); :meth:`group_by_count` and :meth:`group_by_sum`
+    without keys use thresholded private partition selection, which costs a δ.
 
     References
     ----------

@@ -14,6 +14,10 @@ each answer charged to the accountant before its noise is drawn:
   summed), the Laplace mechanism with L1 sensitivity ``max(|lower|, |upper|)``
   on the grid, one ε for all keys, as :meth:`veil.dp.PrivateTable.group_by_sum`
   (the noise and the answer's fields from :mod:`veil.dp._grouped_sum`);
+* ``sum COLUMN by KEY`` without categories and with δ > 0: the engine's exact per-key
+  counts select the keys (private partition selection with ε/2, δ) and the kept keys
+  get a noisy sum (ε/2), as :meth:`veil.dp.PrivateTable.group_by_sum` with ``delta``:
+  the same measurement, threshold τ and (ε, δ) charge (:func:`veil.dp._grouped_sum.selected_group_sums`);
 * ``histogram COLUMN`` with public ``categories``: one noisy count per
   category (an absent one counts 0; values outside the categories are not
   counted), the geometric mechanism with L1 sensitivity 1, one ε for the
@@ -50,7 +54,7 @@ from veil.dp import (
     ZCDPBudget,
 )
 from veil.dp._grouped import category_codes
-from veil.dp._grouped_sum import grid_bound, noisy_group_sums, public_keys
+from veil.dp._grouped_sum import grid_bound, noisy_group_sums, public_keys, selected_group_sums
 from veil.dp._mechanisms import check_epsilon
 from veil.dp._partition import key_str, partition_selection
 from veil.dp._predicate import Predicate
@@ -72,12 +76,13 @@ def _where_text(where: Predicate | None) -> str:
     return f" where {where}" if where is not None else ""
 
 
-def _charge(accountant: PrivacyAccountant, epsilon: float, label: str, *,
-            delta: float = 0.0) -> tuple[PrivacyBudget, float | None]:
-    """Spend an answer as :class:`~veil.dp.PrivateTable` does: (ε, δ), or ε²/2 (δ-approximate)
-    under zCDP or a filter."""
+def _charge(accountant: PrivacyAccountant, epsilon: float, label: str, *, delta: float = 0.0,
+            zcdp_cost: ZCDPBudget | None = None) -> tuple[PrivacyBudget, float | None]:
+    """Spend an answer as :class:`~veil.dp.PrivateTable` does: (ε, δ), or under zCDP or a filter
+    ``zcdp_cost`` when given, else ε²/2 (δ-approximate)."""
     if accountant.composition in ("zcdp", "filter"):
-        cost = ZCDPBudget(rho=epsilon * epsilon / 2.0, delta=delta) if delta else ZCDPBudget.from_pure_dp(epsilon)
+        cost = zcdp_cost if zcdp_cost is not None else (
+            ZCDPBudget(rho=epsilon * epsilon / 2.0, delta=delta) if delta else ZCDPBudget.from_pure_dp(epsilon))
         accountant.spend(cost, label=label)
         return accountant.remaining, cost.rho
     accountant.spend(PrivacyBudget(epsilon=epsilon, delta=delta), label=label)
@@ -92,7 +97,7 @@ def check_engine_query(spec: Any, engine: str, *, categories: Sequence[str] | No
     ------
     ParameterError
         Not a ``count``, ``sum COLUMN [by KEY]`` or ``histogram``; a grouped sum
-        without ``categories`` or by its own column; ``categories``
+        without ``categories`` and without a ``delta`` > 0, or by its own column; ``categories``
         for a histogram of several columns; or a histogram without ``categories``
         and without a ``delta`` > 0.
     """
@@ -102,7 +107,8 @@ def check_engine_query(spec: Any, engine: str, *, categories: Sequence[str] | No
             f"'histogram COLUMN[, ...]' (with or without where) only. Got {spec.kind!r}; use --engine local."
         )
     if spec.kind == "sum" and getattr(spec, "by", ()):
-        public_keys(categories or None, spec.by[0], "A grouped sum")
+        if not categories and delta <= 0:
+            public_keys(None, spec.by[0], "A grouped sum")
         if spec.by[0] == spec.columns[0]:  # the engines' aggregate names its output columns after both
             raise ParameterError(f"With --engine {engine}, 'sum COL by KEY' needs a key column other than "
                                  f"the summed one (got {spec.columns[0]!r} twice); use --engine local.")
@@ -126,17 +132,17 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
     Parameters
     ----------
     categories : sequence of str, optional
-        The public keys of a one-column histogram or of ``sum COLUMN by KEY``
-        (matched to the column's text labels); required by a grouped sum.  Without them a histogram is a private partition selection
-        and needs ``delta``.
+        The public keys of a one-column histogram or of ``sum COLUMN by KEY`` (matched to
+        the column's text labels).  Without them a histogram or a grouped sum is a private
+        partition selection and needs ``delta``.
     delta : float in (0, 1)
-        δ of a histogram without ``categories``; unused otherwise.
+        δ of a histogram or grouped sum without ``categories``; unused otherwise.
 
     Raises
     ------
     ParameterError
         Another query kind, missing clamping bounds for a
-        sum, a grouped sum without ``categories``, or a histogram with neither
+        sum, or a histogram or grouped sum with neither
         ``categories`` nor ``delta`` > 0.
     """
     if not hasattr(engine, "aggregate"):
@@ -148,9 +154,18 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
                                      epsilon=epsilon, where=spec.where)
         return _partition_selection(engine, path, list(spec.columns), accountant=accountant, epsilon=epsilon,
                                     delta=delta, where=spec.where)
+    if spec.kind == "sum" and getattr(spec, "by", ()) and not categories:
+        return _selected_group_sum(engine, path, spec.columns[0], spec.by[0], accountant=accountant, epsilon=epsilon,
+                                   delta=delta, lower=lower, upper=upper, where=spec.where)
     if spec.kind == "sum" and getattr(spec, "by", ()):
         return _public_group_sum(engine, path, spec.columns[0], spec.by[0], categories or [], accountant=accountant,
                                  epsilon=epsilon, lower=lower, upper=upper, where=spec.where)
+    return _whole_table(engine, path, spec, accountant=accountant, epsilon=epsilon, lower=lower, upper=upper)
+
+
+def _whole_table(engine: Engine, path: str | os.PathLike[str], spec: Any, *, accountant: PrivacyAccountant,
+                 epsilon: float, lower: float | None, upper: float | None) -> DPAnswer:
+    """A whole-table ``count`` (geometric, Δ = 1) or clamped ``sum COLUMN`` (Laplace, Δ = max(|L|, |U|))."""
     bounds = ROW_BOUNDS
     if spec.kind == "count":
         mech = GeometricMechanism(epsilon=epsilon, sensitivity=1)
@@ -244,4 +259,24 @@ def _public_group_sum(engine: Engine, path: str | os.PathLike[str], column: str,
     label = f"sum {column} by {by}" + _where_text(where)
     fields = noisy_group_sums(keys, sums, epsilon=eps, l1_rows=ROW_BOUNDS.l1_sensitivity, lower=lo, upper=hi,
                               by=by, charge=lambda e: _charge(accountant, e, label))
+    return DPAnswer(query=label, privacy_unit="row", contribution_bounds=ROW_BOUNDS, **fields)
+
+
+def _selected_group_sum(engine: Engine, path: str | os.PathLike[str], column: str, by: str, *,
+                        accountant: PrivacyAccountant, epsilon: float, delta: float, lower: float | None,
+                        upper: float | None, where: Predicate | None) -> DPAnswer:
+    """The keys of ``by`` selected privately from the engine's exact per-key counts, each kept key's clamped
+    grid sum with Laplace noise, as :meth:`veil.dp.PrivateTable.group_by_sum` with ``delta`` (one row per unit;
+    a missing key is no group)."""
+    owner = "PrivateTable.group_by_sum"
+    eps = check_epsilon(epsilon, owner)
+    dlt = check_real("delta", delta, owner, low=0.0, high=1.0, closed="neither")
+    lo, hi = clamping_bounds(lower, upper, owner)
+    exact = engine.aggregate(path, [by], {column: (lo, hi)}, where=where)  # type: ignore[attr-defined]
+    exact = exact[exact[by].notna().to_numpy()]  # a missing key is no group (dropna)
+    label = f"sum {column} by {by}" + _where_text(where)
+    fields = selected_group_sums(list(exact[by]), exact[COUNT_COLUMN].to_numpy(dtype=np.int64),
+                                 exact[column].to_numpy(dtype=float), epsilon=eps, delta=dlt, bounds=ROW_BOUNDS,
+                                 lower=lo, upper=hi, by=by,
+                                 charge=lambda e, d, z: _charge(accountant, e, label, delta=d, zcdp_cost=z))
     return DPAnswer(query=label, privacy_unit="row", contribution_bounds=ROW_BOUNDS, **fields)

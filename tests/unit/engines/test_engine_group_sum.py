@@ -152,6 +152,11 @@ def test_spark_grouped_sums_equal_pandas(noise_free, tmp_path: Path, adult: pd.D
     with SparkEngine(master="local[2]", config=config) as spark:
         ans = _answer(spark, path, "sum age by sex where race = 'White'", lower=0, upper=60,
                       categories=["Male", "Female", "x"])
+        # keys selected privately: ε = 100, τ = 2 (tests/unit/engines/test_engine_group_sum_selected.py)
+        selected = _answer(spark, path, "sum age by occupation where race = 'White'", epsilon=100.0, lower=0,
+                           upper=60, delta=1e-6)
     white = frame[frame["race"] == "White"]
     expected = white["age"].clip(0, 60).groupby(white["sex"]).sum()
     assert ans.value == {"Male": float(expected["Male"]), "Female": float(expected["Female"]), "x": 0.0}
+    by_job = white["age"].clip(0, 60).groupby(white["occupation"]).sum()
+    assert selected.value == {k: float(v) for k, v in by_job.items() if (white["occupation"] == k).sum() >= 2}
