@@ -110,6 +110,23 @@ def _cost_of(data: Any, where: str) -> PrivacyBudget | ZCDPBudget:
     raise LedgerError(f"The budget journal is damaged: {where} has no valid cost.")
 
 
+def _apply_event(datasets: dict[str, dict], event: dict, line: int) -> None:
+    """Add one journal event (an ``open`` or a ``spend``) to the per-dataset state."""
+    key = event.get("dataset")
+    if event.get("event") == "open" and key not in datasets:
+        budget = event.get("budget") or {}
+        try:
+            total = PrivacyBudget(epsilon=budget["epsilon"], delta=budget["delta"])
+        except (KeyError, TypeError, ValueError):
+            raise LedgerError(f"The budget journal is damaged: line {line} has no valid budget.") from None
+        datasets[key] = {"budget": total, "composition": event.get("composition", "basic"),
+                         "delta_slack": event.get("delta_slack"), "costs": []}
+    elif event.get("event") == "spend" and key in datasets:
+        datasets[key]["costs"].append((_cost_of(event.get("cost"), f"line {line}"), str(event.get("query", ""))))
+    else:
+        raise LedgerError(f"The budget journal is damaged: line {line} is not a valid open or spend event.")
+
+
 class _Transaction:
     """The verified spends of one dataset, and the append that records a new one."""
 
@@ -219,22 +236,7 @@ class BudgetLedger:
                                   "edited. Restore it from a backup.")
         datasets: dict[str, dict] = {}
         for seq, event in enumerate(events):
-            key = event.get("dataset")
-            if event.get("event") == "open" and key not in datasets:
-                budget = event.get("budget") or {}
-                try:
-                    total = PrivacyBudget(epsilon=budget["epsilon"], delta=budget["delta"])
-                except (KeyError, TypeError, ValueError):
-                    raise LedgerError(f"The budget journal is damaged: line {seq + 1} has no "
-                                      "valid budget.") from None
-                datasets[key] = {"budget": total, "composition": event.get("composition", "basic"),
-                                 "delta_slack": event.get("delta_slack"), "costs": []}
-            elif event.get("event") == "spend" and key in datasets:
-                datasets[key]["costs"].append((_cost_of(event.get("cost"), f"line {seq + 1}"),
-                                               str(event.get("query", ""))))
-            else:
-                raise LedgerError(f"The budget journal is damaged: line {seq + 1} is not a valid "
-                                  "open or spend event.")
+            _apply_event(datasets, event, seq + 1)
         return {"entries": len(events), "head": hashes[-1] if hashes else _ZERO,
                 "datasets": datasets}
 
@@ -264,6 +266,7 @@ class BudgetLedger:
         except OSError as exc:
             raise LedgerError(f"Cannot save the spend in {str(self.journal)!r}: {exc.strerror}. "
                               "No answer was given.") from None
+        _apply_event(state["datasets"], record, state["entries"] + 1)  # the index's summary includes it
         state["entries"] += 1
         state["head"] = hashlib.sha256(line).hexdigest()
         self._write_index(state)

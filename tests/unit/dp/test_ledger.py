@@ -43,6 +43,21 @@ def test_journal_format_and_checksum_chain(tmp_path):
     assert [e.label for e in again.ledger] == ["count", "sum x"]
 
 
+def test_the_index_summary_counts_every_journaled_event(tmp_path):
+    # the index used to be written from the state read before the event, so it showed a new
+    # dataset only after its first spend and every spend count one behind the journal
+    path = tmp_path / "l.json"
+    acc = PrivacyAccountant.from_ledger(BudgetLedger(path), "k", budget=PrivacyBudget(2.0, 1e-6))
+    summary = json.loads(path.read_text())["datasets"]
+    assert summary == {"k": {"budget": {"epsilon": 2.0, "delta": 1e-6}, "composition": "basic", "spends": 0}}
+    acc.spend(PrivacyBudget(epsilon=0.5), label="count")
+    assert json.loads(path.read_text())["datasets"]["k"]["spends"] == 1
+    acc.spend(PrivacyBudget(epsilon=0.25), label="count")
+    assert json.loads(path.read_text())["datasets"]["k"]["spends"] == 2
+    again = PrivacyAccountant.from_ledger(BudgetLedger(path), "k")  # what is read back is unchanged
+    assert again.spent == PrivacyBudget(epsilon=0.75)
+
+
 def test_zcdp_costs_round_trip_and_budget_cannot_change(tmp_path):
     path = tmp_path / "l.json"
     budget = PrivacyBudget(epsilon=1.0, delta=1e-5)
