@@ -53,8 +53,9 @@ import numpy as np
 
 from veil.algorithms._nodes import (
     ADDITIVE_METRICS, Evaluator, Lattice, LossFunction, NodeEvaluation, NodeSets, SearchResult, infeasible,
-    limit_records, loss_bounds, node_index, predecessors, prepare,
+    limit_records, loss_bounds, prepare,
 )
+from veil.algorithms._chains import classify, descend, walk_candidates
 from veil.algorithms._lattice_record import search_record
 from veil.classes import ClassTable
 from veil.utility import METRICS
@@ -64,83 +65,6 @@ __all__ = ["Lattice", "SearchResult", "NodeEvaluation", "search", "exhaustive_se
 
 # old private names, kept for one release (the node machinery moved to veil.algorithms._nodes)
 _Evaluator, _limit_records, _bounds, _prepare, _infeasible = Evaluator, limit_records, loss_bounds, prepare, infeasible
-
-def _descend(
-    nodes: np.ndarray, bounds: np.ndarray, current: int, step: Callable[[int], bool]
-) -> int:
-    """Greedy descent from the solution ``current``: move to the predecessor with
-    the lowest bound that ``step`` accepts as a solution, until none is."""
-    low, stride = node_index(nodes)
-    while True:
-        for i in sorted(predecessors(nodes, current, low, stride), key=lambda j: bounds[j]):
-            if step(i):
-                current = i
-                break
-        else:
-            return current
-
-
-def _classify(
-    evaluator: "Evaluator", nodes: np.ndarray, known: dict[int, NodeEvaluation]
-) -> np.ndarray:
-    """Status of every node (1 solution, -1 not) for monotone models, by binary
-    search along chains with predictive tagging (the idea of OLA and Flash).
-
-    Along a chain of generalizations monotone models switch once, from failing
-    to satisfied; a binary search finds the switch, then nodes above a solution
-    are tagged solutions and nodes below a failure failures (no class tables).
-    """
-    n, q = nodes.shape
-    status = np.zeros(n, dtype=np.int8)
-    sets = NodeSets(nodes)
-    low, stride = node_index(nodes)
-    high = nodes.max(axis=0).astype(np.int64)
-    span = np.maximum(high - low, 1)
-
-    def index_of(node: np.ndarray) -> int:
-        return int(((node.astype(np.int64) - low) * stride).sum())
-
-    def judge(i: int) -> bool:
-        node = tuple(int(x) for x in nodes[i])
-        result = evaluator.evaluate(node)
-        known[i] = result
-        if result.satisfied:
-            status[(status == 0) & sets.above(i)] = 1
-        else:
-            status[(status == 0) & sets.below(i)] = -1
-        return result.satisfied
-
-    for start in np.lexsort((nodes.sum(axis=1),)):
-        if status[start] != 0:
-            continue
-        chain = [int(start)]
-        current = nodes[start].astype(np.int64)
-        while True:
-            room = current < high
-            if not room.any():
-                break
-            # climb the attribute that is relatively least generalized
-            relative = np.where(room, (current - low) / span, np.inf)
-            attr = int(np.argmin(relative))
-            current = current.copy()
-            current[attr] += 1
-            i = index_of(current)
-            if status[i] != 0:
-                break
-            chain.append(i)
-        lo, hi = 0, len(chain) - 1
-        while lo <= hi:
-            mid = (lo + hi) // 2
-            if status[chain[mid]] != 0:
-                satisfied = status[chain[mid]] == 1
-            else:
-                satisfied = judge(chain[mid])
-            if satisfied:
-                hi = mid - 1
-            else:
-                lo = mid + 1
-    return status
-
 
 def _search_top_down(
     evaluator: "Evaluator",
@@ -187,23 +111,11 @@ def _search_top_down(
             judge(i)
         return bool(status[i] == 1)
 
-    _descend(nodes, bounds, current, step)
-    # settle the candidates (not failing, not judged, bound within the best loss) from the
-    # highest (bound, height, index) down: a node once out of the candidates never comes
-    # back (the best loss only falls, statuses and judgements only settle), so one pointer
-    # walks this order, a chunk of nodes at a time
-    order = np.lexsort((heights, bounds))[::-1]
-    position = 0
-    while position < n:
-        best = float(losses.min())
-        chunk = order[position:position + 256]
-        open_ = (status[chunk] != -1) & ~evaluated[chunk] & (bounds[chunk] <= best + 1e-12)
-        first = int(open_.argmax())
-        if not open_[first]:
-            position += len(chunk)
-            continue
-        position += first
-        judge(int(order[position]))
+    descend(nodes, bounds, current, step)
+    # settle the candidates (not failing, not judged, bound within the best loss), highest
+    # (bound, height, index) first
+    walk_candidates(np.lexsort((heights, bounds))[::-1], judge,
+                    lambda c: (status[c] != -1) & ~evaluated[c] & (bounds[c] <= losses.min() + 1e-12))
     if progress is not None:
         progress(n, n)
     record = search_record(nodes, np.where(evaluated, status, 0).astype(np.int8))
@@ -290,7 +202,7 @@ def search(
         )
     extra_checks = 0
     if monotone_models:
-        status = _classify(evaluator, nodes, known)
+        status = classify(evaluator, nodes, known)
     else:
         status = np.zeros(n_nodes, dtype=np.int8)
     if progress is not None:
@@ -405,7 +317,7 @@ def _search_mixed(
 
     current = n - 1  # the top node (nodes are in lexicographic order)
     if judge(current):
-        _descend(nodes, bounds, current, lambda i: losses[i] < np.inf if done[i] else judge(i))
+        descend(nodes, bounds, current, lambda i: losses[i] < np.inf if done[i] else judge(i))
 
     for i in np.lexsort((heights, bounds))[::-1]:  # highest bound first
         i = int(i)

@@ -11,7 +11,8 @@ import pandas as pd
 from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
-__all__ = ["SUPPRESSED", "SensitiveHistogram", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key"]
+__all__ = ["SUPPRESSED", "SensitiveHistogram", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key",
+           "Regrouping", "regroup_codes", "roll_up_histograms"]
 
 @dataclass(frozen=True, eq=False)
 class SensitiveHistogram:
@@ -51,6 +52,27 @@ class SensitiveHistogram:
         return SensitiveHistogram(self.name, self.labels, counts, self.overall, self.kind, self.hierarchy)
 
     _with_counts = with_counts  # old name, kept for one release
+
+
+def roll_up_histograms(source: dict[str, SensitiveHistogram], mapping: np.ndarray,
+                       n_groups: int) -> dict[str, SensitiveHistogram]:
+    """Histograms of ``n_groups`` classes summed from ``source``'s classes: class ``i``
+    joins ``mapping[i]`` (-1: suppressed, left out)."""
+    valid = mapping >= 0
+    every = bool(valid.all())
+    rows = mapping if every else mapping[valid]
+    out: dict[str, SensitiveHistogram] = {}
+    for name, hist in source.items():
+        v = hist.n_values
+        if n_groups == 0 or v == 0:
+            out[name] = hist.with_counts(np.zeros((n_groups, v), dtype=np.int64))
+            continue
+        weights = hist.counts if every else hist.counts[valid]
+        counts = np.empty((n_groups, v), dtype=np.int64)
+        for j in range(v):  # one pass per sensitive value (not per row)
+            counts[:, j] = np.rint(np.bincount(rows, weights=weights[:, j], minlength=n_groups))
+        out[name] = hist.with_counts(counts)
+    return out
 
 
 #: The label written for a suppressed QI value.
@@ -152,3 +174,60 @@ def group_codes(codes: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, 
         space *= int(r)
     keys, inverse = group_keys(key, space)
     return unpack_codes(keys, radices), inverse
+
+
+@dataclass(frozen=True)
+class Regrouping:
+    """Classes grouped by their codes at new levels (:func:`regroup_codes`).
+
+    ``codes`` and ``inverse`` (class -> group) may be functions that build them on
+    first use; ``counts`` is ``None`` when the caller sums the class sizes itself.
+    """
+
+    codes: np.ndarray | Callable[[], np.ndarray]
+    inverse: np.ndarray | Callable[[], np.ndarray]
+    counts: np.ndarray | None
+    n_groups: int
+
+
+def regroup_codes(column: Callable[[int], np.ndarray], radices: Sequence[int], counts: np.ndarray, *,
+                  positive: bool) -> Regrouping:
+    """Group classes by their codes: ``column(i)`` gives attribute ``i``'s code per class
+    (int32), ``radices[i]`` its number of values, ``counts`` the class sizes (all
+    ``positive``, or the dense one-pass sum is not used).
+
+    An attribute with one value adds nothing to the key.  A dense key space sums the
+    sizes in one pass and builds the inverse only on demand; a sparse one is hashed and
+    each group's codes are read at one of its members.
+    """
+    q = len(radices)
+    varying = [i for i, r in enumerate(radices) if r > 1]
+    columns = [column(i) for i in varying]
+    key = pack_codes(columns, [radices[i] for i in varying]) if columns else np.zeros(len(counts), dtype=np.int32)
+    if key is None:
+        matrix = np.zeros((len(counts), q), dtype=np.int32)
+        for i, values in zip(varying, columns):
+            matrix[:, i] = values
+        codes, inverse = group_codes(matrix, radices)
+        return Regrouping(codes, inverse, None, len(codes))
+    space = 1
+    for r in radices:
+        space *= int(r)
+    dense = sum_by_key(key, space, counts) if positive else None
+    if dense is not None:
+        keys, sums, regrouping = dense
+        return Regrouping(lambda: unpack_codes(keys, radices), regrouping, sums, len(keys))
+    keys, inverse = group_keys(key, space)
+    return Regrouping(lambda: _member_codes(columns, varying, q, inverse, len(keys)), inverse, None, len(keys))
+
+
+def _member_codes(columns: Sequence[np.ndarray], varying: Sequence[int], q: int, inverse: np.ndarray,
+                  n_groups: int) -> np.ndarray:
+    """Each group's codes, read at one of its members (all members share them): ``q`` gathers
+    of the groups instead of a division and a remainder per attribute over the packed keys."""
+    member = np.empty(n_groups, dtype=np.int64)
+    member[inverse] = np.arange(len(inverse), dtype=np.int64)
+    codes = np.zeros((n_groups, q), dtype=np.int32)
+    for i, values in zip(varying, columns):
+        codes[:, i] = values[member]
+    return codes

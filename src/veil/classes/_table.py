@@ -31,25 +31,13 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from veil.classes._grouping import SensitiveHistogram, group_codes, group_keys, pack_codes, sum_by_key, unpack_codes
+from veil.classes._grouping import SensitiveHistogram, group_codes, regroup_codes, roll_up_histograms
 from veil.dataset import Dataset
 from veil.errors import ColumnNotFoundError, ParameterError
 from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
 __all__ = ["ClassTable"]
-
-
-def _member_codes(columns: Sequence[np.ndarray], varying: Sequence[int], q: int, inverse: np.ndarray,
-                  n_groups: int) -> np.ndarray:
-    """Each group's codes, read at one of its members (all members share them): ``q`` gathers
-    of the groups instead of a division and a remainder per attribute over the packed keys."""
-    member = np.empty(n_groups, dtype=np.int64)
-    member[inverse] = np.arange(len(inverse), dtype=np.int64)
-    codes = np.zeros((n_groups, q), dtype=np.int32)
-    for i, column in zip(varying, columns):
-        codes[:, i] = column[member]
-    return codes
 
 
 class ClassTable:
@@ -263,7 +251,6 @@ class ClassTable:
         Rolled up from the parent's classes when the parent has its histograms
         (a generalization regroups whole classes), else from the base table's.
         """
-        g = self.n_classes
         if self._histogram_parent is not None and self._inverse is not None:
             source, mapping = self._histogram_parent.sensitive, self._regrouping()
         elif self._parent_histograms is not None and self._inverse is not None:
@@ -272,21 +259,7 @@ class ClassTable:
             source, mapping = self.base.sensitive, self._base_map
         self._parent_histograms = None
         self._histogram_parent = None
-        valid = mapping >= 0
-        every = bool(valid.all())
-        rows = mapping if every else mapping[valid]
-        out: dict[str, SensitiveHistogram] = {}
-        for name, hist in source.items():
-            v = hist.n_values
-            if g == 0 or v == 0:
-                out[name] = hist.with_counts(np.zeros((g, v), dtype=np.int64))
-                continue
-            weights = hist.counts if every else hist.counts[valid]
-            counts = np.empty((g, v), dtype=np.int64)
-            for j in range(v):  # one pass per sensitive value (not per row)
-                counts[:, j] = np.rint(np.bincount(rows, weights=weights[:, j], minlength=g))
-            out[name] = hist.with_counts(counts)
-        return out
+        return roll_up_histograms(source, mapping, self.n_classes)
 
     def labels(self) -> pd.DataFrame:
         """One row per class: its QI labels at the current levels and its ``count``."""
@@ -344,25 +317,10 @@ class ClassTable:
         if levels == source.levels:
             return source
         radices = [h.n_values(l) for h, l in zip(source.hierarchies, levels)]
-        # an attribute with one value at its level adds nothing to the key (its radix is 1)
-        varying = [i for i, r in enumerate(radices) if r > 1]
-        columns = [source._level_column(i, levels[i]) for i in varying]
-        key = (pack_codes(columns, [radices[i] for i in varying]) if columns
-               else np.zeros(source.n_classes, dtype=np.int32))
-        if key is None:
-            matrix = np.column_stack([source._level_column(i, b) for i, b in enumerate(levels)]).astype(np.int32)
-            codes, inverse = group_codes(matrix, radices)
-            return source._derive(codes, inverse, levels=levels)
-        space = 1
-        for r in radices:
-            space *= int(r)
-        dense = sum_by_key(key, space, source.counts) if source._positive_counts else None
-        if dense is not None:
-            keys, counts, regrouping = dense
-            return source._derive(lambda: unpack_codes(keys, radices), regrouping, levels=levels, counts=counts)
-        keys, inverse = group_keys(key, space)
-        return source._derive(lambda: _member_codes(columns, varying, len(levels), inverse, len(keys)), inverse,
-                              levels=levels, n_groups=len(keys))
+        grouped = regroup_codes(lambda i: source._level_column(i, levels[i]), radices, source.counts,
+                                positive=source._positive_counts)
+        return source._derive(grouped.codes, grouped.inverse, levels=levels, n_groups=grouped.n_groups,
+                              counts=grouped.counts)
 
     def _derive(
         self, codes: np.ndarray | Callable[[], np.ndarray], inverse: np.ndarray | Callable[[], np.ndarray], *,

@@ -1,0 +1,111 @@
+"""Walks over the generalization lattice shared by the lattice search's strategies:
+greedy descent, binary search along chains with predictive tagging, and the walk over
+the candidates in a fixed order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from veil.algorithms._nodes import Evaluator, NodeEvaluation, NodeSets, node_index, predecessors
+
+__all__ = ["descend", "classify", "walk_candidates"]
+
+
+def descend(
+    nodes: np.ndarray, bounds: np.ndarray, current: int, step: Callable[[int], bool]
+) -> int:
+    """Greedy descent from the solution ``current``: move to the predecessor with
+    the lowest bound that ``step`` accepts as a solution, until none is."""
+    low, stride = node_index(nodes)
+    while True:
+        for i in sorted(predecessors(nodes, current, low, stride), key=lambda j: bounds[j]):
+            if step(i):
+                current = i
+                break
+        else:
+            return current
+
+
+def classify(
+    evaluator: "Evaluator", nodes: np.ndarray, known: dict[int, NodeEvaluation]
+) -> np.ndarray:
+    """Status of every node (1 solution, -1 not) for monotone models, by binary
+    search along chains with predictive tagging (the idea of OLA and Flash).
+
+    Along a chain of generalizations monotone models switch once, from failing
+    to satisfied; a binary search finds the switch, then nodes above a solution
+    are tagged solutions and nodes below a failure failures (no class tables).
+    """
+    n, q = nodes.shape
+    status = np.zeros(n, dtype=np.int8)
+    sets = NodeSets(nodes)
+    low, stride = node_index(nodes)
+    high = nodes.max(axis=0).astype(np.int64)
+    span = np.maximum(high - low, 1)
+
+    def index_of(node: np.ndarray) -> int:
+        return int(((node.astype(np.int64) - low) * stride).sum())
+
+    def judge(i: int) -> bool:
+        node = tuple(int(x) for x in nodes[i])
+        result = evaluator.evaluate(node)
+        known[i] = result
+        if result.satisfied:
+            status[(status == 0) & sets.above(i)] = 1
+        else:
+            status[(status == 0) & sets.below(i)] = -1
+        return result.satisfied
+
+    for start in np.lexsort((nodes.sum(axis=1),)):
+        if status[start] != 0:
+            continue
+        chain = [int(start)]
+        current = nodes[start].astype(np.int64)
+        while True:
+            room = current < high
+            if not room.any():
+                break
+            # climb the attribute that is relatively least generalized
+            relative = np.where(room, (current - low) / span, np.inf)
+            attr = int(np.argmin(relative))
+            current = current.copy()
+            current[attr] += 1
+            i = index_of(current)
+            if status[i] != 0:
+                break
+            chain.append(i)
+        lo, hi = 0, len(chain) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            if status[chain[mid]] != 0:
+                satisfied = status[chain[mid]] == 1
+            else:
+                satisfied = judge(chain[mid])
+            if satisfied:
+                hi = mid - 1
+            else:
+                lo = mid + 1
+    return status
+
+
+def walk_candidates(order: np.ndarray, judge: Callable[[int], object],
+                    is_open: Callable[[np.ndarray], np.ndarray]) -> None:
+    """Judge, in ``order``, each node that ``is_open`` (asked of a chunk of rows) accepts.
+
+    For candidate sets that only shrink (a node once out never comes back: the best
+    loss only falls, statuses and judgements only settle), so one pointer walks
+    ``order`` once, a chunk of 256 nodes at a time, instead of filtering and sorting
+    the whole lattice before each judgement.
+    """
+    position = 0
+    while position < len(order):
+        chunk = order[position:position + 256]
+        open_ = is_open(chunk)
+        first = int(open_.argmax())
+        if not open_[first]:
+            position += len(chunk)
+            continue
+        position += first
+        judge(int(order[position]))
