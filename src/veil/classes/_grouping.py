@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -176,8 +177,7 @@ def group_codes(codes: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, 
     return unpack_codes(keys, radices), inverse
 
 
-@dataclass(frozen=True)
-class Regrouping:
+class Regrouping(NamedTuple):
     """Classes grouped by their codes at new levels (:func:`regroup_codes`).
 
     ``codes`` and ``inverse`` (class -> group) may be functions that build them on
