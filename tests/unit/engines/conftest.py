@@ -20,6 +20,21 @@ def adult_csv() -> str:
     return adult_path()
 
 
+@pytest.fixture(scope="module")
+def adult(adult_csv: str) -> pd.DataFrame:
+    """Adult as text, as the engines read it."""
+    return pd.read_csv(adult_csv, sep=";", dtype=str, keep_default_na=False)
+
+
+@pytest.fixture
+def noise_free(monkeypatch):
+    """veil's Laplace mechanism releases its input unchanged (the scale is still computed;
+    OpenDP's own noise, e.g. a partition selection's, is not patched)."""
+    from veil.dp import LaplaceMechanism
+
+    monkeypatch.setattr(LaplaceMechanism, "release", lambda self, value: value)
+
+
 def canonical_counts(counts: pd.DataFrame) -> pd.DataFrame:
     """A group-count sorted by every column, missing values as a sentinel, for equality."""
     columns = [c for c in counts.columns if c != "count"]

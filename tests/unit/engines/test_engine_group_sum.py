@@ -14,23 +14,12 @@ from typer.testing import CliRunner
 
 from veil.cli import app
 from veil.data import read_table
-from veil.dp import LaplaceMechanism, PrivacyAccountant, PrivacyBudget, PrivateTable, parse_query
+from veil.dp import PrivacyAccountant, PrivacyBudget, PrivateTable, parse_query
 from veil.engines import DuckDBEngine, LocalEngine
 from veil.engines._query import engine_answer
 from veil.errors import VeilError
 
 ENGINES = {"duckdb": DuckDBEngine, "local": LocalEngine}
-
-
-@pytest.fixture(scope="module")
-def adult(adult_csv: str) -> pd.DataFrame:
-    return pd.read_csv(adult_csv, sep=";", dtype=str, keep_default_na=False)
-
-
-@pytest.fixture
-def noise_free(monkeypatch):
-    """Laplace releases its input unchanged: the answer is the exact aggregate (scale still computed)."""
-    monkeypatch.setattr(LaplaceMechanism, "release", lambda self, value: value)
 
 
 def _accountant(**kw) -> PrivacyAccountant:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from veil.cli import app
 from veil.data import read_table
-from veil.dp import LaplaceMechanism, PrivacyAccountant, PrivacyBudget, PrivateTable, ZCDPBudget, parse_query
+from veil.dp import PrivacyAccountant, PrivacyBudget, PrivateTable, ZCDPBudget, parse_query
 from veil.engines import DuckDBEngine, LocalEngine
 from veil.engines._query import engine_answer
 from veil.errors import VeilError
@@ -21,17 +21,6 @@ ENGINES = {"duckdb": DuckDBEngine, "local": LocalEngine}
 #: ε = 100: the selection's ε/2 = 50 gives b = 0.02 and τ = 1 + ⌈0.02 ln(1/((1 + e^-50) 1e-6))⌉ = 2 (one row per
 #: unit); the selection's noise is 0 but with probability ≈ 4e-22 per key, so exactly the keys of >= 2 rows pass.
 HUGE_EPSILON = 100.0
-
-
-@pytest.fixture(scope="module")
-def adult(adult_csv: str) -> pd.DataFrame:
-    return pd.read_csv(adult_csv, sep=";", dtype=str, keep_default_na=False)
-
-
-@pytest.fixture
-def noise_free(monkeypatch):
-    """The sums' Laplace releases its input unchanged (the selection's noise is OpenDP's, not patched)."""
-    monkeypatch.setattr(LaplaceMechanism, "release", lambda self, value: value)
 
 
 def _accountant(**kw) -> PrivacyAccountant:

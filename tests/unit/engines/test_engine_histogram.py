@@ -28,11 +28,6 @@ ENGINES = {"duckdb": DuckDBEngine, "local": LocalEngine}
 EXACT_EPSILON = 50.0
 
 
-@pytest.fixture(scope="module")
-def adult(adult_csv: str) -> pd.DataFrame:
-    return pd.read_csv(adult_csv, sep=";", dtype=str, keep_default_na=False)
-
-
 def _answer(engine, path, query: str, *, epsilon: float, accountant=None, **kw):
     accountant = accountant or PrivacyAccountant(budget=PrivacyBudget(epsilon=1e5, delta=0.5))
     return engine_answer(engine, path, parse_query(query), accountant=accountant, epsilon=epsilon, **kw)
