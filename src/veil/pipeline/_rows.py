@@ -83,14 +83,19 @@ def _take(data, indices):
     return encoded.take(indices).cast(data.type)
 
 
-def text_column(codes: np.ndarray, labels: Sequence[str], dtype: object = "str") -> pd.Series:
+def text_column(codes: np.ndarray, labels: Sequence[str], dtype: object = "str", *,
+                missing: str | None = None) -> pd.Series:
     """The labels of ``codes`` as a text column, decoded through an Arrow dictionary.
 
     ``labels`` may repeat a value (a dictionary decodes each code on its own).
+    A code whose label is ``missing`` (when given) decodes to a missing cell.
     """
     import pyarrow as pa
 
-    dictionary = pa.array(np.asarray(labels, dtype=object).astype(str), type=pa.string())
+    texts = np.asarray(labels, dtype=object).astype(str)
+    if missing is not None and (texts == missing).any():
+        texts = np.where(texts == missing, None, texts)
+    dictionary = pa.array(texts, type=pa.string())
     encoded = pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=np.int32)), dictionary)
     return _series(encoded.cast(pa.string()), dtype)
 
