@@ -145,7 +145,9 @@ def verify(
     if suppressed != "keep":
         mask = _star_rows(data, qis) if suppressed_rows is None else np.asarray(suppressed_rows, dtype=np.bool_)
         if mask.any():  # nothing to leave out: the rows as they are (never modified)
-            data = take_rows(data, np.flatnonzero(~mask))
+            # the kept rows of the columns read, text as categories (encoded, not copied)
+            read = [c for c in data.columns if c in qis or c in sensitive]
+            data = take_rows(data.loc[:, read], np.flatnonzero(~mask), categories=True)
             weights = None if weights is None else np.asarray(weights)[~mask]
     if (len(data) if weights is None else int(np.sum(weights))) == 0:
         # every record was suppressed: check the all-'*' table it stands for

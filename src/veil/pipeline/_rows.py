@@ -33,7 +33,7 @@ def _series(data, dtype) -> pd.Series:
     return pd.Series(pd.array(data, dtype=dtype), copy=False)
 
 
-def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False) -> pd.DataFrame:
     """``frame.iloc[rows]`` with a fresh RangeIndex, one Arrow take per text column.
 
     Parameters
@@ -41,6 +41,11 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
     frame : pandas.DataFrame
     rows : numpy.ndarray of int
         Row positions, in the order wanted (a permutation, or a subset).
+    categories : bool, default False
+        Text columns come back as pandas categoricals: the column's Arrow
+        dictionary and the rows' indices into it, no text copied (for a
+        table that is only encoded, such as the verification's).  The
+        categories are the whole column's values, used or not.
     """
     import pyarrow as pa
 
@@ -52,6 +57,8 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
         data = _arrow(column)
         if data is None:
             out[position] = column.iloc[rows].reset_index(drop=True)
+        elif categories and (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):
+            out[position] = pd.Series(data.dictionary_encode().take(indices).to_pandas(), copy=False)
         else:
             out[position] = _series(_take(data, indices), column.dtype)
     result = pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)

@@ -199,12 +199,11 @@ class _Tally:
         self.parts.append(part)
 
     def classes_frame(self) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
-        """The groups summed over the batches: ``(cells, suppressed, counts)``, one row per group."""
+        """Every batch's groups: ``(cells, suppressed, counts)``, one row per group and batch
+        (the class table's builder adds up the rows of a class spread over batches)."""
         parts = pd.concat(self.parts, ignore_index=True) if len(self.parts) > 1 else self.parts[0]
-        flag = parts["__suppressed"].to_numpy(dtype=np.bool_)
-        first, inverse = _groups(_Columns(parts), self.names, flag)
-        counts = np.bincount(inverse, weights=parts["__count"].to_numpy(), minlength=len(first))
-        return parts.iloc[first][self.names].reset_index(drop=True), flag[first], np.rint(counts).astype(np.int64)
+        return (parts[self.names], parts["__suppressed"].to_numpy(dtype=np.bool_),
+                parts["__count"].to_numpy(dtype=np.int64))
 
 
 def _groups(cells: "_Columns", names: Sequence[str], flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -220,8 +219,10 @@ def _groups(cells: "_Columns", names: Sequence[str], flag: np.ndarray) -> tuple[
             space = int(key.max()) + 1 if len(key) else 1
         key = key * radix + codes * 2 + cells.missing(name)
         space *= radix
-    inverse, _ = pd.factorize(key)  # groups in order of first appearance
-    first = np.unique(inverse, return_index=True)[1] if len(inverse) else np.zeros(0, dtype=np.int64)
+    inverse, _ = pd.factorize(key)  # groups numbered in order of first appearance
+    # so a group's first row is where the running maximum of the numbers first reaches it
+    first = np.flatnonzero(np.diff(np.maximum.accumulate(inverse), prepend=-1) > 0) if len(inverse) else \
+        np.zeros(0, dtype=np.int64)
     return first, inverse
 
 
@@ -291,6 +292,7 @@ class _Expected:
         self.dataset, self.levels, self.rows = dataset, report["transformation"], rows
         self._per_code: dict[str, np.ndarray] = {}
         self._input: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._batch: tuple[np.ndarray | None, dict[str, np.ndarray]] = (None, {})
 
     def generalized(self, name: str, part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(codes, per_code)``: the input codes of ``name`` for the rows ``part``, and the
@@ -310,7 +312,12 @@ class _Expected:
             per_code[used] = _text(np.asarray(h.labels[level], dtype=object)[h.maps[level][leaf]])
             per_code[per_code == MISSING] = ""  # a missing value is released as an empty cell
             self._per_code[name] = per_code
-        return encoded.codes[part], self._per_code[name]
+        if self._batch[0] is not part:  # a new batch: its rows' codes are gathered once per QI
+            self._batch = (part, {})
+        gathered = self._batch[1]
+        if name not in gathered:
+            gathered[name] = encoded.codes[part]
+        return gathered[name], self._per_code[name]
 
     def unchanged(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """``(codes, texts)`` of the input column ``name``, every row (see :func:`_encode`)."""
