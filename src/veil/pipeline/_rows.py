@@ -102,9 +102,9 @@ def text_column(codes: np.ndarray, labels: Sequence[str], dtype: object = "str",
     texts = np.asarray(labels, dtype=object).astype(str)
     if missing is not None and (texts == missing).any():
         texts = np.where(texts == missing, None, texts)
-    dictionary = pa.array(texts, type=pa.string())
-    encoded = pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=np.int32)), dictionary)
-    return _series(encoded.cast(pa.string()), dtype)
+    # large_string: the storage of pandas' str columns, so the column is not cast again
+    dictionary = pa.array(texts, type=pa.large_string())
+    return _series(dictionary.take(pa.array(np.asarray(codes, dtype=np.int32))), dtype)
 
 
 def blank_rows(column: pd.Series, mask: np.ndarray, value: str | None) -> pd.Series:

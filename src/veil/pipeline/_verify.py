@@ -75,7 +75,7 @@ def _text(values: pd.Series | np.ndarray) -> np.ndarray:
 
 
 def _encode(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, texts)``: each cell's code over the distinct cell texts (those of :func:`_text`).
+    """``(codes, texts)``: each cell's code (int32) over the distinct cell texts (those of :func:`_text`).
 
     A text column is hashed once (Arrow's dictionary encoding, through
     ``pandas.factorize``) and only its distinct values become Python strings;
@@ -86,9 +86,9 @@ def _encode(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         raw, uniques = pd.factorize(values)
         texts = np.append(np.asarray(uniques, dtype=object), "")  # a missing cell (code -1) reads ""
         remap, distinct = pd.factorize(texts)  # "" may be a value too: one code per text
-        return remap[raw].astype(np.int64), np.asarray(distinct, dtype=object)
+        return remap.astype(np.int32)[raw], np.asarray(distinct, dtype=object)
     raw, distinct = pd.factorize(_text(values))
-    return raw.astype(np.int64), np.asarray(distinct, dtype=object)
+    return raw.astype(np.int32), np.asarray(distinct, dtype=object)
 
 
 def _positions(texts: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -123,10 +123,13 @@ class _Columns:
         return texts[codes]
 
 
-#: Bytes of CSV read per batch by :func:`written_batches` (about 800,000 rows of Adult).
-BATCH_BYTES = 64 << 20
-#: Rows per batch of a Parquet file.
-BATCH_ROWS = 1 << 20
+#: Rows per batch of :func:`written_batches` (about 40 MB of Adult's text).
+BATCH_ROWS = 1 << 19
+#: Bytes per block of Arrow's streaming CSV reader (its default).  It reads up to 32
+#: blocks ahead of the batch in use, so the block bounds that read-ahead (32 MB; with
+#: 64 MB blocks it held a 10M-row release whole, 1.2 GB); blocks are gathered into
+#: batches of :data:`BATCH_ROWS` rows, read as fast (10M rows: 2.4 s of CPU either way).
+READ_BLOCK = 1 << 20
 
 
 def written_batches(path: Path) -> Iterator[pd.DataFrame]:
@@ -149,17 +152,21 @@ def written_batches(path: Path) -> Iterator[pd.DataFrame]:
         import pyarrow.csv as pa_csv
 
         batches = pa_csv.open_csv(
-            path, read_options=pa_csv.ReadOptions(block_size=BATCH_BYTES, encoding="utf-8"),
+            path, read_options=pa_csv.ReadOptions(block_size=READ_BLOCK, encoding="utf-8"),
             parse_options=pa_csv.ParseOptions(delimiter=",", quote_char='"', ignore_empty_lines=True),
             convert_options=pa_csv.ConvertOptions(null_values=[], strings_can_be_null=False,
                                                   default_column_type=pa.string()))
         schema = batches.schema
-    empty = True
+    held: list[Any] = []
+    rows, empty = 0, True
     for batch in batches:
-        empty = False
-        yield pa.Table.from_batches([batch], schema=schema).to_pandas()
-    if empty:
-        yield schema.empty_table().to_pandas()
+        held.append(batch)
+        rows += batch.num_rows
+        if rows >= BATCH_ROWS:
+            yield pa.Table.from_batches(held, schema=schema).to_pandas()
+            held, rows, empty = [], 0, False
+    if held or empty:
+        yield pa.Table.from_batches(held, schema=schema).to_pandas()
 
 
 def verify_written(path: Path, result: Any, dataset: Any, models: Sequence[Any], *, label: str | None = None) -> None:

@@ -78,8 +78,8 @@ def test_batches_read_as_the_whole_file(tmp_path, monkeypatch, suffix):
     frame = pd.DataFrame({"a": ["x", "", "y, z", 'say "hi"', "é"] * 7, "b": [str(i) for i in range(35)]})
     path = tmp_path / f"t{suffix}"
     table_writer(frame)(path)
-    monkeypatch.setattr(_verify, "BATCH_BYTES", 64)  # a handful of rows per batch
-    monkeypatch.setattr(_verify, "BATCH_ROWS", 4)
+    monkeypatch.setattr(_verify, "READ_BLOCK", 64)  # a handful of rows per block,
+    monkeypatch.setattr(_verify, "BATCH_ROWS", 6 if suffix == ".csv" else 4)  # blocks gathered into batches
     batches = list(written_batches(path))
     assert len(batches) > 3
     pd.testing.assert_frame_equal(pd.concat(batches, ignore_index=True), read_written(path))
@@ -102,7 +102,8 @@ def written(adult, tmp_path_factory):
 
 @pytest.fixture
 def small_batches(monkeypatch):
-    monkeypatch.setattr(_verify, "BATCH_BYTES", 1 << 16)  # Adult's 2.4 MB release in about 40 batches
+    monkeypatch.setattr(_verify, "READ_BLOCK", 1 << 14)
+    monkeypatch.setattr(_verify, "BATCH_ROWS", 2000)  # Adult's release in 16 batches
 
 
 def test_a_release_read_in_batches_passes(adult, written, small_batches):
