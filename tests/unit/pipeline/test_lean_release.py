@@ -162,3 +162,26 @@ def test_suppressed_rows_left_out_by_codes_give_the_table_of_the_kept_rows(adult
     np.testing.assert_array_equal(by_codes.codes, by_text.codes)
     np.testing.assert_array_equal(by_codes.sensitive["salary-class"].counts, by_text.sensitive["salary-class"].counts)
     np.testing.assert_array_equal(by_codes.sensitive["salary-class"].overall, by_text.sensitive["salary-class"].overall)
+
+
+def test_kept_suppressed_records_are_reconciled_over_the_batches(adult, small_batches, tmp_path):
+    # with keep, the report's suppressed count must lie between the '*' rows the file proves
+    # suppressed and all its '*' rows, both summed over every batch
+    result = anonymize(adult, [KAnonymity(k=5)], suppression_limit=0.05, seed=3, suppressed="keep")
+    path = tmp_path / "keep.csv"
+    table_writer(result.data)(path)
+    stars = int((read_written(path)[list(adult.quasi_identifiers)] == "*").all(axis=1).sum())
+    assert stars == result.report["suppressed"] > 0
+    verify_written(path, result, adult, [KAnonymity(k=5)])
+    result.report["suppressed"] = stars + 1
+    with pytest.raises(VerificationError, match=f"{stars + 1} suppressed records in the report"):
+        verify_written(path, result, adult, [KAnonymity(k=5)])
+
+
+def test_a_parquet_release_read_in_batches_passes(adult, written, monkeypatch, tmp_path):
+    result, _ = written
+    path = tmp_path / "release.parquet"
+    table_writer(result.data)(path)
+    monkeypatch.setattr(_verify, "BATCH_ROWS", 5000)  # 30,162 rows in 7 batches
+    assert len(list(written_batches(path))) == 7
+    verify_written(path, result, adult, [KAnonymity(k=5)])
