@@ -22,6 +22,10 @@ time and peak resident memory (``ru_maxrss`` of its waited children: the launche
 so the figure is the child's own), and its CPU time (user + system), which a loaded machine
 inflates far less than the wall time.  Job: k=5, 5% suppression, metric ``loss``, CSV (1M, 10M) or
 Parquet (100M) out, JSON report.  Results go to ``benchmarks/results/targets_<size>.json``.
+
+The child is the ``veil`` console script beside this interpreter, run with this process's
+environment: to measure a working tree's source rather than the installed one, run with
+``PYTHONPATH=src`` (the result's ``veil_package`` names the package the child imports).
 """
 
 from __future__ import annotations
@@ -124,6 +128,12 @@ def veil_commands(data: Path, out: Path, fmt: str, engine: str) -> dict[str, lis
     return {"anonymize": anonymize, "risk": risk}
 
 
+def veil_package() -> str:
+    """The folder of the ``veil`` package the child imports (same interpreter, same environment)."""
+    code = "import pathlib, veil; print(pathlib.Path(veil.__file__).parent)"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
 def count_rows(path: Path, fmt: str) -> int:
     """The data rows of a file written by :func:`write_data` (for ``--reuse``)."""
     if fmt == "parquet":
@@ -147,6 +157,7 @@ def run(size: str, workdir: Path, reuse: bool = False) -> dict:
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load_average": os.getloadavg(),
               "python": platform.python_version(), "cpus": os.cpu_count(),
               "target_seconds": target["seconds"], "target_bytes": target["bytes"]}
+    result["veil_package"] = veil_package()
     commands = veil_commands(data, workdir, target["format"], target["engine"])
     steps = ["anonymize", "risk"] if target["risk"] else ["anonymize"]
     for step in steps:

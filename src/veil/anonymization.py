@@ -114,6 +114,7 @@ def verify(
     label: str | None = None,
     suppressed: str = "blank",
     suppressed_rows: np.ndarray | None = None,
+    weights: np.ndarray | None = None,
 ) -> ClassTable:
     """Rebuild the class table from released rows and check every model on it.
 
@@ -128,6 +129,10 @@ def verify(
     (default: the rows with ``*`` in every QI; a full-domain node can also
     generalize a class to ``*`` everywhere without suppressing it).
 
+    ``weights`` gives each row of ``data`` the number of released rows it
+    stands for (the written file's rows counted by their cells, batch by
+    batch: :func:`veil.pipeline.verify_written`); default one each.
+
     Raises
     ------
     VerificationError
@@ -140,12 +145,16 @@ def verify(
     if suppressed != "keep":
         mask = _star_rows(data, qis) if suppressed_rows is None else np.asarray(suppressed_rows, dtype=np.bool_)
         if mask.any():  # nothing to leave out: the rows as they are (never modified)
-            data = take_rows(data, np.flatnonzero(~mask))
-    if len(data) == 0:  # every record was suppressed: check the all-'*' table it stands for
-        data = dataset.frame.copy()
+            # the kept rows of the columns read, text as categories (encoded, not copied)
+            read = [c for c in data.columns if c in qis or c in sensitive]
+            data = take_rows(data.loc[:, read], np.flatnonzero(~mask), categories=True)
+            weights = None if weights is None else np.asarray(weights)[~mask]
+    if (len(data) if weights is None else int(np.sum(weights))) == 0:
+        # every record was suppressed: check the all-'*' table it stands for
+        data, weights = dataset.frame.copy(), None
         for name in qis:
             data[name] = SUPPRESSED
-    classes = _released_classes(data, dataset, sensitive)
+    classes = _released_classes(data, dataset, sensitive, weights)
     checked = list(models)
     if suppressed == "keep" and sensitive_models(models):
         checked.append(SuppressedGroup(tuple(sensitive_models(models))))
@@ -153,9 +162,10 @@ def verify(
     return classes
 
 
-def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[str]) -> ClassTable:
-    """The class table of released rows, the QIs as flat labels; distributions
-    judged against the whole input (suppressed records included)."""
+def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[str],
+                      weights: np.ndarray | None = None) -> ClassTable:
+    """The class table of released rows (``weights``: each row's count), the QIs as
+    flat labels; distributions judged against the whole input (suppressed records included)."""
     kinds = {name: dataset.schema.kind(name).value for name in sensitive if name in dataset.schema}
     # the input's value order (ordered t-closeness); the missing-value label is
     # added back by the encoding itself
@@ -165,8 +175,8 @@ def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[
         domains=domains, missing=dataset.missing,
     )
     hierarchies = {name: dataset.hierarchies[name] for name in sensitive if name in dataset.hierarchies}
-    classes = ClassTable.from_dataset(released, hierarchies=hierarchies)
-    if len(data) < dataset.n_records:
+    classes = ClassTable.from_dataset(released, hierarchies=hierarchies, weights=weights)
+    if (len(data) if weights is None else int(np.sum(weights))) < dataset.n_records:
         for name in sensitive:
             hist = classes.sensitive[name]
             original = dataset.encode(name)

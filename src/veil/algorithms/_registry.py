@@ -91,7 +91,8 @@ class Outcome:
         Every input column, row-aligned with the input, QIs released,
         suppressed records ``*`` in every QI (the pipeline drops, blanks or
         keeps them, and shuffles).  ``None`` when only the class table was
-        searched (:func:`searched_outcome`: an engine applies the node).
+        searched (:func:`searched_outcome`: an engine applies the node, or the
+        in-memory pipeline builds the released rows from ``search.classes``).
     algorithm : str
     seconds : float
     transformation : dict of str to int
@@ -187,12 +188,18 @@ def searched_outcome(problem: Problem, result: SearchResult) -> Outcome:
 
 
 def _full_domain(search: Callable[[Problem], SearchResult]) -> Callable[[Problem], Outcome]:
-    """The in-memory runner of a full-domain ``search``: search, then apply the node to the rows."""
+    """The in-memory runner of a full-domain ``search``: search, and mark the suppressed rows.
+
+    The rows are not recoded here (``data`` stays ``None``): the in-memory
+    pipeline builds the released rows from the search's class table, already
+    in their released order and only the published columns
+    (:func:`veil.classes._build.release_rows`), one copy of the table instead
+    of a recoded copy and then a shuffled one.
+    """
 
     def run(problem: Problem) -> Outcome:
         result = search(problem)
         outcome = searched_outcome(problem, result)
-        outcome.data = result.classes.apply(problem.dataset)
         outcome.suppressed_rows = result.classes.row_classes() < 0
         return outcome
 

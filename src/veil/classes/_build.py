@@ -6,18 +6,19 @@ which calls it with ``weights``) run :func:`build`: the only pass over rows.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from veil.classes._grouping import SUPPRESSED, SensitiveHistogram, group_codes
+from veil.classes._grouping import SUPPRESSED, SensitiveHistogram, group_codes, group_keys, unpack_codes
 from veil.classes._table import ClassTable
 from veil.dataset import MISSING, Dataset
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 from veil.hierarchy import Hierarchy
 
-__all__ = ["build", "suppressed_group", "apply_to_rows"]
+__all__ = ["build", "suppressed_group", "apply_to_rows", "release_rows"]
 
 
 def build(
@@ -57,10 +58,10 @@ def build(
     given = dict(dataset.hierarchies, **(hierarchies or {}))
     w = None if weights is None else np.asarray(weights, dtype=np.int64)
     n = dataset.n_records
-    bound, leaf_columns, star_rows = _bind_quasi_identifiers(dataset, qis, given)
+    bound, leaves, value_codes, star_rows = _bind_quasi_identifiers(dataset, qis, given)
     keep = ~star_rows
     input_suppressed = int(star_rows.sum() if w is None else w[star_rows].sum())
-    codes, inverse = _group(leaf_columns, keep, bound, w)
+    codes, inverse = _group(leaves, value_codes, keep, bound, w)
     n_classes = len(codes)
     kept = None if w is None else w[keep]
     counts = np.rint(np.bincount(inverse, weights=kept, minlength=n_classes)).astype(np.int64)
@@ -100,11 +101,12 @@ def _check_columns(dataset: Dataset, qis: tuple[str, ...], sens: tuple[str, ...]
 
 def _bind_quasi_identifiers(
     dataset: Dataset, qis: tuple[str, ...], given: Mapping[str, Hierarchy],
-) -> tuple[list[Hierarchy], list[np.ndarray], np.ndarray]:
-    """Each QI's hierarchy and per-row leaf codes, and the rows suppressed in the input (``*`` in every QI)."""
+) -> tuple[list[Hierarchy], list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """Each QI's hierarchy, its leaf code per value code, its per-row value codes, and
+    the rows suppressed in the input (``*`` in every QI)."""
     n = dataset.n_records
     bound: list[Hierarchy] = []
-    leaf_columns: list[np.ndarray] = []
+    leaves: list[np.ndarray] = []
     star_rows = np.ones(n, dtype=np.bool_) if qis else np.zeros(n, dtype=np.bool_)
     encodings = [dataset.encode(name) for name in qis]
     for encoded in encodings:
@@ -130,20 +132,43 @@ def _bind_quasi_identifiers(
         else:
             leaf[needed] = hierarchy.leaf_index(encoded.labels[needed], column=name)
         bound.append(hierarchy)
-        leaf_columns.append(leaf[encoded.codes])
-    return bound, leaf_columns, star_rows
+        leaves.append(leaf)
+    return bound, leaves, [e.codes for e in encodings], star_rows
 
 
 def _group(
-    leaf_columns: list[np.ndarray], keep: np.ndarray, bound: list[Hierarchy], w: np.ndarray | None,
+    leaves: list[np.ndarray], value_codes: list[np.ndarray], keep: np.ndarray, bound: list[Hierarchy],
+    w: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct leaf-code combinations of the kept rows and each kept row's class."""
-    if bound:
-        matrix = np.column_stack([c[keep] for c in leaf_columns]).astype(np.int32, copy=False)
-    else:
-        matrix = np.zeros((int(keep.sum()), 0), dtype=np.int32)
+    """The distinct leaf-code combinations of the kept rows and each kept row's class.
+
+    The same as :func:`group_codes` on the kept rows' ``(n, q)`` matrix of leaf
+    codes, without the matrix: the int64 key is packed one QI at a time
+    straight from the value codes (at 10M rows and 8 QIs, 80 MB of key
+    instead of 320 MB of leaf columns and 320 MB of matrix).
+    """
     radices = [h.n_values(0) for h in bound]
-    codes, inverse = group_codes(matrix, radices)
+    every = bool(keep.all())
+
+    def leaf_codes(i: int) -> np.ndarray:  # the kept rows' leaf codes of QI i
+        return leaves[i][value_codes[i] if every else value_codes[i][keep]]
+
+    space = 1
+    for r in radices:
+        space *= max(int(r), 1)
+    if bound and space < 1 << 62:  # the packing of group_codes, then its grouping
+        key = leaf_codes(0).astype(np.int64)
+        for i in range(1, len(bound)):
+            key *= int(radices[i])
+            key += leaf_codes(i)
+        keys, inverse = group_keys(key, math.prod(int(r) for r in radices))
+        del key
+        codes = unpack_codes(keys, radices)
+    elif bound:  # a key space past 62 bits: the matrix
+        matrix = np.column_stack([leaf_codes(i) for i in range(len(bound))]).astype(np.int32, copy=False)
+        codes, inverse = group_codes(matrix, radices)
+    else:
+        codes, inverse = group_codes(np.zeros((int(keep.sum()), 0), dtype=np.int32), radices)
     n_classes = len(codes)
     if w is not None and n_classes > 1 and bound:
         # grouped counts: classes in leaf-code order, whatever order the engine
@@ -203,14 +228,18 @@ def suppressed_group(table: ClassTable) -> ClassTable | None:
     )
 
 
-def apply_to_rows(table: ClassTable, dataset: Dataset, *, drop_suppressed: bool = False) -> pd.DataFrame:
-    """``table``'s transformation on ``dataset``'s rows (see :meth:`ClassTable.apply`)."""
-    base = table.base
+def _check_rows(table: ClassTable, dataset: Dataset) -> None:
     if dataset.n_records != table.n_records:
         raise ParameterError(
             f"The dataset has {dataset.n_records} records but the class table was built "
             f"from {table.n_records}."
         )
+
+
+def apply_to_rows(table: ClassTable, dataset: Dataset, *, drop_suppressed: bool = False) -> pd.DataFrame:
+    """``table``'s transformation on ``dataset``'s rows (see :meth:`ClassTable.apply`)."""
+    base = table.base
+    _check_rows(table, dataset)
     row_base = base.row_classes()  # a base table maps each record to its own class
     row_class = table.row_classes()
     suppressed = row_class < 0
@@ -229,3 +258,60 @@ def apply_to_rows(table: ClassTable, dataset: Dataset, *, drop_suppressed: bool 
     if drop_suppressed:
         out = out.loc[~suppressed].reset_index(drop=True)
     return out
+
+
+def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
+    """The released rows ``rows`` of ``dataset`` under ``table``'s transformation, in that order.
+
+    Each quasi-identifier of ``columns`` is built straight from the codes: a
+    record reads the label of its class at ``table``'s level, :data:`SUPPRESSED`
+    when its class is suppressed, and an empty cell (missing) where that label
+    is :data:`~veil.dataset.MISSING` (a missing value is released as it came).
+    The codes are gathered in release order and decoded once through an Arrow
+    dictionary, so each released column is made once, already shuffled; the
+    other columns are the input's, taken once.  :meth:`ClassTable.apply`
+    followed by a take of ``rows`` gives the same cells (with the missing
+    label blanked), at twice the memory.
+
+    Parameters
+    ----------
+    table : ClassTable
+        A class table of ``dataset`` (built from its rows), at the chosen levels.
+    dataset : Dataset
+    rows : numpy.ndarray of int
+        Input row positions, in release order (a permutation, or a subset).
+    columns : sequence of str
+        The released columns, in order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``len(rows)`` rows, a fresh RangeIndex; text columns are Arrow-backed ``str``.
+
+    Raises
+    ------
+    ParameterError
+        ``table`` was not built from ``dataset``'s rows.
+    """
+    from veil.pipeline._rows import take_rows, text_column
+
+    _check_rows(table, dataset)
+    base = table.base
+    rows = np.asarray(rows, dtype=np.int64)
+    # each released row's base class, or n_classes (one past the last) when suppressed
+    index = base.row_classes()[rows]
+    index[table.row_classes()[rows] < 0] = base.n_classes
+    positions = {name: i for i, name in enumerate(table.quasi_identifiers)}
+    others = [name for name in columns if name not in positions]
+    taken = take_rows(dataset.frame.loc[:, others], rows) if others else None
+    out: dict[str, pd.Series] = {}
+    for name in columns:
+        i = positions.get(name)
+        if i is None:
+            out[name] = taken[name]  # type: ignore[index]
+            continue
+        h, level = table.hierarchies[i], table.levels[i]
+        labels = list(h.labels[level]) + [SUPPRESSED]
+        per_class = np.append(h.maps[level][base.codes[:, i]], len(labels) - 1)  # by class, '*' last
+        out[name] = text_column(per_class[index], labels, missing=MISSING)
+    return pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from veil.classes import SUPPRESSED, ClassTable
+from veil.classes._build import release_rows
 from veil.dataset import MISSING
 from veil.errors import InfeasibleError, VerificationError
 from veil.pipeline._released import Released
@@ -49,8 +50,12 @@ class MemoryRows:
         if star is None:  # a local recoding: the records with '*' in every QI
             star = suppressed_rows(outcome.data, self.dataset.quasi_identifiers)
         check_suppression(outcome, star, problem, plan.mode)
+        if outcome.data is None and outcome.search is None:
+            raise VerificationError(f"The {outcome.algorithm} algorithm returned no rows and no class table. "
+                                    "This is a bug in veil; nothing was written.")
+        classes = outcome.search.classes if outcome.data is None else None
         data, source_rows = publish(outcome.data, star, self.dataset, plan.mode, self.published,
-                                    shuffle=plan.shuffle, seed=plan.seed)
+                                    shuffle=plan.shuffle, seed=plan.seed, classes=classes)
         return Released(records=self.dataset.n_records, records_out=len(data), suppressed=int(star.sum()),
                         data=data, star=star, source_rows=source_rows)
 
@@ -90,18 +95,28 @@ def check_suppression(outcome: Any, star: np.ndarray, problem: Any, mode: str) -
             ) from None
 
 
-def publish(data: pd.DataFrame, star: np.ndarray, dataset: Any, mode: str, published: Sequence[str], *,
-            shuffle: bool, seed: int | None) -> tuple[pd.DataFrame, np.ndarray]:
+def publish(data: pd.DataFrame | None, star: np.ndarray, dataset: Any, mode: str, published: Sequence[str], *,
+            shuffle: bool, seed: int | None, classes: ClassTable | None = None) -> tuple[pd.DataFrame, np.ndarray]:
     """The released rows: suppressed ones dropped, blanked or kept; the published
-    columns only; shuffled.  Returns the table and each row's input row."""
-    rows = np.flatnonzero(~star) if mode == "drop" else np.arange(len(data))
+    columns only; shuffled.  Returns the table and each row's input row.
+
+    ``data`` is the recoded input (row-aligned); when it is ``None`` the rows
+    are built from ``classes``, the class table at the chosen node, straight
+    in their released order (:func:`~veil.classes._build.release_rows`: the same
+    cells, one copy of the table instead of two).
+    """
+    rows = np.flatnonzero(~star) if mode == "drop" else np.arange(len(star))
     if shuffle:
         rows = rows[np.random.default_rng(seed).permutation(len(rows))]  # seed None: OS entropy
-    out = take_rows(data.loc[:, list(published)], rows)  # one take per column, drop and shuffle together
-    for name in dataset.quasi_identifiers:  # a missing value is released as an empty cell, as it came
-        missing = (out[name] == MISSING).to_numpy(dtype=bool, na_value=False) if name in out.columns else None
-        if missing is not None and missing.any():
-            out[name] = blank_rows(out[name], missing, None)
+    if data is None:
+        assert classes is not None
+        out = release_rows(classes, dataset, rows, list(published))
+    else:
+        out = take_rows(data.loc[:, list(published)], rows)  # one take per column, drop and shuffle together
+        for name in dataset.quasi_identifiers:  # a missing value is released as an empty cell, as it came
+            missing = (out[name] == MISSING).to_numpy(dtype=bool, na_value=False) if name in out.columns else None
+            if missing is not None and missing.any():
+                out[name] = blank_rows(out[name], missing, None)
     if mode == "blank" and star.any():
         blank = star[rows]
         for name in dataset.sensitive:

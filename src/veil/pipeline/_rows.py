@@ -33,7 +33,7 @@ def _series(data, dtype) -> pd.Series:
     return pd.Series(pd.array(data, dtype=dtype), copy=False)
 
 
-def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False) -> pd.DataFrame:
     """``frame.iloc[rows]`` with a fresh RangeIndex, one Arrow take per text column.
 
     Parameters
@@ -41,6 +41,11 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
     frame : pandas.DataFrame
     rows : numpy.ndarray of int
         Row positions, in the order wanted (a permutation, or a subset).
+    categories : bool, default False
+        Text columns come back as pandas categoricals: the column's Arrow
+        dictionary and the rows' indices into it, no text copied (for a
+        table that is only encoded, such as the verification's).  The
+        categories are the whole column's values, used or not.
     """
     import pyarrow as pa
 
@@ -52,6 +57,8 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
         data = _arrow(column)
         if data is None:
             out[position] = column.iloc[rows].reset_index(drop=True)
+        elif categories and (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):
+            out[position] = pd.Series(data.dictionary_encode().take(indices).to_pandas(), copy=False)
         else:
             out[position] = _series(_take(data, indices), column.dtype)
     result = pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)
@@ -83,16 +90,21 @@ def _take(data, indices):
     return encoded.take(indices).cast(data.type)
 
 
-def text_column(codes: np.ndarray, labels: Sequence[str], dtype: object = "str") -> pd.Series:
+def text_column(codes: np.ndarray, labels: Sequence[str], dtype: object = "str", *,
+                missing: str | None = None) -> pd.Series:
     """The labels of ``codes`` as a text column, decoded through an Arrow dictionary.
 
     ``labels`` may repeat a value (a dictionary decodes each code on its own).
+    A code whose label is ``missing`` (when given) decodes to a missing cell.
     """
     import pyarrow as pa
 
-    dictionary = pa.array(np.asarray(labels, dtype=object).astype(str), type=pa.string())
-    encoded = pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=np.int32)), dictionary)
-    return _series(encoded.cast(pa.string()), dtype)
+    texts = np.asarray(labels, dtype=object).astype(str)
+    if missing is not None and (texts == missing).any():
+        texts = np.where(texts == missing, None, texts)
+    # large_string: the storage of pandas' str columns, so the column is not cast again
+    dictionary = pa.array(texts, type=pa.large_string())
+    return _series(dictionary.take(pa.array(np.asarray(codes, dtype=np.int32))), dtype)
 
 
 def blank_rows(column: pd.Series, mask: np.ndarray, value: str | None) -> pd.Series:

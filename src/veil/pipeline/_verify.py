@@ -17,6 +17,17 @@ reads the file back (one read) and checks, from the file alone plus the input:
   original (an interval ``[a-b]``, an ancestor in the hierarchy, or, for
   microaggregation, the mean of its group); sensitive values are the original's.
 
+A full-domain release is read in batches of rows (:func:`written_batches`:
+Arrow's streaming CSV reader, or Parquet's record batches), so the file is
+never held whole next to the table it came from: each batch is checked row
+by row against its input records, and its rows are counted by the cells the
+models read (every quasi-identifier, sensitive attribute and label, and
+whether the row is suppressed); the counts are summed over the batches into
+one class table (:func:`veil.anonymization.verify` with ``weights``) on which
+every model is checked.  A local recoding's file is read whole (a
+microaggregated value is checked against the mean of its whole group).
+The checks are raised in the order listed above, whichever batch shows them.
+
 Any failure raises :class:`~veil.errors.VerificationError`; the caller then
 publishes nothing.
 """
@@ -24,7 +35,7 @@ publishes nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +46,7 @@ from veil.classes import SUPPRESSED
 from veil.dataset import MISSING
 from veil.errors import VerificationError
 
-__all__ = ["verify_written", "read_written", "verify_release_table"]
+__all__ = ["verify_written", "read_written", "verify_release_table", "written_batches"]
 
 _INTERVAL = re.compile(r"^\[\s*(-?[0-9.eE+]+)\s*-\s*(-?[0-9.eE+]+)\s*\]$")
 
@@ -64,7 +75,7 @@ def _text(values: pd.Series | np.ndarray) -> np.ndarray:
 
 
 def _encode(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, texts)``: each cell's code over the distinct cell texts (those of :func:`_text`).
+    """``(codes, texts)``: each cell's code (int32) over the distinct cell texts (those of :func:`_text`).
 
     A text column is hashed once (Arrow's dictionary encoding, through
     ``pandas.factorize``) and only its distinct values become Python strings;
@@ -75,9 +86,9 @@ def _encode(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         raw, uniques = pd.factorize(values)
         texts = np.append(np.asarray(uniques, dtype=object), "")  # a missing cell (code -1) reads ""
         remap, distinct = pd.factorize(texts)  # "" may be a value too: one code per text
-        return remap[raw].astype(np.int64), np.asarray(distinct, dtype=object)
+        return remap.astype(np.int32)[raw], np.asarray(distinct, dtype=object)
     raw, distinct = pd.factorize(_text(values))
-    return raw.astype(np.int64), np.asarray(distinct, dtype=object)
+    return raw.astype(np.int32), np.asarray(distinct, dtype=object)
 
 
 def _positions(texts: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -97,6 +108,10 @@ class _Columns:
             self._encoded[name] = _encode(self.frame[name])
         return self._encoded[name]
 
+    def missing(self, name: str) -> np.ndarray:
+        """Whether each cell of ``name`` is missing (a Parquet null; a CSV cell is text, never missing)."""
+        return self.frame[name].isna().to_numpy(dtype=np.bool_)
+
     def equals(self, name: str, text: str) -> np.ndarray:
         """Whether each cell of ``name`` reads ``text``."""
         codes, texts = self.codes(name)
@@ -108,6 +123,52 @@ class _Columns:
         return texts[codes]
 
 
+#: Rows per batch of :func:`written_batches` (about 40 MB of Adult's text).
+BATCH_ROWS = 1 << 19
+#: Bytes per block of Arrow's streaming CSV reader (its default).  It reads up to 32
+#: blocks ahead of the batch in use, so the block bounds that read-ahead (32 MB; with
+#: 64 MB blocks it held a 10M-row release whole, 1.2 GB); blocks are gathered into
+#: batches of :data:`BATCH_ROWS` rows, read as fast (10M rows: 2.4 s of CPU either way).
+READ_BLOCK = 1 << 20
+
+
+def written_batches(path: Path) -> Iterator[pd.DataFrame]:
+    """The written file in batches of rows, each read as :func:`read_written` reads the whole.
+
+    CSV through Arrow's streaming reader with the options pandas gives it in
+    :func:`read_written` (every cell text, no missing-value markers, blank
+    lines skipped), Parquet by record batches.  A file without rows yields one
+    empty frame with its columns.
+    """
+    import pyarrow as pa
+
+    if path.suffix.lower() in (".parquet", ".pq"):
+        import pyarrow.parquet as pq
+
+        handle = pq.ParquetFile(path)
+        schema = handle.schema_arrow
+        batches: Iterator[Any] = handle.iter_batches(batch_size=BATCH_ROWS)
+    else:
+        import pyarrow.csv as pa_csv
+
+        batches = pa_csv.open_csv(
+            path, read_options=pa_csv.ReadOptions(block_size=READ_BLOCK, encoding="utf-8"),
+            parse_options=pa_csv.ParseOptions(delimiter=",", quote_char='"', ignore_empty_lines=True),
+            convert_options=pa_csv.ConvertOptions(null_values=[], strings_can_be_null=False,
+                                                  default_column_type=pa.string()))
+        schema = batches.schema
+    held: list[Any] = []
+    rows, empty = 0, True
+    for batch in batches:
+        held.append(batch)
+        rows += batch.num_rows
+        if rows >= BATCH_ROWS:
+            yield pa.Table.from_batches(held, schema=schema).to_pandas()
+            held, rows, empty = [], 0, False
+    if held or empty:
+        yield pa.Table.from_batches(held, schema=schema).to_pandas()
+
+
 def verify_written(path: Path, result: Any, dataset: Any, models: Sequence[Any], *, label: str | None = None) -> None:
     """Re-read ``path`` and check it against ``result.report`` and the input (see the module docstring).
 
@@ -115,50 +176,181 @@ def verify_written(path: Path, result: Any, dataset: Any, models: Sequence[Any],
     ------
     VerificationError
     """
-    verify_release_table(read_written(path), result, dataset, models, label=label)
+    batches = written_batches(path) if result.report["transformation"] else [read_written(path)]
+    _verify_batches(batches, result, dataset, models, label=label)
 
 
 def verify_release_table(frame: pd.DataFrame, result: Any, dataset: Any, models: Sequence[Any],
                          *, label: str | None = None) -> None:
     """The checks of :func:`verify_written` on a table read back from the file."""
+    _verify_batches([frame], result, dataset, models, label=label)
+
+
+class _Tally:
+    """What the batches showed: row counts, the first failure of each per-row
+    check, and the rows grouped by the cells the models read."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.rows = self.star = self.suppressed = self.proved = 0
+        self.blank: str | None = None
+        self.values: str | None = None
+        self.parts: list[pd.DataFrame] = []
+
+    def count(self, frame: pd.DataFrame, cells: "_Columns", suppressed: np.ndarray) -> None:
+        """Group the batch's rows by the cells of :attr:`names` and ``suppressed``; keep one row per group."""
+        first, inverse = _groups(cells, self.names, suppressed)
+        part = frame.iloc[first][self.names].reset_index(drop=True)
+        part["__suppressed"] = suppressed[first]
+        part["__count"] = np.bincount(inverse, minlength=len(first)).astype(np.int64)
+        self.parts.append(part)
+
+    def classes_frame(self) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+        """Every batch's groups: ``(cells, suppressed, counts)``, one row per group and batch
+        (the class table's builder adds up the rows of a class spread over batches)."""
+        parts = pd.concat(self.parts, ignore_index=True) if len(self.parts) > 1 else self.parts[0]
+        return (parts[self.names], parts["__suppressed"].to_numpy(dtype=np.bool_),
+                parts["__count"].to_numpy(dtype=np.int64))
+
+
+def _groups(cells: "_Columns", names: Sequence[str], flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)``: the first row of each group of rows alike in every cell of
+    ``names`` (its text, and whether it is missing) and in ``flag``, and each row's group."""
+    key = flag.astype(np.int64)
+    space = 2
+    for name in names:
+        codes, texts = cells.codes(name)
+        radix = 2 * max(len(texts), 1)
+        if space * radix >= 1 << 62:  # renumber the groups so far before the key overflows
+            key = pd.factorize(key)[0].astype(np.int64)
+            space = int(key.max()) + 1 if len(key) else 1
+        key = key * radix + codes * 2 + cells.missing(name)
+        space *= radix
+    inverse, _ = pd.factorize(key)  # groups numbered in order of first appearance
+    # so a group's first row is where the running maximum of the numbers first reaches it
+    first = np.flatnonzero(np.diff(np.maximum.accumulate(inverse), prepend=-1) > 0) if len(inverse) else \
+        np.zeros(0, dtype=np.int64)
+    return first, inverse
+
+
+def _verify_batches(batches: Iterable[pd.DataFrame], result: Any, dataset: Any, models: Sequence[Any],
+                    *, label: str | None = None) -> None:
+    """The checks of :func:`verify_written` on the file's rows, batch by batch."""
     from veil.anonymization import verify
 
     report = result.report
     published = [c["name"] for c in report["columns"] if c["treatment"] != "dropped"]
-    if [str(c) for c in frame.columns] != published:
-        raise _fail("the columns differ from the published ones")
     qis = list(dataset.quasi_identifiers)
     rows = result.source_rows
-    if rows is None or len(rows) != len(frame):
-        raise _fail(f"{len(frame)} rows in the file, {report['records_out']} in the report")
-    cells = _Columns(frame)  # each column hashed once; the checks below compare codes
-    star = np.ones(len(frame), dtype=np.bool_)
-    for name in qis:
-        star &= cells.equals(name, SUPPRESSED)
     mode = report["suppressed_records"]
-    suppressed = _suppressed_rows(cells, star, rows, dataset, report, mode)
-    _check_counts(frame, suppressed, report)
-    if mode == "blank":
-        for name in dataset.sensitive:
-            if not np.all(cells.equals(name, SUPPRESSED)[suppressed]):
-                raise _fail(f"a suppressed record publishes its value of {name!r}")
-    classes = verify(frame, dataset, models, label=label, suppressed=mode, suppressed_rows=suppressed)
-    if not star.all() and classes.n_classes != report["classes_released"]:
+    names = qis + [n for n in dataset.sensitive if n in published]
+    if label is not None and label in published and label not in names:
+        names.append(label)
+    expected = _Expected(dataset, report, rows)
+    tally = _Tally(names)
+    for frame in batches:
+        if [str(c) for c in frame.columns] != published:
+            raise _fail("the columns differ from the published ones")
+        start = tally.rows
+        tally.rows += len(frame)
+        if rows is None or tally.rows > len(rows):
+            continue  # more rows than released: counted, then refused below
+        part = rows[start:tally.rows]
+        cells = _Columns(frame)  # each column hashed once; the checks below compare codes
+        star = np.ones(len(frame), dtype=np.bool_)
+        for name in qis:
+            star &= cells.equals(name, SUPPRESSED)
+        suppressed, proved = _suppressed_rows(cells, star, part, expected, dataset, mode)
+        tally.star += int(star.sum())
+        tally.suppressed += int(suppressed.sum())
+        tally.proved += proved
+        if mode == "blank" and tally.blank is None:
+            for name in dataset.sensitive:
+                if not np.all(cells.equals(name, SUPPRESSED)[suppressed]):
+                    tally.blank = f"a suppressed record publishes its value of {name!r}"
+                    break
+        if tally.values is None:
+            tally.values = _check_values(cells, star, part, dataset, report, mode, expected)
+        tally.count(frame, cells, suppressed)
+    if rows is None or tally.rows != len(rows):
+        raise _fail(f"{tally.rows} rows in the file, {report['records_out']} in the report")
+    if mode == "keep" and report["transformation"] and not tally.proved <= report["suppressed"] <= tally.star:
+        # an all-'*' class and the suppressed group look alike in the file: the
+        # report's figure must lie between what the file proves and what it allows
+        raise _fail(f"{report['suppressed']} suppressed records in the report, "
+                    f"between {tally.proved} and {tally.star} in the file")
+    _check_counts(tally.rows, tally.suppressed, report)
+    if tally.blank is not None:
+        raise _fail(tally.blank)
+    cells, flag, counts = tally.classes_frame()
+    classes = verify(cells, dataset, models, label=label, suppressed=mode, suppressed_rows=flag, weights=counts)
+    if tally.star != tally.rows and classes.n_classes != report["classes_released"]:
         raise _fail(f"{classes.n_classes} classes in the file, {report['classes_released']} in the report")
-    _check_values(cells, star, rows, dataset, report, mode)
+    if tally.values is not None:
+        raise _fail(tally.values)
 
 
-def _suppressed_rows(cells, star, rows, dataset, report, mode) -> np.ndarray:
-    """The suppressed rows, read from the file: ``*`` in every QI where the
+class _Expected:
+    """What each released cell must read, from the input and the report, made once
+    for every batch: each QI's generalization per input code (full-domain), and
+    each unchanged column's input cells as codes over their texts."""
+
+    def __init__(self, dataset: Any, report: Mapping[str, Any], rows: np.ndarray | None) -> None:
+        self.dataset, self.levels, self.rows = dataset, report["transformation"], rows
+        self._per_code: dict[str, np.ndarray] = {}
+        self._input: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._batch: tuple[np.ndarray | None, dict[str, np.ndarray]] = (None, {})
+
+    def generalized(self, name: str, part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(codes, per_code)``: the input codes of ``name`` for the rows ``part``, and the
+        text of each code's generalization at the reported level (from the hierarchy; None
+        for a code no released row uses): row ``i`` reads ``per_code[codes[i]]``."""
+        encoded = self.dataset.encode(name)
+        if name not in self._per_code:
+            assert self.rows is not None
+            level = int(self.levels[name])
+            h = self.dataset.hierarchies[name]
+            if encoded.missing_code >= 0:
+                h = h.with_value(MISSING)
+            # by code: each distinct value of the released rows generalized once
+            used = np.flatnonzero(np.bincount(encoded.codes[self.rows], minlength=encoded.n_values) > 0)
+            leaf = np.asarray(h.leaf_index(encoded.labels[used], column=name))
+            per_code = np.empty(encoded.n_values, dtype=object)
+            per_code[used] = _text(np.asarray(h.labels[level], dtype=object)[h.maps[level][leaf]])
+            per_code[per_code == MISSING] = ""  # a missing value is released as an empty cell
+            self._per_code[name] = per_code
+        if self._batch[0] is not part:  # a new batch: its rows' codes are gathered once per QI
+            self._batch = (part, {})
+        gathered = self._batch[1]
+        if name not in gathered:
+            gathered[name] = encoded.codes[part]
+        return gathered[name], self._per_code[name]
+
+    def unchanged(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(codes, texts)`` of the input column ``name``, every row (see :func:`_encode`)."""
+        if name not in self._input:
+            column = self.dataset.frame[name]
+            if isinstance(column.dtype, pd.StringDtype) and name in self.dataset.quasi_identifiers + self.dataset.sensitive:
+                # text already encoded by the dataset: its labels are the cells' texts
+                encoded = self.dataset.encode(name)
+                texts = np.where(np.arange(encoded.n_values) == encoded.missing_code, "", encoded.labels)
+                self._input[name] = encoded.codes, texts.astype(object)
+            else:
+                self._input[name] = _encode(column if isinstance(column.dtype, pd.StringDtype) else column.to_numpy())
+        return self._input[name]
+
+
+def _suppressed_rows(cells, star, rows, expected, dataset, mode) -> tuple[np.ndarray, int]:
+    """The suppressed rows of a batch, read from the file: ``*`` in every QI where the
     record's generalization at the reported levels is not ``*`` everywhere
     (a node may generalize a whole class to ``*``), and, with ``blank``,
-    ``*`` rows whose sensitive values are withheld."""
-    levels = report["transformation"]
-    if not levels:
-        return star
+    ``*`` rows whose sensitive values are withheld.  With ``keep`` every ``*`` row,
+    and the number of those the file proves suppressed (the second value)."""
+    if not expected.levels:
+        return star, int(star.sum())
     everywhere = np.ones(len(star), dtype=np.bool_)
     for name in dataset.quasi_identifiers:
-        codes, per_code = _generalized(dataset, name, int(levels[name]), rows)
+        codes, per_code = expected.generalized(name, rows)
         everywhere &= (per_code == SUPPRESSED)[codes]
     suppressed = star & ~everywhere
     if mode == "blank" and dataset.sensitive:
@@ -167,17 +359,11 @@ def _suppressed_rows(cells, star, rows, dataset, report, mode) -> np.ndarray:
             withheld &= cells.equals(name, SUPPRESSED)
         suppressed |= star & everywhere & withheld
     elif mode == "keep":
-        # an all-'*' class and the suppressed group look alike in the file: the
-        # report's figure must lie between what the file proves and what it allows
-        low, high = int(suppressed.sum()), int(star.sum())
-        if not low <= report["suppressed"] <= high:
-            raise _fail(f"{report['suppressed']} suppressed records in the report, between {low} and {high} in the file")
-        return star
-    return suppressed
+        return star, int(suppressed.sum())
+    return suppressed, int(suppressed.sum())
 
 
-def _check_counts(frame: pd.DataFrame, star: np.ndarray, report: Mapping[str, Any]) -> None:
-    n_out, n_star = len(frame), int(star.sum())
+def _check_counts(n_out: int, n_star: int, report: Mapping[str, Any]) -> None:
     keep = report["suppressed_records"] == "keep" and report["transformation"]
     if n_out != report["records_out"]:
         raise _fail(f"{n_out} rows in the file, {report['records_out']} in the report")
@@ -196,54 +382,32 @@ def _check_counts(frame: pd.DataFrame, star: np.ndarray, report: Mapping[str, An
         )
 
 
-def _check_values(cells, star, rows, dataset, report, mode) -> None:
-    """Every released value against its input record (compared by code: the
-    released column's code of the expected text, -1 when no cell reads it)."""
-    original = dataset.frame
+def _check_values(cells, star, rows, dataset, report, mode, expected) -> str | None:
+    """Every released value of a batch against its input record (compared by code: the
+    released column's code of the expected text, -1 when no cell reads it); the first
+    mismatch, or None."""
     levels = report["transformation"]
     for name in dataset.quasi_identifiers:
         if levels:
             codes, texts = cells.codes(name)
-            input_codes, per_code = _generalized(dataset, name, int(levels[name]), rows)
+            input_codes, per_code = expected.generalized(name, rows)
             bad = ~star & (codes != _positions(texts, per_code)[input_codes])
         else:
             bad = ~star & ~_covers(dataset, name, cells.texts(name), rows, report)
         if bad.any():
             level = f" at level {levels[name]}" if levels else ""
-            raise _fail(f"a released value of {name!r} is not its record's generalization{level}")
+            return f"a released value of {name!r} is not its record's generalization{level}"
     checked = ~star if mode != "keep" else np.ones(len(star), dtype=np.bool_)
     for c in report["columns"]:
         if c["treatment"] != "unchanged" or c["role"] == "quasi-identifier":
             continue
-        column = original[c["name"]]
-        input_codes, input_texts = _encode(column if isinstance(column.dtype, pd.StringDtype) else column.to_numpy())
+        input_codes, input_texts = expected.unchanged(c["name"])
         codes, texts = cells.codes(c["name"])
         differs = codes != _positions(texts, input_texts)[input_codes[rows]]
-        if c["role"] != "sensitive":
-            checked_here = np.ones(len(star), dtype=np.bool_)
-        else:
-            checked_here = checked
+        checked_here = checked if c["role"] == "sensitive" else np.ones(len(star), dtype=np.bool_)
         if np.any(checked_here & differs):
-            raise _fail(f"a released value of {c['name']!r} is not its record's")
-
-
-def _generalized(dataset: Any, name: str, level: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, per_code)``: the input codes of ``name`` for the rows ``rows``, and the
-    text of each code's generalization at ``level`` (from the hierarchy; None for a
-    code these rows do not use): row ``i`` reads ``per_code[codes[i]]``."""
-
-    h = dataset.hierarchies[name]
-    encoded = dataset.encode(name)
-    if encoded.missing_code >= 0:
-        h = h.with_value(MISSING)
-    codes = encoded.codes[rows]
-    # by code: each distinct value of these rows generalized once
-    used = np.flatnonzero(np.bincount(codes, minlength=encoded.n_values) > 0)
-    leaf = np.asarray(h.leaf_index(encoded.labels[used], column=name))
-    per_code = np.empty(encoded.n_values, dtype=object)
-    per_code[used] = _text(np.asarray(h.labels[level], dtype=object)[h.maps[level][leaf]])
-    per_code[per_code == MISSING] = ""  # a missing value is released as an empty cell
-    return codes, per_code
+            return f"a released value of {c['name']!r} is not its record's"
+    return None
 
 
 def _covers(dataset: Any, name: str, released: np.ndarray, rows: np.ndarray, report: Mapping[str, Any]) -> np.ndarray:
