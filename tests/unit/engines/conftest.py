@@ -21,7 +21,7 @@ def adult_csv() -> str:
 
 
 @pytest.fixture(scope="module")
-def adult(adult_csv: str) -> pd.DataFrame:
+def adult_frame(adult_csv: str) -> pd.DataFrame:
     """Adult as text, as the engines read it."""
     return pd.read_csv(adult_csv, sep=";", dtype=str, keep_default_na=False)
 

@@ -33,11 +33,11 @@ def _answer(engine, path, query: str, *, epsilon: float = 1.0, accountant=None, 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_exact_sums_equal_pandas_and_the_local_private_table_on_adult(noise_free, engine: str, adult_csv: str,
-                                                                        adult: pd.DataFrame) -> None:
+                                                                        adult_frame: pd.DataFrame) -> None:
     # ages are integers in [17, 90], inside [0, 100] and on the grid: the exact sum is pandas' integer sum
     keys = ["Male", "Female", "Martian"]
     ans = _answer(ENGINES[engine](), adult_csv, "sum age by sex", lower=0, upper=100, categories=keys)
-    ages = adult["age"].astype(int).groupby(adult["sex"]).sum()
+    ages = adult_frame["age"].astype(int).groupby(adult_frame["sex"]).sum()
     assert ans.value == {"Male": float(ages["Male"]), "Female": float(ages["Female"]), "Martian": 0.0}
     frame = read_table(adult_csv, typed=True).to_pandas()
     local = PrivateTable(frame, accountant=_accountant()).group_by_sum("age", "sex", categories=keys, lower=0,
@@ -48,22 +48,22 @@ def test_exact_sums_equal_pandas_and_the_local_private_table_on_adult(noise_free
         assert getattr(ans, field) == getattr(local, field), field
 
 
-def test_where_and_clamping_in_the_engine(noise_free, adult_csv: str, adult: pd.DataFrame) -> None:
+def test_where_and_clamping_in_the_engine(noise_free, adult_csv: str, adult_frame: pd.DataFrame) -> None:
     # ages clamped to [20, 40], rows with race = 'Black' only: per sex, sum(clip(age, 20, 40))
     ans = _answer(DuckDBEngine(), adult_csv, "sum age by sex where race = 'Black'", lower=20, upper=40,
                   categories=["Female", "Male"])
-    black = adult[adult["race"] == "Black"]
+    black = adult_frame[adult_frame["race"] == "Black"]
     expected = black["age"].astype(int).clip(20, 40).groupby(black["sex"]).sum()
     assert ans.value == {"Female": float(expected["Female"]), "Male": float(expected["Male"])}
     assert (ans.query, ans.sensitivity, ans.noise_scale) == ("sum age by sex where race = 'Black'", 40.0, 40.0)
 
 
-def test_noise_has_the_documented_scale(adult_csv: str, adult: pd.DataFrame) -> None:
+def test_noise_has_the_documented_scale(adult_csv: str, adult_frame: pd.DataFrame) -> None:
     """Laplace of scale b = Δ/ε = 100/0.5 = 200 on each of the 41 countries and 30 absent keys (71 keys), 10 runs:
     |Z| is exponential with mean b and sd b, so the mean of 710 |Z| has a standard error 200/sqrt(710) = 7.5; a
     tolerance of 38 is five of them (the scale 2b would give 400).  Z has sd sqrt(2) b = 283: the mean of 710 has
     a standard error 10.6, tolerance 53."""
-    exact = adult["age"].astype(int).groupby(adult["native-country"]).sum()
+    exact = adult_frame["age"].astype(int).groupby(adult_frame["native-country"]).sum()
     keys = sorted(exact.index) + [f"absent-{i}" for i in range(30)]
     assert len(keys) == 71
     engine = DuckDBEngine()
@@ -130,12 +130,12 @@ def test_numeric_keys_match_the_engine_labels(noise_free, tmp_path: Path) -> Non
 
 @pytest.mark.spark
 @pytest.mark.skipif(shutil.which("java") is None and not os.environ.get("JAVA_HOME"), reason="Spark needs Java 17+")
-def test_spark_grouped_sums_equal_pandas(noise_free, tmp_path: Path, adult: pd.DataFrame) -> None:
+def test_spark_grouped_sums_equal_pandas(noise_free, tmp_path: Path, adult_frame: pd.DataFrame) -> None:
     pytest.importorskip("pyspark")
     from veil.engines import SparkEngine
 
-    path = tmp_path / "adult.parquet"
-    frame = adult.assign(age=adult["age"].astype(int))  # a numeric column in the Parquet file
+    path = tmp_path / "adult_frame.parquet"
+    frame = adult_frame.assign(age=adult_frame["age"].astype(int))  # a numeric column in the Parquet file
     frame.to_parquet(path, index=False)
     config = {"spark.sql.shuffle.partitions": "2", "spark.ui.enabled": "false"}
     with SparkEngine(master="local[2]", config=config) as spark:

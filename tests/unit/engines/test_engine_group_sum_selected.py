@@ -34,11 +34,11 @@ def _answer(engine, path, query: str, *, epsilon: float = HUGE_EPSILON, accounta
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_adult_sums_by_occupation_equal_pandas_and_the_local_private_table(noise_free, engine: str, adult_csv: str,
-                                                                             adult: pd.DataFrame) -> None:
+                                                                             adult_frame: pd.DataFrame) -> None:
     # every occupation (the smallest, Armed-Forces, has 9 rows) has >= 2 rows: all 14 pass τ = 2; ages are integers
     # in [17, 90], inside [0, 100] and on the grid: each kept key's sum is pandas' integer sum
     ans = _answer(ENGINES[engine](), adult_csv, "sum age by occupation", lower=0, upper=100, delta=1e-6)
-    ages = adult["age"].astype(int).groupby(adult["occupation"]).sum()
+    ages = adult_frame["age"].astype(int).groupby(adult_frame["occupation"]).sum()
     assert ans.value == {k: float(v) for k, v in ages.items()} and len(ans.value) == 14
     frame = read_table(adult_csv, typed=True).to_pandas()
     local = PrivateTable(frame, accountant=_accountant()).group_by_sum("age", "occupation", lower=0, upper=100,

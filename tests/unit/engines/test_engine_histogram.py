@@ -34,11 +34,11 @@ def _answer(engine, path, query: str, *, epsilon: float, accountant=None, **kw):
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))
-def test_public_histogram_counts_equal_pandas_on_adult(engine: str, adult_csv: str, adult: pd.DataFrame) -> None:
+def test_public_histogram_counts_equal_pandas_on_adult(engine: str, adult_csv: str, adult_frame: pd.DataFrame) -> None:
     # every listed key gets a count, the absent key 'Other' 0; no key outside the list is released
     ans = _answer(ENGINES[engine](), adult_csv, "histogram race", epsilon=EXACT_EPSILON,
                   categories=["White", "Black", "Other", "Martian"])
-    expected = adult["race"].value_counts()
+    expected = adult_frame["race"].value_counts()
     assert ans.value == {"White": expected["White"], "Black": expected["Black"], "Other": expected["Other"],
                          "Martian": 0}
     # geometric noise, L1 sensitivity 1 (one row per unit, in one cell), scale Δ/ε
@@ -58,12 +58,12 @@ def test_partition_selection_equals_the_local_private_table(engine: str, adult_c
         assert getattr(ans, field) == getattr(local, field), field
 
 
-def test_noise_has_the_documented_scale(adult_csv: str, adult: pd.DataFrame) -> None:
+def test_noise_has_the_documented_scale(adult_csv: str, adult_frame: pd.DataFrame) -> None:
     """Geometric noise of scale b = 1/ε = 2: with q = e^{-1/b} = 0.6065, E|Z| = 2q/(1-q²) = 1.919 and
     Var|Z| = E[Z²] - E|Z|² = 2q/(1-q)² - 1.919² = 7.836 - 3.684 = 4.15; over 20 x 73 ages the mean |Z|
     has a standard error of sqrt(4.15/1460) = 0.053: a tolerance of 0.27 is five of them."""
-    ages = sorted(adult["age"].unique(), key=int)
-    exact = adult["age"].value_counts()
+    ages = sorted(adult_frame["age"].unique(), key=int)
+    exact = adult_frame["age"].value_counts()
     engine = DuckDBEngine()
     errors = []
     for _ in range(20):
@@ -165,12 +165,12 @@ def test_cli_refused_histogram_batch_spends_nothing(adult_csv: str, tmp_path: Pa
 
 @pytest.mark.spark
 @pytest.mark.skipif(shutil.which("java") is None and not os.environ.get("JAVA_HOME"), reason="Spark needs Java 17+")
-def test_spark_histograms_equal_local_on_adult_x10(tmp_path: Path, adult: pd.DataFrame) -> None:
+def test_spark_histograms_equal_local_on_adult_x10(tmp_path: Path, adult_frame: pd.DataFrame) -> None:
     pytest.importorskip("pyspark")
     from veil.engines import SparkEngine
 
     path = tmp_path / "adult10.parquet"
-    pd.concat([adult] * 10, ignore_index=True).to_parquet(path, index=False)  # 301,620 rows
+    pd.concat([adult_frame] * 10, ignore_index=True).to_parquet(path, index=False)  # 301,620 rows
     local = LocalEngine().aggregate(path, ["race", "sex"], {})
     config = {"spark.sql.shuffle.partitions": "2", "spark.ui.enabled": "false"}
     with SparkEngine(master="local[2]", config=config) as spark:
@@ -184,8 +184,8 @@ def test_spark_histograms_equal_local_on_adult_x10(tmp_path: Path, adult: pd.Dat
     key = ["race", "sex"]
     pd.testing.assert_frame_equal(exact.sort_values(key).reset_index(drop=True)[local.columns],
                                   local.sort_values(key).reset_index(drop=True), check_dtype=False)
-    counts = adult["race"].value_counts() * 10
+    counts = adult_frame["race"].value_counts() * 10
     assert public.value == {"White": counts["White"], "Other": counts["Other"], "x": 0}
-    assert selected.value == {(r, s): int(n) * 10 for (r, s), n in adult.groupby(key).size().items()}
-    inside = adult[(adult["age"].astype(int) > 40) & (adult["race"] != "White")]["sex"].value_counts() * 10
+    assert selected.value == {(r, s): int(n) * 10 for (r, s), n in adult_frame.groupby(key).size().items()}
+    inside = adult_frame[(adult_frame["age"].astype(int) > 40) & (adult_frame["race"] != "White")]["sex"].value_counts() * 10
     assert filtered.value == {"Male": inside["Male"], "Female": inside["Female"]}
