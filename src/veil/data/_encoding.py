@@ -175,27 +175,31 @@ def _as_arrow(values: "pd.Series | pa.ChunkedArray | pa.Array") -> "pa.Array | N
     return _as_arrow(array) if isinstance(array, pa.ChunkedArray) else array  # Arrow-backed pandas
 
 
-def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.ndarray, np.ndarray]:
-    """``(raw, labels)``: per-row indices into ``labels`` (text, distinct), -1 for a missing value."""
+def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(raw, labels, any_missing)``: per-row indices into ``labels`` (text, distinct), -1 for a
+    missing value, and whether there is one."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     array = _as_arrow(values)
     if array is None:  # pandas-only objects: the labels are made row by row
         raw, uniques = pd.factorize(format_labels(values), use_na_sentinel=True)  # type: ignore[arg-type]
-        return raw.astype(np.int32, copy=False), np.asarray(uniques, dtype=object)
+        raw = raw.astype(np.int32, copy=False)
+        return raw, np.asarray(uniques, dtype=object), bool((raw < 0).any())
     if pa.types.is_null(array.type):  # every value missing
-        return np.full(len(array), -1, dtype=np.int32), np.array([], dtype=object)
+        return np.full(len(array), -1, dtype=np.int32), np.array([], dtype=object), len(array) > 0
     given = pa.types.is_dictionary(array.type)
     encoded = array if given else pc.dictionary_encode(array)
     indices = encoded.indices
-    if indices.null_count:
+    any_null = indices.null_count > 0
+    if any_null:
         indices = pc.fill_null(indices, -1)
     indices = indices.to_numpy(zero_copy_only=False)
     dictionary = encoded.dictionary
     text = pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)
     if text and not given:  # Arrow's own dictionary of text: distinct, all used, no null: the labels as they are
-        return indices.astype(np.int32, copy=False), dictionary.to_numpy(zero_copy_only=False).astype(object)
+        labels = dictionary.to_numpy(zero_copy_only=False).astype(object)
+        return indices.astype(np.int32, copy=False), labels, any_null
     if text:
         texts = dictionary.to_numpy(zero_copy_only=False).astype(object)
         present = ~dictionary.is_null().to_numpy(zero_copy_only=False)
@@ -214,7 +218,7 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
             shift = np.cumsum(used) - 1
             labels = labels[used]
             raw = np.where(raw >= 0, shift[np.maximum(raw, 0)], -1).astype(np.int32)
-    return raw, labels.astype(object)
+    return raw, labels.astype(object), bool((raw < 0).any())
 
 
 def encode_values(
@@ -250,11 +254,11 @@ def encode_values(
     >>> e.labels.tolist(), e.codes.tolist()
     (['9', '10', '<missing>'], [1, 0, 2, 1])
     """
-    raw, uniques = _dictionary(values)
+    raw, uniques, any_missing = _dictionary(values)
     ordered, position = _ordered(uniques, kind, domain, column)
-    missing_rows = raw < 0
     missing_code = -1
-    if missing_rows.any():
+    if any_missing:
+        missing_rows = raw < 0
         if missing == "error":
             rows = np.flatnonzero(missing_rows)[:5].tolist()
             raise SchemaError(
@@ -265,5 +269,5 @@ def encode_values(
         missing_code = len(ordered)
         ordered = np.append(ordered, np.array([MISSING], dtype=object))
     remap = np.append(position, missing_code).astype(np.int32)
-    codes = remap[raw]  # -1 indexes the appended missing code
-    return EncodedColumn(column, codes.astype(np.int32, copy=False), ordered, missing_code)
+    codes = remap.take(raw)  # -1 reads the appended missing code; take: one gather, no index checks per row
+    return EncodedColumn(column, codes, ordered, missing_code)

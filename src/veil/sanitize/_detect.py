@@ -322,10 +322,14 @@ def _values(series: pd.Series, size: int, seed: int) -> _Values:
     positions = _sample_positions(n_present, size, seed)
     sample = present if positions is None else present.iloc[positions]
     text = _as_text(sample) if len(sample) else sample.astype("str")
+    return _counted(text, n_present, distinct, positions is not None)
+
+
+def _counted(text: pd.Series, n_present: int, distinct: int, sampled: bool) -> _Values:
+    """The :class:`_Values` of the sampled texts ``text``, one row per value: each distinct text once, counted."""
     position, uniques = pd.factorize(text, sort=False)
     occurs = np.bincount(position, minlength=len(uniques))
-    return _Values(n_present, distinct, pd.Series(uniques, dtype=text.dtype), occurs, len(text),
-                   positions is not None)
+    return _Values(n_present, distinct, pd.Series(uniques, dtype=text.dtype), occurs, len(text), sampled)
 
 
 def _free_text_share(values: _Values) -> float:
@@ -345,8 +349,13 @@ def _share(flags: np.ndarray, values: _Values) -> float:
     return float(values.occurs[flags].sum() / values.examined)
 
 
-def _pattern_shares(values: _Values) -> dict[str, tuple[float, float]]:
-    """``{kind: (share matching the pattern, share also passing the check)}``.
+def _pattern_shares(sample: pd.Series) -> dict[str, tuple[float, float]]:
+    """``{kind: (share matching the pattern, share also passing the check)}`` of the values of ``sample``."""
+    return _distinct_shares(_counted(sample, len(sample), 0, False))
+
+
+def _distinct_shares(values: _Values) -> dict[str, tuple[float, float]]:
+    """``{kind: (share matching the pattern, share also passing the check)}`` of the sampled values.
 
     Each distinct value is matched once and counted as often as it occurs
     (a match and a check are functions of the value alone): the same shares as
@@ -407,7 +416,7 @@ def _contradicted(kind: str, how: str, whole: str, support: float, examined: int
 def _name_and_pattern_scores(column: object, values: _Values) -> tuple[dict[str, float], list[Evidence]]:
     """The confidence of each kind that the column name or the sampled values suggest, with the evidence."""
     examined, sampled = values.examined, values.sampled
-    shares = _pattern_shares(values)
+    shares = _distinct_shares(values)
     names = _name_candidates(column)
     whole_name = name_tokens(column)[0]
     evidence: list[Evidence] = []
