@@ -166,6 +166,8 @@ def _as_arrow(values: "pd.Series | pa.ChunkedArray | pa.Array") -> "pa.Array | N
         return values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     if isinstance(values, pa.Array):
         return values
+    if isinstance(values.array, pd.arrays.ArrowExtensionArray):  # Arrow-backed pandas: its own array, as it is
+        return _as_arrow(pa.array(values.array))
     if values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
         return None  # Python objects (decimals, mixed types) keep their text, as format_labels gives it
     try:
