@@ -27,7 +27,7 @@ from veil.errors import SchemaError
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-__all__ = ["MISSING", "EncodedColumn", "format_labels", "sort_labels", "infer_kind", "encode_values"]
+__all__ = ["MISSING", "EncodedColumn", "format_labels", "sort_labels", "infer_kind", "encode_values", "distinct_codes"]
 
 #: The label of a missing value when missing values are kept as a value of their own.
 MISSING = "<missing>"
@@ -273,6 +273,16 @@ def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] |
             len(labels) + others.indices.to_numpy(zero_copy_only=False))
         labels = np.concatenate([labels, others.dictionary.to_numpy(zero_copy_only=False).astype(object)])
     return raw, labels, missing > 0
+
+
+def distinct_codes(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, labels)``: each row's index into the column's distinct text labels, -1 when missing.
+
+    The labels are in no particular order (:func:`encode_values` sorts them for a kind);
+    a text column's labels are its values as they are.
+    """
+    raw, labels, _ = _dictionary(values)
+    return raw, labels
 
 
 def encode_values(

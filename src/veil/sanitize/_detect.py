@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from veil._validation import check_int, check_real
+from veil.data._encoding import distinct_codes
 from veil.errors import ParameterError
 from veil.sanitize._patterns import KIND_BY_NAME, KINDS, Category, Kind, name_tokens
 
@@ -300,11 +301,7 @@ def _values(series: pd.Series, size: int, seed: int) -> _Values:
     that :func:`_sample_positions` draws among the present values, in row order.
     """
     if _is_text(series):
-        if isinstance(series.dtype, pd.StringDtype):
-            codes, uniques = series.array.factorize()
-        else:
-            codes, uniques = pd.factorize(series.to_numpy(dtype=object))
-        labels = np.asarray(uniques, dtype=object)  # distinct str values, missing ones excluded
+        codes, labels = distinct_codes(series)  # distinct str values, missing ones excluded
         present = labels != ""
         row_present = np.append(present, False)[codes]  # code -1 (missing) reads the appended False
         n_present = int(np.count_nonzero(row_present))
