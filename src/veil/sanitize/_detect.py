@@ -33,16 +33,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
 
-import numpy as np
 import pandas as pd
 
 from veil._validation import check_int, check_real
-from veil.data._encoding import distinct_codes
 from veil.errors import ParameterError
+from veil.sanitize._column_values import (
+    FREE_TEXT_CHARS, ColumnValues, column_values, counted, free_text_share, pattern_shares, share,
+)
 from veil.sanitize._patterns import KIND_BY_NAME, KINDS, Category, Kind, name_tokens
 
 __all__ = ["Evidence", "ColumnFinding", "ScanReport", "scan", "DEFAULT_SAMPLE_SIZE"]
@@ -53,8 +53,6 @@ DEFAULT_SAMPLE_SIZE = 10_000
 _DECIMAL = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?")
 _WORD_FACTOR = 0.8          # a name matched on one word, not as a whole
 _MIN_SHARE = 0.5            # a pattern defines a column only if most values match
-_FREE_TEXT_CHARS = 40
-_ARROW_REGEX_FROM = 2000     # sample size from which Arrow's regex engine is the faster
 
 
 @dataclass(frozen=True)
@@ -232,157 +230,9 @@ def _name_candidates(column: object) -> dict[str, tuple[float, str]]:
 # --------------------------------------------------------------------------- values
 
 
-def _as_text(values: pd.Series) -> pd.Series:
-    """Values as stripped strings (integral floats without the ``.0``)."""
-    if pd.api.types.is_float_dtype(values.dtype):
-        finite = values.to_numpy(dtype=float)
-        if np.all(np.mod(finite, 1) == 0):
-            values = values.astype("int64")
-    elif pd.api.types.is_datetime64_any_dtype(values.dtype):
-        return values.dt.strftime("%Y-%m-%d").astype("str")
-    return values.astype("str").str.strip()
-
-
-def _present(series: pd.Series) -> pd.Series:
-    present = series.notna()
-    if isinstance(series.dtype, pd.StringDtype):
-        present &= series != ""
-    elif series.dtype == object:
-        present &= series.astype("str") != ""
-    return series[present]
-
-
-@dataclass(frozen=True)
-class _Values:
-    """What the value evidence of one column is computed from.
-
-    ``text`` holds the stripped text of the sampled values, each distinct
-    sampled value once (two values may strip to the same text), and
-    ``occurs[i]`` how many sampled values ``text[i]`` stands for; ``examined``
-    is their sum (the sample size).
-    """
-
-    n_present: int
-    distinct: int
-    text: pd.Series
-    occurs: np.ndarray
-    examined: int
-    sampled: bool
-
-    @cached_property
-    def texts(self) -> list[str] | None:
-        """``text`` as Python strings when the sample is small enough for Python's engines
-        (:data:`_ARROW_REGEX_FROM`), else ``None``."""
-        return self.text.tolist() if self.examined < _ARROW_REGEX_FROM else None
-
-
-def _is_text(series: pd.Series) -> bool:
-    """Whether equal values of ``series`` are exactly the values of equal text (str values only)."""
-    if isinstance(series.dtype, pd.StringDtype):
-        return True
-    return series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) == "string"
-
-
-def _sample_positions(n: int, size: int, seed: int) -> np.ndarray | None:
-    """The sorted positions of the sampled values among ``n``, or ``None`` for all of them."""
-    if n <= size:
-        return None
-    return np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
-
-
-def _values(series: pd.Series, size: int, seed: int) -> _Values:
-    """The value statistics of a column: the full column's counts, the sample's distinct texts.
-
-    A text column is hashed once (``factorize``): missing and empty values, the
-    distinct count and the sample are read from its codes, and only the
-    distinct sampled values are stripped and matched.  Other columns (numbers,
-    dates, mixed objects, whose equal values may print differently) are sampled
-    and turned to text row by row, then counted by text.  Both give the sample
-    that :func:`_sample_positions` draws among the present values, in row order.
-    """
-    if _is_text(series):
-        codes, labels = distinct_codes(series)  # distinct str values, missing ones excluded
-        present = labels != ""
-        row_present = np.append(present, False)[codes]  # code -1 (missing) reads the appended False
-        n_present = int(np.count_nonzero(row_present))
-        rows = np.flatnonzero(row_present)
-        positions = _sample_positions(n_present, size, seed)
-        occurs = np.bincount(codes[rows if positions is None else rows[positions]], minlength=len(labels))
-        used = occurs > 0
-        # what _as_text does to str values: Arrow's str, stripped by Arrow
-        text = pd.Series(labels[used], dtype="str").str.strip()
-        return _Values(n_present, int(np.count_nonzero(present)), text, occurs[used], int(occurs.sum()),
-                       positions is not None)
-    present = _present(series)
-    n_present = len(present)
-    distinct = int(present.nunique()) if n_present else 0
-    positions = _sample_positions(n_present, size, seed)
-    sample = present if positions is None else present.iloc[positions]
-    text = _as_text(sample) if len(sample) else sample.astype("str")
-    return _counted(text, n_present, distinct, positions is not None)
-
-
-def _counted(text: pd.Series, n_present: int, distinct: int, sampled: bool) -> _Values:
-    """The :class:`_Values` of the sampled texts ``text``, one row per value: each distinct text once, counted."""
-    position, uniques = pd.factorize(text, sort=False)
-    occurs = np.bincount(position, minlength=len(uniques))
-    return _Values(n_present, distinct, pd.Series(uniques, dtype=text.dtype), occurs, len(text), sampled)
-
-
-def _free_text_share(values: _Values) -> float:
-    """The share of sampled values of at least :data:`_FREE_TEXT_CHARS` characters with a space."""
-    texts = values.texts
-    if texts is None:
-        lengths = values.text.str.len().to_numpy(dtype=float)
-        spaced = values.text.str.contains(" ", regex=False).to_numpy(dtype=bool, na_value=False)
-        free = (lengths >= _FREE_TEXT_CHARS) & spaced
-    else:  # the same test in Python (code points, a plain substring), without pandas' per-call cost
-        free = np.fromiter((len(t) >= _FREE_TEXT_CHARS and " " in t for t in texts), dtype=bool, count=len(texts))
-    return _share(free, values)
-
-
-def _share(flags: np.ndarray, values: _Values) -> float:
-    """The share of the sampled values whose distinct text has ``flags``."""
-    return float(values.occurs[flags].sum() / values.examined)
-
-
 def _pattern_shares(sample: pd.Series) -> dict[str, tuple[float, float]]:
     """``{kind: (share matching the pattern, share also passing the check)}`` of the values of ``sample``."""
-    return _distinct_shares(_counted(sample, len(sample), 0, False))
-
-
-def _distinct_shares(values: _Values) -> dict[str, tuple[float, float]]:
-    """``{kind: (share matching the pattern, share also passing the check)}`` of the sampled values.
-
-    Each distinct value is matched once and counted as often as it occurs
-    (a match and a check are functions of the value alone): the same shares as
-    matching every value, at the cost of the distinct ones.
-    """
-    out: dict[str, tuple[float, float]] = {}
-    n, distinct, occurs = values.examined, values.text, values.occurs
-    if n == 0:
-        return out
-    # pandas parses the pattern again at every Arrow regex call (about 1 ms); Python's re on a
-    # few values is faster, so a table of many short columns is not scanned for minutes (the
-    # engine is chosen by the sample's size, as before values were matched once each)
-    texts = values.texts
-    for kind in KINDS:
-        regex = kind.value_regex
-        if regex is None:
-            continue
-        if texts is None:
-            matched = distinct.str.fullmatch(regex).to_numpy(dtype=bool, na_value=False)
-        else:  # what Series.str.fullmatch does on objects, without its per-call overhead
-            hits = (isinstance(t, str) and regex.fullmatch(t) is not None for t in texts)
-            matched = np.fromiter(hits, dtype=bool, count=len(texts))
-        raw = occurs[matched].sum() / n
-        if kind.check is not None and matched.any():
-            ok = np.asarray(kind.check(distinct[matched]), dtype=bool)
-            valid = occurs[matched][ok].sum() / n
-        else:
-            valid = raw
-        out[kind.name] = (float(raw), float(valid))
-    return out
+    return pattern_shares(counted(sample, len(sample), 0, False))
 
 
 # --------------------------------------------------------------------------- combine
@@ -410,10 +260,10 @@ def _contradicted(kind: str, how: str, whole: str, support: float, examined: int
     return False
 
 
-def _name_and_pattern_scores(column: object, values: _Values) -> tuple[dict[str, float], list[Evidence]]:
+def _name_and_pattern_scores(column: object, values: ColumnValues) -> tuple[dict[str, float], list[Evidence]]:
     """The confidence of each kind that the column name or the sampled values suggest, with the evidence."""
     examined, sampled = values.examined, values.sampled
-    shares = _distinct_shares(values)
+    shares = pattern_shares(values)
     names = _name_candidates(column)
     whole_name = name_tokens(column)[0]
     evidence: list[Evidence] = []
@@ -443,13 +293,13 @@ def _name_and_pattern_scores(column: object, values: _Values) -> tuple[dict[str,
 def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, threshold: float,
            min_rows_for_uniqueness: int) -> ColumnFinding:
     rows = len(series)
-    values = _values(series, sample_size, seed)
+    values = column_values(series, sample_size, seed)
     n_present, distinct, text, examined = values.n_present, values.distinct, values.text, values.examined
     sampled = values.sampled
     unique = n_present >= min_rows_for_uniqueness and distinct == n_present
     scores, evidence = _name_and_pattern_scores(column, values)
 
-    free_text = _free_text_share(values) if examined else 0.0
+    free_text = free_text_share(values) if examined else 0.0
 
     best_kind, best = None, 0.0
     for kind in KINDS:   # KINDS order breaks ties
@@ -458,7 +308,8 @@ def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, th
 
     category: str | None = None
     if unique:
-        decimals = _share(text.str.fullmatch(_DECIMAL).to_numpy(dtype=bool, na_value=False), values) if examined else 0.0
+        decimal = text.str.fullmatch(_DECIMAL).to_numpy(dtype=bool, na_value=False) if examined else None
+        decimals = share(decimal, values) if examined else 0.0
         detail = (f"all {n_present} non-missing values are distinct (full column, not sampled): "
                   "unique per row")
         if decimals >= _MIN_SHARE:
@@ -476,7 +327,7 @@ def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, th
                                  distinct / n_present, n_present, False))
 
     if free_text >= _MIN_SHARE:
-        evidence.append(Evidence("free-text", None, f"values are free text (>= {_FREE_TEXT_CHARS} characters "
+        evidence.append(Evidence("free-text", None, f"values are free text (>= {FREE_TEXT_CHARS} characters "
                                  "with spaces) and may contain identifiers", free_text, examined, sampled))
 
     if best_kind is not None and best >= threshold:

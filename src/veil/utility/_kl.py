@@ -71,9 +71,10 @@ def _covering_boxes(base: ClassTable, anonymized: ClassTable) -> tuple[np.ndarra
     if base.n_classes and anonymized.n_classes and hierarchies and packs(radices):
         # each box packed into one key as it is mapped, no matrix of boxes (what match_rows does)
         cover = match_keys(pack_columns(boxes, radices), pack_columns(anonymized.codes.T, radices))
+    elif base.n_classes and hierarchies:
+        cover = match_rows(np.column_stack(list(boxes)), anonymized.codes, radices)
     else:
-        matrix = np.column_stack(list(boxes)) if base.n_classes and hierarchies else np.zeros((base.n_classes, 0), np.int32)
-        cover = match_rows(matrix, anonymized.codes, radices)
+        cover = match_rows(np.zeros((base.n_classes, 0), np.int32), anonymized.codes, radices)
     # leaf combinations per box (float64: exact up to 2**53, then relative error 1e-16)
     volume = np.ones(anonymized.n_classes)
     domain = 1.0
