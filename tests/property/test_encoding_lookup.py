@@ -68,3 +68,15 @@ def test_lookup_encoding_of_numbers_keeps_their_order(frequent, rare, seed):
     labels, codes = reference(values, Kind.NUMERIC)
     assert encoded.labels.tolist() == labels
     assert encoded.codes.tolist() == codes
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 400), st.integers(0, 2**32 - 1))
+def test_lookup_encoding_of_sorted_columns(distinct, seed):
+    # a file sorted by the column: its values come in runs, none of them only at the head
+    rng = np.random.default_rng(seed)
+    values = sorted(f"v{i:03d}" for i in rng.integers(0, distinct, ROWS))
+    encoded = encode_values(pd.Series(values, dtype="str"), column="s")
+    labels, codes = reference(values, Kind.CATEGORICAL)
+    assert encoded.labels.tolist() == labels
+    assert encoded.codes.tolist() == codes

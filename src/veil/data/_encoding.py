@@ -234,17 +234,18 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
     return raw, labels.astype(object), bool((raw < 0).any())
 
 
-#: Text columns from this many rows on are encoded against the distinct values of their head.
+#: Rows (spread over a text column) whose distinct values a long column is looked up in.
 _HEAD_ROWS = 1_024
 
 
 def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] | None:
     """``_dictionary`` of a text column whose values repeat, by lookup; ``None``: not such a column.
 
-    The distinct values of the first :data:`_HEAD_ROWS` rows are looked up for every row
-    (``pyarrow.compute.index_in``: a hash lookup, about 35 % cheaper than Arrow's
-    dictionary encoding, which also inserts); the few rows whose value the head lacks are
-    dictionary-encoded on their own and coded after the head's values.  The labels are the
+    The distinct values of :data:`_HEAD_ROWS` rows spread evenly over the column (the
+    "head") are looked up for every row (``pyarrow.compute.index_in``: a hash lookup,
+    about 35 % cheaper than Arrow's dictionary encoding, which also inserts); the few rows
+    whose value the head lacks are dictionary-encoded on their own and coded after the
+    head's values.  The labels are the
     column's distinct values either way (the head's, then the others'), so the encoding
     (sorted by :func:`encode_values`) is the same.  A column of mostly distinct values
     (a quarter of the head or more) or whose head misses many rows is left to
@@ -256,7 +257,9 @@ def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] |
     n = len(array)
     if n < 4 * _HEAD_ROWS:
         return None
-    head = pc.unique(array.slice(0, _HEAD_ROWS)).drop_null()
+    # rows spread over the whole column, so that sorted or grouped data shows its values too
+    spread = pa.array(np.arange(_HEAD_ROWS, dtype=np.int64) * (n // _HEAD_ROWS))
+    head = pc.unique(array.take(spread)).drop_null()
     if len(head) * 4 > _HEAD_ROWS:
         return None
     found = pc.index_in(array, value_set=head)  # null: a missing value, or one the head lacks
