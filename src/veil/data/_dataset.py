@@ -79,8 +79,14 @@ class Dataset:
             )
         if frame is not None:
             frame = frame.copy(deep=False)
-            frame.columns = columns
-            frame = frame.reset_index(drop=True)
+            # text column names and a 0..n-1 index, set only where the frame has others (a frame
+            # that has them keeps its own column index, whose lookup table pandas then builds once)
+            if list(frame.columns) != columns:
+                frame.columns = columns
+            index = frame.index
+            default = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
+            if not default or index.name is not None:
+                frame = frame.reset_index(drop=True)
         self._columns = columns
         for attribute in schema.attributes:
             if attribute.name not in columns:

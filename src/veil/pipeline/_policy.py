@@ -180,8 +180,11 @@ class ReleasePolicy:
         names = [c for c in columns if c not in self.allow_identifiers and self.actions.get(c) != "pseudonymized"]
         if not names or frame.empty:
             return
-        text = frame[names].astype("string")
-        found = scan(text, columns=names, sample_size=IDENTIFIER_SCAN_SAMPLE).direct_identifiers
+        # every column is scanned as text; a text column (pandas' str or string dtype) is that
+        # already, with the same values either way, so it is not converted (0.7 ms per Adult column)
+        if not all(isinstance(frame[name].dtype, pd.StringDtype) for name in names):
+            frame = pd.DataFrame({name: _as_string(frame[name]) for name in names}, copy=False)
+        found = scan(frame, columns=names, sample_size=IDENTIFIER_SCAN_SAMPLE).direct_identifiers
         if found:
             name = found[0]
             raise IdentifierLeakError(
@@ -189,6 +192,11 @@ class ReleasePolicy:
                 f"identifier), or publish it anyway with --allow-identifier {name} "
                 f"(config allow_identifiers: [{name}])."
             )
+
+
+def _as_string(column: pd.Series) -> pd.Series:
+    """``column`` as text: as it is when it holds text already, else ``astype("string")``."""
+    return column if isinstance(column.dtype, pd.StringDtype) else column.astype("string")
 
 
 def published_frame(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:

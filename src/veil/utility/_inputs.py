@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,7 @@ from veil.errors import ColumnNotFoundError, ParameterError
 
 __all__ = [
     "label_histogram", "attribute_weights", "base_columns", "leaf_frequencies", "check_k", "match_rows",
+    "packs", "pack_columns", "match_keys",
 ]
 
 
@@ -86,10 +87,36 @@ def leaf_frequencies(classes: ClassTable) -> list[np.ndarray]:
     are not counted.
     """
     base = classes.base
+    weights = base.counts.astype(np.float64)  # bincount's weights are float64: converted once, not per QI
     out = []
     for column, h in zip(base_columns(classes), classes.hierarchies):
-        out.append(np.bincount(base.codes[:, column], weights=base.counts, minlength=h.n_values(0)))
+        out.append(np.bincount(base.codes[:, column], weights=weights, minlength=h.n_values(0)))
     return out
+
+
+def packs(radices: Sequence[int]) -> bool:
+    """Whether rows of codes with these radices pack into one int64 key (:func:`pack_columns`)."""
+    space = 1
+    for r in radices:
+        space *= max(int(r), 1)
+    return space < 1 << 62
+
+
+def pack_columns(columns: Iterable[np.ndarray], radices: Sequence[int]) -> np.ndarray:
+    """Each row's codes (one array per column) as one int64 key, mixed radix; see :func:`packs`."""
+    key: np.ndarray | None = None
+    for column, radix in zip(columns, radices):
+        key = column.astype(np.int64) if key is None else key * int(radix) + column
+    assert key is not None
+    return key
+
+
+def match_keys(queries: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """For each key of ``queries``, the index of the equal key of ``table`` (unique keys), or -1.
+
+    A hash lookup: linear time, no sort.
+    """
+    return pd.Index(table).get_indexer(queries).astype(np.int64)
 
 
 def match_rows(queries: np.ndarray, table: np.ndarray, radices: Sequence[int]) -> np.ndarray:
@@ -99,18 +126,8 @@ def match_rows(queries: np.ndarray, table: np.ndarray, radices: Sequence[int]) -
         return np.zeros(n, dtype=np.int64) if len(table) else np.full(n, -1, dtype=np.int64)
     if len(table) == 0:
         return np.full(n, -1, dtype=np.int64)
-    space = 1
-    for r in radices:
-        space *= max(int(r), 1)
-    if space < 1 << 62:
-        def pack(codes: np.ndarray) -> np.ndarray:
-            key = codes[:, 0].astype(np.int64)
-            for i in range(1, q):
-                key = key * int(radices[i]) + codes[:, i]
-            return key
-
-        # a hash lookup (class keys are unique): linear time, no sort
-        return pd.Index(pack(table)).get_indexer(pack(queries)).astype(np.int64)
+    if packs(radices):
+        return match_keys(pack_columns(queries.T, radices), pack_columns(table.T, radices))
     both = np.concatenate([table, queries])
     _, ids = np.unique(both, axis=0, return_inverse=True)
     ids = ids.reshape(-1)

@@ -26,7 +26,7 @@ import numpy as np
 
 from veil.classes import ClassTable
 from veil.errors import ParameterError
-from veil.utility._inputs import label_histogram, match_rows
+from veil.utility._inputs import label_histogram, match_keys, match_rows, pack_columns, packs
 
 __all__ = ["kl_divergence"]
 
@@ -66,12 +66,15 @@ def _covering_boxes(base: ClassTable, anonymized: ClassTable) -> tuple[np.ndarra
     (leaf combinations of its box) and the volume of the whole QI domain."""
     # the box of every original combination at the anonymized levels, and its retained class
     hierarchies, levels = anonymized.hierarchies, anonymized.levels
-    if base.n_classes and hierarchies:
-        boxes = np.column_stack([h.maps[l][base.codes[:, i]] for i, (h, l) in enumerate(zip(hierarchies, levels))])
-    else:
-        boxes = np.zeros((base.n_classes, 0), np.int32)
     radices = [h.n_values(l) for h, l in zip(hierarchies, levels)]
-    cover = match_rows(boxes, anonymized.codes, radices)
+    boxes = (h.maps[l][base.codes[:, i]] for i, (h, l) in enumerate(zip(hierarchies, levels)))
+    if base.n_classes and anonymized.n_classes and hierarchies and packs(radices):
+        # each box packed into one key as it is mapped, no matrix of boxes (what match_rows does)
+        cover = match_keys(pack_columns(boxes, radices), pack_columns(anonymized.codes.T, radices))
+    elif base.n_classes and hierarchies:
+        cover = match_rows(np.column_stack(list(boxes)), anonymized.codes, radices)
+    else:
+        cover = match_rows(np.zeros((base.n_classes, 0), np.int32), anonymized.codes, radices)
     # leaf combinations per box (float64: exact up to 2**53, then relative error 1e-16)
     volume = np.ones(anonymized.n_classes)
     domain = 1.0
