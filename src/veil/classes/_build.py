@@ -6,13 +6,14 @@ which calls it with ``weights``) run :func:`build`: the only pass over rows.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from veil.classes._grouping import SUPPRESSED, SensitiveHistogram, group_codes, group_keys, unpack_codes
+from veil.classes._grouping import (
+    SUPPRESSED, SensitiveHistogram, group_codes, group_keys, key_space, pack_codes, unpack_codes,
+)
 from veil.classes._table import ClassTable
 from veil.dataset import MISSING, Dataset
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
@@ -153,15 +154,9 @@ def _group(
     def leaf_codes(i: int) -> np.ndarray:  # the kept rows' leaf codes of QI i
         return leaves[i][value_codes[i] if every else value_codes[i][keep]]
 
-    space = 1
-    for r in radices:
-        space *= max(int(r), 1)
-    if bound and space < 1 << 62:  # the packing of group_codes, then its grouping
-        key = leaf_codes(0).astype(np.int64)
-        for i in range(1, len(bound)):
-            key *= int(radices[i])
-            key += leaf_codes(i)
-        keys, inverse = group_keys(key, math.prod(int(r) for r in radices))
+    key = pack_codes((leaf_codes(i) for i in range(len(bound))), radices) if bound else None
+    if key is not None:  # the packing of group_codes, one QI at a time, then its grouping
+        keys, inverse = group_keys(key, key_space(radices))
         del key
         codes = unpack_codes(keys, radices)
     elif bound:  # a key space past 62 bits: the matrix

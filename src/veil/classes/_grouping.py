@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -12,7 +13,7 @@ import pandas as pd
 from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
-__all__ = ["SUPPRESSED", "SensitiveHistogram", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key",
+__all__ = ["SUPPRESSED", "SensitiveHistogram", "key_space", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key",
            "Regrouping", "regroup_codes", "roll_up_histograms"]
 
 @dataclass(frozen=True, eq=False)
@@ -80,19 +81,25 @@ def roll_up_histograms(source: dict[str, SensitiveHistogram], mapping: np.ndarra
 SUPPRESSED = "*"
 
 
-def pack_codes(columns: Sequence[np.ndarray], radices: Sequence[int]) -> np.ndarray | None:
+def key_space(radices: Iterable[int]) -> int:
+    """The number of keys the radices span: their product (a radix below 1 counts as 1)."""
+    return math.prod(max(int(r), 1) for r in radices)
+
+
+def pack_codes(columns: Iterable[np.ndarray], radices: Sequence[int]) -> np.ndarray | None:
     """Pack code columns into one integer key (mixed radix), or None if it would overflow.
 
-    The key is int32 when the key space fits in 31 bits, else int64.
+    The key is int32 when the key space fits in 31 bits, else int64.  ``columns``
+    may be a generator: each column is read once, when it is packed, so only the
+    key is held whole.
     """
-    space = 1
-    for r in radices:
-        space *= max(int(r), 1)
+    space = key_space(radices)
     if space >= 1 << 62:
         return None
     # int32 keys when they fit: half the memory traffic of the multiply-adds
-    key = np.array(columns[0], dtype=np.int32 if space < 1 << 31 else np.int64)
-    for column, r in zip(columns[1:], radices[1:]):
+    it = iter(columns)
+    key = np.array(next(it), dtype=np.int32 if space < 1 << 31 else np.int64)
+    for column, r in zip(it, radices[1:]):
         key *= int(r)
         key += column
     return key
@@ -166,14 +173,11 @@ def group_codes(codes: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, 
     n, q = codes.shape
     if q == 0:
         return np.zeros((1 if n else 0, 0), dtype=np.int32), np.zeros(n, dtype=np.int64)
-    key = pack_codes([codes[:, i] for i in range(q)], radices)
+    key = pack_codes((codes[:, i] for i in range(q)), radices)
     if key is None:
         uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
         return uniq.astype(np.int32), inverse.reshape(-1).astype(np.int64)
-    space = 1
-    for r in radices:
-        space *= int(r)
-    keys, inverse = group_keys(key, space)
+    keys, inverse = group_keys(key, key_space(radices))
     return unpack_codes(keys, radices), inverse
 
 
@@ -210,9 +214,7 @@ def regroup_codes(column: Callable[[int], np.ndarray], radices: Sequence[int], c
             matrix[:, i] = values
         codes, inverse = group_codes(matrix, radices)
         return Regrouping(codes, inverse, None, len(codes))
-    space = 1
-    for r in radices:
-        space *= int(r)
+    space = key_space(radices)
     dense = sum_by_key(key, space, counts) if positive else None
     if dense is not None:
         keys, sums, regrouping = dense

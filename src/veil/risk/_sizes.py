@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from veil.classes import SUPPRESSED
+from veil.classes import SUPPRESSED, key_space, pack_codes
 from veil.dataset import MISSING, Dataset
 from veil.errors import ColumnNotFoundError, SchemaError
 
@@ -80,17 +80,11 @@ def _group_sizes(columns: list[np.ndarray], radices: list[int], n: int) -> np.nd
     """Sizes of the groups of equal rows over ``columns`` (``n`` rows, codes below ``radices``)."""
     if not columns:  # no QI: one class of every record
         return np.array([n], dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
-    space = 1
-    for r in radices:
-        space *= max(int(r), 1)
-    if space >= 1 << 62:  # no int64 key: group the rows themselves
+    key = pack_codes(columns, radices)
+    if key is None:  # no int64 key: group the rows themselves
         matrix = np.column_stack(columns)
         return np.unique(matrix, axis=0, return_counts=True)[1].astype(np.int64)
-    key = columns[0].astype(np.int64)
-    for column, r in zip(columns[1:], radices[1:]):
-        key *= int(r)
-        key += column
-    return _sizes_of_keys(key, space)
+    return _sizes_of_keys(key, key_space(radices))
 
 
 def _check_columns(dataset: Dataset, qis: tuple[str, ...]) -> None:
