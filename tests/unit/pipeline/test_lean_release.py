@@ -109,6 +109,16 @@ def small_batches(monkeypatch):
     monkeypatch.setattr(_verify, "BATCH_ROWS", 2000)  # Adult's release in 16 batches
 
 
+def _with_last_released_row_changed(path, tmp_path, column, change):
+    """A copy of the release whose last row not suppressed reads ``change(value)`` in ``column``."""
+    frame = read_written(path)
+    row = int(np.flatnonzero((frame["age"] != "*").to_numpy())[-1])
+    frame.loc[row, column] = change(frame.at[row, column])
+    tampered = tmp_path / "tampered.csv"
+    table_writer(frame)(tampered)
+    return tampered
+
+
 def test_a_release_read_in_batches_passes(adult, written, small_batches):
     result, path = written
     assert len(list(written_batches(path))) > 10
@@ -120,11 +130,7 @@ def test_a_class_made_in_the_last_batch_fails_the_model(adult, written, small_ba
     # the last row gets a combination of labels no other row has: a class of 1 record, which
     # only the counts summed over every batch can tell from a class spread over batches
     result, path = written
-    frame = read_written(path)
-    row = int(np.flatnonzero((frame["age"] != "*").to_numpy())[-1])
-    frame.loc[row, "occupation"] = "only-here"
-    tampered = tmp_path / "tampered.csv"
-    table_writer(frame)(tampered)
+    tampered = _with_last_released_row_changed(path, tmp_path, "occupation", lambda value: "only-here")
     with pytest.raises(VerificationError, match="fails its own requested model"):
         verify_written(tampered, result, adult, [KAnonymity(k=5)])
 
@@ -140,11 +146,8 @@ def test_a_file_the_reader_cannot_parse_is_a_verification_error(adult, written, 
 
 def test_a_changed_value_in_a_late_batch_is_caught(adult, written, small_batches, tmp_path):
     result, path = written
-    frame = read_written(path)
-    row = int(np.flatnonzero((frame["age"] != "*").to_numpy())[-1])
-    frame.loc[row, "salary-class"] = "<=50K" if frame.at[row, "salary-class"] == ">50K" else ">50K"
-    tampered = tmp_path / "tampered.csv"
-    table_writer(frame)(tampered)
+    tampered = _with_last_released_row_changed(path, tmp_path, "salary-class",
+                                               lambda value: "<=50K" if value == ">50K" else ">50K")
     with pytest.raises(VerificationError, match="salary-class"):
         verify_written(tampered, result, adult, [KAnonymity(k=5)])
 
