@@ -78,18 +78,10 @@ def test_per_unit_bounds_set_the_threshold_and_the_sensitivity() -> None:
     assert ans.contribution_bounds.max_groups == 2
 
 
-def test_keys_emptied_by_the_bounds_or_filter_are_not_candidates(monkeypatch) -> None:
+def test_keys_emptied_by_the_bounds_or_filter_are_not_candidates(record_selection) -> None:
     # unit 99 alone holds "rare" and "solo"; with max_groups=1 it keeps one of them: the other has no bounded row
     # and must not reach the threshold with a count 0 (one unit would then reveal more than max_groups keys)
-    seen = []
-
-    def spy(epsilon, delta, d_in):
-        def meas(counts):
-            seen.append(dict(counts))
-            return counts
-        return meas, 2, d_in[1] / epsilon
-
-    monkeypatch.setattr(grouped_sum_module, "partition_selection", spy)
+    seen = record_selection(grouped_sum_module)
     frame = pd.DataFrame({"uid": [99, 99] + list(range(20)), "g": ["rare", "solo"] + ["big"] * 20,
                           "x": [1.0, 2.0] + [3.0] * 20})
     kept = set()

@@ -59,21 +59,13 @@ def test_empirical_release_probability_of_unit_only_keys():
     assert rate <= 0.05
 
 
-def test_keys_emptied_by_the_bounds_or_filter_are_not_candidates(monkeypatch):
+def test_keys_emptied_by_the_bounds_or_filter_are_not_candidates(record_selection):
     # A key whose only rows were dropped (by max_groups or by the filter) is not in the bounded
     # data: passing it to the threshold with count 0 would let one unit reveal more than
     # max_groups keys.  Record what the selection is asked to threshold.
     import veil.dp._grouped as table_module
 
-    seen = []
-
-    def spy(epsilon, delta, d_in):
-        def meas(counts):
-            seen.append(dict(counts))
-            return counts
-        return meas, 2, d_in[1] / epsilon
-
-    monkeypatch.setattr(table_module, "partition_selection", spy)
+    seen = record_selection(table_module)
     # unit 99 alone holds "rare" and "solo"; with max_groups=1 it keeps exactly one of them
     frame = pd.DataFrame({"uid": [99, 99] + list(range(20)), "g": ["rare", "solo"] + ["big"] * 20})
     kept = set()
