@@ -42,7 +42,6 @@ from veil.pipeline._memory import MemoryRows
 from veil.pipeline._plan import Plan, largest_k
 from veil.pipeline._policy import ColumnTreatment, ReleasePolicy, suppressed_mode
 from veil.pipeline._report import SEED_WARNING
-from veil.pipeline._rows import take_rows
 from veil.pipeline._run import run
 from veil.pipeline._suppressed import SuppressedGroup, check_models, sensitive_models, suppressed_rows
 from veil.utility import METRICS
@@ -142,19 +141,16 @@ def verify(
     sensitive = list(dataset.sensitive)
     if label is not None and label not in sensitive and label in data.columns:
         sensitive.append(label)
+    left_out = None  # the suppressed rows: out of the classes, counted as suppressed (never modified)
     if suppressed != "keep":
-        mask = _star_rows(data, qis) if suppressed_rows is None else np.asarray(suppressed_rows, dtype=np.bool_)
-        if mask.any():  # nothing to leave out: the rows as they are (never modified)
-            # the kept rows of the columns read, text as categories (encoded, not copied)
-            read = [c for c in data.columns if c in qis or c in sensitive]
-            data = take_rows(data.loc[:, read], np.flatnonzero(~mask), categories=True)
-            weights = None if weights is None else np.asarray(weights)[~mask]
-    if (len(data) if weights is None else int(np.sum(weights))) == 0:
+        left_out = _star_rows(data, qis) if suppressed_rows is None else np.asarray(suppressed_rows, dtype=np.bool_)
+    counts = np.ones(len(data), dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
+    if int(counts.sum() if left_out is None else counts[~left_out].sum()) == 0:
         # every record was suppressed: check the all-'*' table it stands for
-        data, weights = dataset.frame.copy(), None
+        data, weights, left_out = dataset.frame.copy(), None, None
         for name in qis:
             data[name] = SUPPRESSED
-    classes = _released_classes(data, dataset, sensitive, weights)
+    classes = _released_classes(data, dataset, sensitive, weights, left_out)
     checked = list(models)
     if suppressed == "keep" and sensitive_models(models):
         checked.append(SuppressedGroup(tuple(sensitive_models(models))))
@@ -163,9 +159,10 @@ def verify(
 
 
 def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[str],
-                      weights: np.ndarray | None = None) -> ClassTable:
-    """The class table of released rows (``weights``: each row's count), the QIs as
-    flat labels; distributions judged against the whole input (suppressed records included)."""
+                      weights: np.ndarray | None = None, left_out: np.ndarray | None = None) -> ClassTable:
+    """The class table of released rows (``weights``: each row's count; ``left_out``: the
+    suppressed rows, default ``*`` in every QI), the QIs as flat labels; distributions
+    judged against the whole input (suppressed records included)."""
     kinds = {name: dataset.schema.kind(name).value for name in sensitive if name in dataset.schema}
     # the input's value order (ordered t-closeness); the missing-value label is
     # added back by the encoding itself
@@ -175,8 +172,8 @@ def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[
         domains=domains, missing=dataset.missing,
     )
     hierarchies = {name: dataset.hierarchies[name] for name in sensitive if name in dataset.hierarchies}
-    classes = ClassTable.from_dataset(released, hierarchies=hierarchies, weights=weights)
-    if (len(data) if weights is None else int(np.sum(weights))) < dataset.n_records:
+    classes = ClassTable.from_dataset(released, hierarchies=hierarchies, weights=weights, suppressed_rows=left_out)
+    if classes.n_records - classes.suppressed < dataset.n_records:
         for name in sensitive:
             hist = classes.sensitive[name]
             original = dataset.encode(name)
@@ -188,6 +185,11 @@ def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[
                                counts=np.column_stack([hist.counts, np.zeros(len(hist.counts), np.int64)]),
                                hierarchy=hierarchy)
             position = pd.Index(original.labels).get_indexer(hist.labels)
+            if (position < 0).any():  # a value of the suppressed rows alone (their blanked '*'): not in any class
+                if hist.counts[:, position < 0].any():
+                    raise VerificationError(f"A released value of {name!r} is not one of the input's.")
+                kept = position >= 0
+                hist, position = replace(hist, labels=hist.labels[kept], counts=hist.counts[:, kept]), position[kept]
             overall = np.where(position >= 0, counts[np.maximum(position, 0)], 0).astype(np.int64)
             if overall.sum() != dataset.n_records:  # a value only the input has: widen the domain
                 raise VerificationError(f"The released values of {name!r} do not match the input's.")

@@ -29,6 +29,7 @@ def build(
     sensitive: Sequence[str] | None = None,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     weights: np.ndarray | None = None,
+    suppressed_rows: np.ndarray | None = None,
 ) -> ClassTable:
     """Build the class table of ``dataset`` (the only pass over its rows).
 
@@ -46,6 +47,14 @@ def build(
         for a sensitive attribute (hierarchical t-closeness).
     weights : numpy.ndarray of int64, optional
         Records per row (grouped counts); default one per row.
+    suppressed_rows : numpy.ndarray of bool, optional
+        The rows that stand suppressed, left out of the classes and counted
+        in :attr:`ClassTable.suppressed`; default: the rows with ``*`` in
+        every QI (an input that was released before), whose sensitive values
+        still count in each attribute's overall distribution.  Given, the rows'
+        sensitive values are not read at all (a release blanks them): a
+        release's checker passes the rows it knows suppressed, so that a class
+        generalized to ``*`` everywhere without being suppressed is still judged.
 
     Raises
     ------
@@ -59,7 +68,7 @@ def build(
     given = dict(dataset.hierarchies, **(hierarchies or {}))
     w = None if weights is None else np.asarray(weights, dtype=np.int64)
     n = dataset.n_records
-    bound, leaves, value_codes, star_rows = _bind_quasi_identifiers(dataset, qis, given)
+    bound, leaves, value_codes, star_rows = _bind_quasi_identifiers(dataset, qis, given, suppressed_rows)
     keep = ~star_rows
     input_suppressed = int(star_rows.sum() if w is None else w[star_rows].sum())
     codes, inverse = _group(leaves, value_codes, keep, bound, w)
@@ -79,7 +88,8 @@ def build(
         input_suppressed=input_suppressed,
         base=None,
         base_map=np.arange(n_classes, dtype=np.int64),
-        sensitive=_histograms(dataset, sens, given, inverse, keep, kept, w, n_classes),
+        sensitive=_histograms(dataset, sens, given, inverse, keep, kept, w, n_classes,
+                              whole=suppressed_rows is None),
         row_class=row_class if w is None else None,
     )
 
@@ -101,31 +111,37 @@ def _check_columns(dataset: Dataset, qis: tuple[str, ...], sens: tuple[str, ...]
 
 
 def _bind_quasi_identifiers(
-    dataset: Dataset, qis: tuple[str, ...], given: Mapping[str, Hierarchy],
+    dataset: Dataset, qis: tuple[str, ...], given: Mapping[str, Hierarchy], suppressed: np.ndarray | None,
 ) -> tuple[list[Hierarchy], list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Each QI's hierarchy, its leaf code per value code, its per-row value codes, and
-    the rows suppressed in the input (``*`` in every QI)."""
+    the suppressed rows (``suppressed``; default: ``*`` in every QI)."""
     n = dataset.n_records
     bound: list[Hierarchy] = []
     leaves: list[np.ndarray] = []
-    star_rows = np.ones(n, dtype=np.bool_) if qis else np.zeros(n, dtype=np.bool_)
     encodings = [dataset.encode(name) for name in qis]
-    for encoded in encodings:
-        star = np.flatnonzero(encoded.labels == SUPPRESSED)
-        star_rows &= encoded.codes == (star[0] if len(star) else -2)
+    if suppressed is not None:
+        star_rows = np.asarray(suppressed, dtype=np.bool_)
+        if star_rows.shape != (n,):
+            raise ParameterError(f"suppressed_rows has {star_rows.size} entries for a table of {n} rows.")
+    else:
+        star_rows = np.ones(n, dtype=np.bool_) if qis else np.zeros(n, dtype=np.bool_)
+        for encoded in encodings:
+            star = np.flatnonzero(encoded.labels == SUPPRESSED)
+            star_rows &= encoded.codes == (star[0] if len(star) else -2)
     any_star = bool(star_rows.any())
     for name, encoded in zip(qis, encodings):
+        # only values that occur outside the suppressed rows must be covered
+        occurring = encoded.codes[~star_rows] if any_star else encoded.codes
+        needed = np.bincount(occurring, minlength=encoded.n_values) > 0
         hierarchy = given.get(name)
         flat = hierarchy is None
-        if flat:
-            hierarchy = Hierarchy.flat(encoded.labels.tolist(), name=name)
+        if flat:  # given suppressed rows: the values that occur (not the '*' of those rows alone)
+            labels = encoded.labels if suppressed is None or needed.all() else encoded.labels[needed]
+            hierarchy = Hierarchy.flat(labels.tolist(), name=name)
         elif hierarchy.name != name:
             hierarchy = hierarchy.renamed(name)
         if encoded.missing_code >= 0:
             hierarchy = hierarchy.with_value(MISSING)
-        # only values that occur outside the fully suppressed rows must be covered
-        occurring = encoded.codes[~star_rows] if any_star else encoded.codes
-        needed = np.bincount(occurring, minlength=encoded.n_values) > 0
         leaf = np.full(encoded.n_values, -1, dtype=np.int32)
         if flat and hierarchy.n_values(0) == encoded.n_values:
             # the flat hierarchy of the column's own (text, distinct) labels: leaf i is label i
@@ -177,9 +193,10 @@ def _group(
 
 def _histograms(
     dataset: Dataset, sens: tuple[str, ...], given: Mapping[str, Hierarchy], inverse: np.ndarray,
-    keep: np.ndarray, kept: np.ndarray | None, w: np.ndarray | None, n_classes: int,
+    keep: np.ndarray, kept: np.ndarray | None, w: np.ndarray | None, n_classes: int, *, whole: bool,
 ) -> dict[str, SensitiveHistogram]:
-    """Per-class histograms of each sensitive attribute (and its overall distribution)."""
+    """Per-class histograms of each sensitive attribute, and its overall distribution:
+    every row's (``whole``; ``w`` their weights), or the classes' alone."""
     histograms: dict[str, SensitiveHistogram] = {}
     for name in sens:
         encoded = dataset.encode(name)
@@ -187,7 +204,10 @@ def _histograms(
         flat = inverse * v + encoded.codes[keep]
         hist = np.rint(np.bincount(flat, weights=kept, minlength=n_classes * v)).astype(np.int64)
         hist = hist.reshape(n_classes, v)
-        overall = np.rint(np.bincount(encoded.codes, weights=w, minlength=v)).astype(np.int64)
+        if whole:
+            overall = np.rint(np.bincount(encoded.codes, weights=w, minlength=v)).astype(np.int64)
+        else:
+            overall = hist.sum(axis=0)
         kind = dataset.schema.kind(name)
         hierarchy = given.get(name)
         if hierarchy is not None:

@@ -188,11 +188,13 @@ class ClassTable:
         sensitive: Sequence[str] | None = None,
         hierarchies: Mapping[str, Hierarchy] | None = None,
         weights: np.ndarray | None = None,
+        suppressed_rows: np.ndarray | None = None,
     ) -> "ClassTable":
         """Build the class table of ``dataset`` (the only pass over its rows).
 
         Parameters as in :func:`veil.classes._build.build`; ``weights`` gives
-        each row its number of records (:func:`veil.engines.class_table_from_counts`).
+        each row its number of records (:func:`veil.engines.class_table_from_counts`),
+        ``suppressed_rows`` the rows left out as suppressed (default: ``*`` in every QI).
 
         Raises
         ------
@@ -203,7 +205,7 @@ class ClassTable:
         from veil.classes._build import build
 
         return build(dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive,
-                     hierarchies=hierarchies, weights=weights)
+                     hierarchies=hierarchies, weights=weights, suppressed_rows=suppressed_rows)
 
     @classmethod
     def from_pandas(
