@@ -1,4 +1,4 @@
-"""CPU time of veil's fixed cost per anonymization on Adult (issue #16).
+"""CPU and wall time of veil's fixed cost per anonymization on Adult (issue #16).
 
 Run from the repository root: ``PYTHONPATH=src python benchmarks/bench_fixed_cost.py``
 prints one JSON line per configuration: the median ``time.process_time()`` of
@@ -122,13 +122,14 @@ def measure(runs: int) -> list[dict]:
     out = []
     for name in CONFIGS:
         result = _call(name, dataset)  # warm-up
-        times = []
+        times, walls = [], []
         for _ in range(runs):
-            start = time.process_time()
+            start, wall = time.process_time(), time.perf_counter()
             result = _call(name, dataset)
             times.append(time.process_time() - start)
+            walls.append(time.perf_counter() - wall)
         node = getattr(result, "transformation", None)
-        out.append({"config": name, "cpu_s": statistics.median(times),
+        out.append({"config": name, "cpu_s": statistics.median(times), "wall_s": statistics.median(walls),
                     "node": None if node is None else [int(v) for v in node.values()],
                     "release": _digest(result)})
     return out
@@ -137,6 +138,7 @@ def measure(runs: int) -> list[dict]:
 def compare(old_src: str, rounds: int, runs: int) -> None:
     here = str(Path(__file__).resolve().parent.parent / "src")
     results: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
+    walls: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
     facts: dict[str, dict[str, tuple]] = {"before": {}, "after": {}}
     load = [os.getloadavg()[0]]
     for _ in range(rounds):
@@ -147,15 +149,19 @@ def compare(old_src: str, rounds: int, runs: int) -> None:
             for line in proc.stdout.splitlines():
                 row = json.loads(line)
                 results[label].setdefault(row["config"], []).append(row["cpu_s"])
+                walls[label].setdefault(row["config"], []).append(row["wall_s"])
                 facts[label][row["config"]] = (row["node"], row["release"])
     load.append(os.getloadavg()[0])
     print(f"load average (1 min) {load[0]:.2f} -> {load[1]:.2f}; {rounds} rounds x {runs} calls")
-    print("| configuration | CPU before s | CPU after s | after / before | same node and release |")
-    print("|---|---|---|---|---|")
+    print("| configuration | CPU before s | CPU after s | after / before | wall before s | wall after s "
+          "| after / before | same node and release |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in CONFIGS:
         b, a = statistics.median(results["before"][name]), statistics.median(results["after"][name])
+        wb, wa = statistics.median(walls["before"][name]), statistics.median(walls["after"][name])
         same = facts["before"][name] == facts["after"][name]
-        print(f"| {name} | {b:.4f} | {a:.4f} | {a / b:.2f} | {'yes' if same else 'NO'} |")
+        print(f"| {name} | {b:.4f} | {a:.4f} | {a / b:.2f} | {wb:.4f} | {wa:.4f} | {wa / wb:.2f} "
+              f"| {'yes' if same else 'NO'} |")
 
 
 def main() -> None:

@@ -175,7 +175,11 @@ def alternate(runs: int, veil_run, arx_run) -> tuple[list[dict], list[dict]]:
 def summarize(name: str, ours: list[dict], theirs: list[dict]) -> dict:
     v = statistics.median(r["seconds"] for r in ours)
     a = statistics.median(r["seconds"] for r in theirs)
-    return {"name": name, "veil_s": v, "arx_s": a, "ratio": v / a, "veil_runs": ours, "arx_runs": theirs}
+    row = {"name": name, "veil_s": v, "arx_s": a, "ratio": v / a, "veil_runs": ours, "arx_runs": theirs}
+    if all("output_seconds" in r for r in theirs):  # ARX's anonymized table, built lazily, timed apart
+        row["arx_output_s"] = statistics.median(r["seconds"] + r["output_seconds"] for r in theirs)
+        row["ratio_output"] = v / row["arx_output_s"]
+    return row
 
 
 def launch(cmd: list[str]) -> float:
@@ -235,28 +239,41 @@ def markdown(results: dict) -> str:
              f"{results['runs']} runs per tool after one warm-up, veil and ARX alternating in one run. veil's time "
              "covers `Dataset.from_pandas` + `veil.anonymize()` (search, apply, verification, report); ARX's covers "
              "`Data.create` + definitions + `ARXAnonymizer.anonymize` (encoding, Flash, Loss metric). Both start "
-             "from the parsed table in memory. Ratio = veil / ARX (below 1: veil is faster). Nodes are the levels of "
+             "from the parsed table in memory. Ratio = veil / ARX (below 1: veil is faster). ARX builds the "
+             "anonymized table lazily, after `anonymize` returns; veil's `anonymize()` returns it, verified. The "
+             "columns \"ARX + table s\" and \"veil / (ARX + table)\" add ARX's `result.getOutput()` with every row "
+             "read through its iterator (timed apart in the same run), so both tools have made the anonymized "
+             "table; the issue's target is on the first ratio. \"ARX search s\" is ARX's own figure for its search "
+             "(`ARXResult.getTime()`, whole milliseconds). Nodes are the levels of "
              "sex, age, race, marital-status, education, native-country, workclass, occupation.", "",
-             "| configuration | veil s | ARX s | veil / ARX | veil search s | veil node | ARX node | veil nodes checked "
-             "| ARX nodes checked | veil node, `--metric arx-loss` |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "| configuration | veil s | ARX s | veil / ARX | ARX + table s | veil / (ARX + table) | veil search s "
+             "| ARX search s | veil node | ARX node | veil nodes checked | ARX nodes checked "
+             "| veil node, `--metric arx-loss` |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in results["in_process"]:
         v, a = row["veil_runs"][-1], row["arx_runs"][-1]
+        table = (f"{row['arx_output_s']:.3f} | {row['ratio_output']:.2f}" if "ratio_output" in row else "— | —")
         if "node" in v:
             lines.append(f"| {row['name']} | {row['veil_s']:.3f} | {row['arx_s']:.3f} | **{row['ratio']:.2f}** | "
-                         f"{statistics.median(r['search_seconds'] for r in row['veil_runs']):.3f} | "
+                         f"{table} | {statistics.median(r['search_seconds'] for r in row['veil_runs']):.3f} | "
+                         f"{statistics.median(r['arx_time_ms'] for r in row['arx_runs']) / 1e3:.3f} | "
                          f"{levels(v['node'])} | {levels(a['node'])} | {v['nodes_checked']:,} | "
                          f"{a['nodes_checked']:,} | {_arx_loss_node(row, a)} |")
         else:
             lines.append(f"| {row['name']} | {row['veil_s']:.3f} | {row['arx_s']:.3f} | **{row['ratio']:.2f}** | "
-                         "— | — | — | — | — | — |")
+                         f"{table} | — | — | — | — | — | — | — |")
     ratios = [r["ratio"] for r in results["in_process"]]
+    with_table = [r["ratio_output"] for r in results["in_process"] if "ratio_output" in r]
     searched = [r for r in results["in_process"] if "node" in r["veil_runs"][-1]]
     differ = sum(levels(r["veil_runs"][-1]["node"]) != levels(r["arx_runs"][-1]["node"]) for r in searched)
     with_arx = [r for r in searched if r.get("veil_arx_loss_node")]
     same_arx = sum(levels(r["veil_arx_loss_node"]) == levels(r["arx_runs"][-1]["node"]) for r in with_arx)
     lines += ["", f"Geometric mean of veil / ARX over the {len(ratios)} rows: **{geometric_mean(ratios):.2f}** "
               f"(target of issue #16: at most 0.4, and at most 0.5 on every row). Rows at most 0.5: "
-              f"{sum(r <= 0.5 for r in ratios)} of {len(ratios)}.", "",
+              f"{sum(r <= 0.5 for r in ratios)} of {len(ratios)}."
+              + (f" Against ARX with its anonymized table made, over the {len(with_table)} anonymization rows: "
+                 f"**{geometric_mean(with_table):.2f}**, {sum(r <= 0.5 for r in with_table)} rows at most 0.5."
+                 if with_table else ""), "",
               "The risk summary is `veil.risk.assess(dataset, qi_subsets_max_size=0)` against ARX's "
               "`getSampleBasedReidentificationRisk()` and `getSampleBasedUniquenessRisk()` on the input handle. "
               "Where the nodes differ, each tool returns the optimum of its own metric: veil's `loss` sums ILoss "
@@ -309,7 +326,12 @@ def build(arx_src: Path | None, build_dir: Path, rebuild: bool) -> str:
             sys.exit(f"run.py: no ARX build in {build_dir}; give --arx-src (an ARX source checkout)")
         env = dict(os.environ, ARX_SRC=str(arx_src), ARX_BUILD=str(build_dir))
         subprocess.run(["bash", str(HERE / "build_arx.sh")], env=env, check=True)
-    return classpath.read_text().strip()
+    path = classpath.read_text().strip()
+    driver, source = build_dir / "bench" / "ArxBench.class", HERE / "ArxBench.java"
+    if not driver.exists() or driver.stat().st_mtime < source.stat().st_mtime:  # the driver changed: it alone
+        subprocess.run(["javac", "-encoding", "UTF-8", "-d", str(build_dir / "bench"), "-cp", path, str(source)],
+                       check=True)
+    return path
 
 
 def main() -> None:
