@@ -16,7 +16,7 @@ ordered by value (``"9" < "10"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -27,7 +27,8 @@ from veil.errors import SchemaError
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-__all__ = ["MISSING", "EncodedColumn", "format_labels", "sort_labels", "infer_kind", "encode_values", "distinct_codes"]
+__all__ = ["MISSING", "EncodedColumn", "format_labels", "sort_labels", "infer_kind", "encode_values", "distinct_codes",
+           "PARALLEL_ROWS", "encoding_pool"]
 
 #: The label of a missing value when missing values are kept as a value of their own.
 MISSING = "<missing>"
@@ -276,6 +277,29 @@ def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] |
             len(labels) + others.indices.to_numpy(zero_copy_only=False))
         labels = np.concatenate([labels, others.dictionary.to_numpy(zero_copy_only=False).astype(object)])
     return raw, labels, missing > 0
+
+
+#: From this many rows on, :meth:`Dataset.encode_all` encodes columns side by side.
+PARALLEL_ROWS = 8_192
+
+_POOL: "tuple[int, Any] | None" = None  # (pid, executor): a forked child makes its own
+
+
+def encoding_pool() -> "Any":
+    """The thread pool that encodes columns side by side (one per process, at most 4 threads).
+
+    Arrow's hash kernels (``index_in``, ``dictionary_encode``) release the GIL, so on
+    two cores two columns encode in about the time of one.  A child made by ``fork``
+    gets a pool of its own (the parent's threads do not exist there).
+    """
+    global _POOL
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    if _POOL is None or _POOL[0] != os.getpid():
+        _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1),
+                                                 thread_name_prefix="veil-encode"))
+    return _POOL[1]
 
 
 def distinct_codes(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.ndarray, np.ndarray]:

@@ -124,7 +124,7 @@ def class_sizes(dataset: Dataset) -> ClassSizes:
     qis = tuple(dataset.quasi_identifiers)
     _check_columns(dataset, qis)
     n = dataset.n_records
-    encodings = [dataset.encode(name) for name in qis]
+    encodings = dataset.encode_all(qis)
     stars = [np.flatnonzero(encoded.labels == SUPPRESSED) for encoded in encodings]
     star_rows = np.zeros(n, dtype=np.bool_)
     if qis and all(len(star) for star in stars):  # else no record can have * in every QI
