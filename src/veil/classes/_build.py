@@ -68,6 +68,7 @@ def build(
     given = dict(dataset.hierarchies, **(hierarchies or {}))
     w = None if weights is None else np.asarray(weights, dtype=np.int64)
     n = dataset.n_records
+    dataset.encode_all(qis + sens)  # side by side; cached for what follows
     bound, leaves, value_codes, star_rows = _bind_quasi_identifiers(dataset, qis, given, suppressed_rows)
     keep = ~star_rows
     input_suppressed = int(star_rows.sum() if w is None else w[star_rows].sum())
