@@ -6,7 +6,8 @@ which calls it with ``weights``) run :func:`build`: the only pass over rows.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from veil.classes._grouping import (
     SUPPRESSED, SensitiveHistogram, group_codes, group_keys, key_space, pack_codes, unpack_codes,
 )
 from veil.classes._table import ClassTable
+from veil.data import PARALLEL_ROWS, column_pool
 from veil.dataset import MISSING, Dataset
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 from veil.hierarchy import Hierarchy
@@ -125,10 +127,12 @@ def _bind_quasi_identifiers(
         if star_rows.shape != (n,):
             raise ParameterError(f"suppressed_rows has {star_rows.size} entries for a table of {n} rows.")
     else:
-        star_rows = np.ones(n, dtype=np.bool_) if qis else np.zeros(n, dtype=np.bool_)
-        for encoded in encodings:
-            star = np.flatnonzero(encoded.labels == SUPPRESSED)
-            star_rows &= encoded.codes == (star[0] if len(star) else -2)
+        stars = [np.flatnonzero(encoded.labels == SUPPRESSED) for encoded in encodings]
+        star_rows = np.zeros(n, dtype=np.bool_)
+        if qis and all(len(star) for star in stars):  # a QI without '*' anywhere: no row is '*' in all
+            star_rows[:] = True
+            for encoded, star in zip(encodings, stars):
+                star_rows &= encoded.codes == star[0]
     any_star = bool(star_rows.any())
     for name, encoded in zip(qis, encodings):
         # only values that occur outside the suppressed rows must be covered
@@ -319,15 +323,24 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     index[table.row_classes()[rows] < 0] = base.n_classes
     positions = {name: i for i, name in enumerate(table.quasi_identifiers)}
     others = [name for name in columns if name not in positions]
-    taken = take_rows(dataset.frame.loc[:, others], rows) if others else None
-    out: dict[str, pd.Series] = {}
-    for name in columns:
-        i = positions.get(name)
-        if i is None:
-            out[name] = taken[name]  # type: ignore[index]
-            continue
+
+    def released(i: int) -> pd.Series:  # QI i's column: its labels gathered by class, '*' last
         h, level = table.hierarchies[i], table.levels[i]
         labels = list(h.labels[level]) + [SUPPRESSED]
-        per_class = np.append(h.maps[level][base.codes[:, i]], len(labels) - 1)  # by class, '*' last
-        out[name] = text_column(per_class[index], labels, missing=MISSING)
+        per_class = np.append(h.maps[level][base.codes[:, i]], len(labels) - 1)
+        return text_column(per_class[index], labels, missing=MISSING)
+
+    def taken() -> pd.DataFrame:  # the other columns, as the input has them
+        return take_rows(dataset.frame.loc[:, others], rows)
+
+    jobs: dict[object, Callable[[], object]] = {name: partial(released, positions[name])
+                                                for name in columns if name in positions}
+    if others:
+        jobs[None] = taken
+    if len(jobs) > 1 and len(rows) >= PARALLEL_ROWS:  # numpy's and Arrow's gathers release the GIL
+        futures = {key: column_pool().submit(job) for key, job in jobs.items()}
+        made = {key: future.result() for key, future in futures.items()}
+    else:
+        made = {key: job() for key, job in jobs.items()}
+    out = {name: made[None][name] if name not in positions else made[name] for name in columns}  # type: ignore[index]
     return pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)

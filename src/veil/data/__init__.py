@@ -8,6 +8,8 @@
 - :class:`Dataset` holds a table with its schema and hierarchies and encodes
   each column once to ``int32`` codes (Arrow dictionary encoding,
   :func:`encode_values`);
+- :func:`column_pool` is the thread pool that encodes and gathers long columns
+  side by side (from :data:`PARALLEL_ROWS` rows on);
 - :func:`write_frame` serializes a table to CSV or Parquet (what the one
   writer, :class:`veil.pipeline.Outputs`, then verifies and commits).
 
@@ -15,7 +17,9 @@
 """
 
 from veil.data._dataset import Dataset, MissingPolicy, read_csv
-from veil.data._encoding import MISSING, EncodedColumn, encode_values, format_labels, infer_kind, sort_labels
+from veil.data._encoding import (
+    MISSING, PARALLEL_ROWS, EncodedColumn, column_pool, encode_values, format_labels, infer_kind, sort_labels,
+)
 from veil.data._reader import (
     DEFAULT_NA_VALUES,
     PARQUET_SUFFIXES,
@@ -29,6 +33,8 @@ from veil.data._table_out import write_frame
 
 __all__ = [
     "Attribute",
+    "PARALLEL_ROWS",
+    "column_pool",
     "DEFAULT_NA_VALUES",
     "Dataset",
     "EncodedColumn",

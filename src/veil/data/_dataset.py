@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
-from veil.data._encoding import PARALLEL_ROWS, EncodedColumn, encode_values, encoding_pool, format_labels, infer_kind
+from veil.data._encoding import PARALLEL_ROWS, EncodedColumn, encode_values, column_pool, format_labels, infer_kind
 from veil.data._reader import DEFAULT_NA_VALUES, PARQUET_SUFFIXES, read_table
 from veil.data._schema import Kind, Schema
 from veil.errors import ColumnNotFoundError, SchemaError
@@ -287,7 +287,7 @@ class Dataset:
         """
         todo = [c for c in dict.fromkeys(columns) if c not in self._encoded]
         if len(todo) > 1 and self.n_records >= PARALLEL_ROWS:
-            for column, future in [(c, encoding_pool().submit(self.encode, c)) for c in todo]:
+            for column, future in [(c, column_pool().submit(self.encode, c)) for c in todo]:
                 future.result()  # in order: the first failing column's error is raised
         return [self.encode(c) for c in columns]
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 __all__ = ["MISSING", "EncodedColumn", "format_labels", "sort_labels", "infer_kind", "encode_values", "distinct_codes",
-           "PARALLEL_ROWS", "encoding_pool"]
+           "PARALLEL_ROWS", "column_pool"]
 
 #: The label of a missing value when missing values are kept as a value of their own.
 MISSING = "<missing>"
@@ -279,17 +279,17 @@ def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] |
     return raw, labels, missing > 0
 
 
-#: From this many rows on, :meth:`Dataset.encode_all` encodes columns side by side.
+#: From this many rows on, columns are encoded (:meth:`Dataset.encode_all`) and released side by side.
 PARALLEL_ROWS = 8_192
 
 _POOL: "tuple[int, Any] | None" = None  # (pid, executor): a forked child makes its own
 
 
-def encoding_pool() -> "Any":
-    """The thread pool that encodes columns side by side (one per process, at most 4 threads).
+def column_pool() -> "Any":
+    """The thread pool that works on columns side by side (one per process, at most 4 threads).
 
-    Arrow's hash kernels (``index_in``, ``dictionary_encode``) release the GIL, so on
-    two cores two columns encode in about the time of one.  A child made by ``fork``
+    Arrow's kernels (``index_in``, ``dictionary_encode``, ``take``) release the GIL, so
+    on two cores two long columns are encoded or gathered in about the time of one.  A child made by ``fork``
     gets a pool of its own (the parent's threads do not exist there).
     """
     global _POOL
@@ -298,7 +298,7 @@ def encoding_pool() -> "Any":
 
     if _POOL is None or _POOL[0] != os.getpid():
         _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1),
-                                                 thread_name_prefix="veil-encode"))
+                                                 thread_name_prefix="veil-columns"))
     return _POOL[1]
 
 
