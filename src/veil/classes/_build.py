@@ -133,11 +133,13 @@ def _bind_quasi_identifiers(
             star_rows[:] = True
             for encoded, star in zip(encodings, stars):
                 star_rows &= encoded.codes == star[0]
-    any_star = bool(star_rows.any())
+    star_at = np.flatnonzero(star_rows)  # few: the suppressed rows
     for name, encoded in zip(qis, encodings):
         # only values that occur outside the suppressed rows must be covered
-        occurring = encoded.codes[~star_rows] if any_star else encoded.codes
-        needed = np.bincount(occurring, minlength=encoded.n_values) > 0
+        occurs = np.bincount(encoded.codes, minlength=encoded.n_values)
+        if len(star_at):
+            occurs -= np.bincount(encoded.codes[star_at], minlength=encoded.n_values)
+        needed = occurs > 0
         hierarchy = given.get(name)
         flat = hierarchy is None
         if flat:  # given suppressed rows: the values that occur (not the '*' of those rows alone)
@@ -175,7 +177,11 @@ def _group(
     def leaf_codes(i: int) -> np.ndarray:  # the kept rows' leaf codes of QI i
         return leaves[i][value_codes[i] if every else value_codes[i][keep]]
 
-    key = pack_codes((leaf_codes(i) for i in range(len(bound))), radices) if bound else None
+    # every row's key, then the kept rows' (one filter, not one per QI; a left-out row's
+    # leaf may be -1, its key is dropped)
+    key = pack_codes((leaves[i][value_codes[i]] for i in range(len(bound))), radices) if bound else None
+    if key is not None and not every:
+        key = key[keep]
     if key is not None:  # the packing of group_codes, one QI at a time, then its grouping
         keys, inverse = group_keys(key, key_space(radices))
         del key
