@@ -67,3 +67,25 @@ def test_parquet_keeps_mixed_object_columns_as_text(tmp_path):
     write_frame(frame, tmp_path / "out.parquet")
     back = pd.read_parquet(tmp_path / "out.parquet")
     assert back["age"].tolist() == ["*", "34"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.one_of(TEXT, st.none()), max_size=8), start=st.integers(0, 8), stop=st.integers(0, 8),
+       mark=st.sampled_from([",", ";", '"', "\n", "\r", "é", "§"]))
+def test_the_byte_search_answers_as_a_substring_search_per_value(values, start, stop, mark):
+    # on a slice too: bytes of the rows outside it must not count
+    import pyarrow as pa
+
+    from veil.data._table_out import _holds_any
+
+    array = pa.array(values, type=pa.large_string())[start:max(start, stop)]
+    expected = any(v is not None and mark in v for v in array.to_pylist())
+    assert _holds_any(array, (mark,)) == expected
+
+
+def test_a_slice_of_a_frame_is_written_as_pandas_writes_it(tmp_path):
+    frame = pd.DataFrame({"a": pd.Series(["x,y", "z", "w"], dtype="str"), "b": pd.Series(["1", "2", "3"], dtype="str")})
+    part = frame.iloc[1:]
+    write_frame(part, tmp_path / "veil.csv")
+    part.to_csv(tmp_path / "pandas.csv", index=False)
+    assert (tmp_path / "veil.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes() == b"a,b\nz,2\nw,3\n"
