@@ -302,7 +302,8 @@ def anonymize(
     columns = policy.columns(dataset)
     published = [c.name for c in columns if c.treatment != "dropped"]
     # quasi-identifiers are generalized and judged by the models; every column published as it is is scanned
-    policy.check_identifiers(dataset.frame, [c.name for c in columns if c.treatment not in ("dropped", "generalized")])
+    scanned = [c.name for c in columns if c.treatment not in ("dropped", "generalized")]
+    policy.check_identifiers(dataset.frame_of(scanned), scanned)
     done = run(plan, MemoryRows(dataset, published), columns=columns, progress=progress)
     done.report["seconds_total"] = round(time.perf_counter() - start, 6)
     outcome, verified = done.outcome, done.verified

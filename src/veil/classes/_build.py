@@ -337,7 +337,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
         return text_column(per_class[index], labels, missing=MISSING)
 
     def taken() -> pd.DataFrame:  # the other columns, as the input has them
-        return take_rows(dataset.frame.loc[:, others], rows)
+        return take_rows(dataset.frame_of(others), rows)
 
     jobs: dict[object, Callable[[], object]] = {name: partial(released, positions[name])
                                                 for name in columns if name in positions}

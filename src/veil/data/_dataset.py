@@ -199,6 +199,29 @@ class Dataset:
             self._frame = frame
         return self._frame
 
+    def frame_of(self, columns: Sequence[str]) -> pd.DataFrame:
+        """The records of ``columns`` only, in that order, as :attr:`frame` has them.
+
+        A view of :attr:`frame` once that is made; else only these columns are
+        converted from the Arrow table the dataset was read into (a 10M-row file's
+        whole frame is about 0.7 GiB; the release and its checks need a column or two).
+
+        Raises
+        ------
+        ColumnNotFoundError
+            A column is not in the table.
+        """
+        names = list(columns)
+        for name in names:
+            if name not in self._columns:
+                raise ColumnNotFoundError(f"Column {name!r} is not in the table.")
+        if self._frame is not None:
+            return self._frame.loc[:, names]
+        assert self._table is not None
+        frame = self._table.select([self._columns.index(name) for name in names]).to_pandas()
+        frame.columns = names
+        return frame
+
     @property
     def columns(self) -> list[str]:
         return list(self._columns)
