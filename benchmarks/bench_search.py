@@ -27,7 +27,8 @@ from pathlib import Path
 CONFIGS = {
     "k=10, 0%": (10, 0.0, None), "k=5, 0%": (5, 0.0, None), "k=2, 0%": (2, 0.0, None),
     "k=5, 5%": (5, 0.05, None), "k=5 + distinct 2-diversity, 0%": (5, 0.0, "l"),
-    "k=5 + distinct 2-diversity, 5%": (5, 0.05, "l"), "k=5 + equal 0.2-closeness, 5%": (5, 0.05, "t"),
+    "k=5 + distinct 2-diversity, 5%": (5, 0.05, "l"), "k=5 + equal 0.2-closeness, 0%": (5, 0.0, "t"),
+    "k=5 + equal 0.2-closeness, 5%": (5, 0.05, "t"),
     "k=5, 100%": (5, 1.0, None),
 }
 

@@ -19,7 +19,8 @@ from veil.dataset import Dataset
 from veil.errors import InfeasibleError, ParameterError
 from veil.hierarchy import Hierarchy
 from veil.models import (
-    DistinctLDiversity, EntropyLDiversity, EqualDistanceTCloseness, KAnonymity,
+    AlphaKAnonymity, BasicBetaLikeness, DeltaDisclosure, DistinctLDiversity, EnhancedBetaLikeness,
+    EntropyLDiversity, EqualDistanceTCloseness, KAnonymity,
 )
 from veil.pipeline import Outputs, verify_written
 from veil.release import table_writer
@@ -94,6 +95,48 @@ def test_search_finds_the_exhaustive_optimum(dataset, models, limit, metric):
     for model in models:
         assert model.check(found.classes)
     assert found.classes.suppressed <= int(np.floor(limit * classes.n_records + 1e-9))
+
+
+@st.composite
+def generalization_monotone_sets(draw):
+    """k-anonymity and a model monotone under generalization but not with suppression."""
+    models = [KAnonymity(k=draw(st.integers(min_value=1, max_value=4)))]
+    extra = draw(st.sampled_from(["t", "basic beta", "enhanced beta", "delta", "alpha-k"]))
+    if extra == "t":
+        models.append(EqualDistanceTCloseness(sensitive="s", t=draw(st.sampled_from([0.2, 0.4]))))
+    elif extra == "basic beta":
+        models.append(BasicBetaLikeness(sensitive="s", beta=draw(st.sampled_from([0.5, 1.0, 2.0]))))
+    elif extra == "enhanced beta":
+        models.append(EnhancedBetaLikeness(sensitive="s", beta=draw(st.sampled_from([0.5, 1.0, 2.0]))))
+    elif extra == "delta":
+        models.append(DeltaDisclosure(sensitive="s", delta=draw(st.sampled_from([0.5, 1.0, 2.0]))))
+    else:
+        models.append(AlphaKAnonymity(sensitive="s", alpha=draw(st.sampled_from([0.5, 0.7])), k=2))
+    return models
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dataset=tables(), models=generalization_monotone_sets(), metric=st.sampled_from(["loss", "precision", "height"]))
+def test_without_suppression_a_model_monotone_under_generalization_is_searched_top_down(dataset, models, metric):
+    # with no record to suppress, the search treats these models as monotone (top-down with
+    # tagging): it must still find the exhaustive optimum
+    classes = ClassTable.from_dataset(dataset)
+    spec = get_metric(metric)
+
+    def loss(c):
+        return spec.loss(c)
+
+    try:
+        reference = exhaustive_search(classes, models, loss=loss, suppression_limit=0.0)
+    except (InfeasibleError, ParameterError) as exc:
+        with pytest.raises(type(exc)):
+            search(classes, models, loss=loss, metric_name=metric, suppression_limit=0.0)
+        return
+    found = search(classes, models, loss=loss, metric_name=metric, suppression_limit=0.0)
+    assert found.loss == pytest.approx(reference.loss, rel=1e-9, abs=1e-12)
+    assert found.classes.suppressed == classes.suppressed
+    for model in models:
+        assert model.check(found.classes)
 
 
 def _published_classes(frame, dataset, mode):

@@ -77,7 +77,7 @@ def _search_top_down(
 ) -> SearchResult:
     """Monotone models and an additive metric: a greedy descent gives a first
     solution, then every node whose bound is below the best loss is settled,
-    highest bound first, so that a failing node tags its whole down-set."""
+    largest down-set first, so that a failing node tags the most nodes."""
     n, q = nodes.shape
     status = np.zeros(n, dtype=np.int8)  # 1 solution, -1 not, 0 unknown
     sets = NodeSets(nodes)
@@ -112,9 +112,11 @@ def _search_top_down(
         return bool(status[i] == 1)
 
     descend(nodes, bounds, current, step)
-    # settle the candidates (not failing, not judged, bound within the best loss), highest
-    # (bound, height, index) first
-    walk_candidates(np.lexsort((heights, bounds))[::-1], judge,
+    # settle the candidates (not failing, not judged, bound within the best loss), the
+    # largest down-set first (a failure there tags the most nodes), then the highest
+    # (bound, height, index)
+    below = np.prod(nodes.astype(np.int64) - nodes.min(axis=0) + 1, axis=1)
+    walk_candidates(np.lexsort((heights, bounds, below))[::-1], judge,
                     lambda c: (status[c] != -1) & ~evaluated[c] & (bounds[c] <= losses.min() + 1e-12))
     if progress is not None:
         progress(n, n)
@@ -189,13 +191,15 @@ def search(
     evaluator = Evaluator(classes, models, limit, loss)
     nodes = lattice.nodes()
     n_nodes = len(nodes)
-    monotone_models = all(m.monotone_with_suppression for m in models)
+    # with no record to suppress a node passes only if every class does, so a model monotone
+    # under generalization is monotone here (t-closeness, beta-likeness, ... at 0%)
+    monotone_part = [m for m in models if m.monotone_with_suppression or (limit == 0 and m.monotone_generalization)]
+    monotone_models = len(monotone_part) == len(models)
     additive = metric_name in METRICS and METRICS[metric_name].additive
 
     known: dict[int, NodeEvaluation] = {}
     if monotone_models and additive:
         return _search_top_down(evaluator, lattice, nodes, loss_bounds(classes, lattice, loss), limit, start, progress)
-    monotone_part = [m for m in models if m.monotone_with_suppression]
     if monotone_part and additive:
         return _search_mixed(
             evaluator, lattice, nodes, loss_bounds(classes, lattice, loss), monotone_part, limit, start, progress
