@@ -323,7 +323,8 @@ def _search_mixed(
     if judge(current):
         descend(nodes, bounds, current, lambda i: losses[i] < np.inf if done[i] else judge(i))
 
-    for i in np.lexsort((heights, bounds))[::-1]:  # highest bound first
+    below = np.prod(nodes.astype(np.int64) - nodes.min(axis=0) + 1, axis=1)
+    for i in np.lexsort((heights, bounds, below))[::-1]:  # largest down-set first, then highest bound
         i = int(i)
         if status[i] != 0 or done[i] or bounds[i] > best["loss"] + 1e-12:
             continue
