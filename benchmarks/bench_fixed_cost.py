@@ -115,12 +115,12 @@ def _digest(result) -> str:
     return hashlib.sha256(text).hexdigest()[:16]
 
 
-def measure(runs: int) -> list[dict]:
+def measure(runs: int, names: tuple[str, ...] = CONFIGS) -> list[dict]:
     from veil.datasets import load_adult
 
     dataset = load_adult()
     out = []
-    for name in CONFIGS:
+    for name in names:
         result = _call(name, dataset)  # warm-up
         times, walls = [], []
         for _ in range(runs):
@@ -135,7 +135,7 @@ def measure(runs: int) -> list[dict]:
     return out
 
 
-def compare(old_src: str, rounds: int, runs: int) -> None:
+def compare(old_src: str, rounds: int, runs: int, names: tuple[str, ...] = CONFIGS) -> None:
     here = str(Path(__file__).resolve().parent.parent / "src")
     results: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
     walls: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
@@ -144,7 +144,8 @@ def compare(old_src: str, rounds: int, runs: int) -> None:
     for _ in range(rounds):
         for label, src in (("before", old_src), ("after", here)):
             env = dict(os.environ, PYTHONPATH=src)
-            proc = subprocess.run([sys.executable, __file__, "--runs", str(runs)], env=env,
+            only = [arg for name in names for arg in ("--only", name)] if names != CONFIGS else []
+            proc = subprocess.run([sys.executable, __file__, "--runs", str(runs), *only], env=env,
                                   capture_output=True, text=True, check=True)
             for line in proc.stdout.splitlines():
                 row = json.loads(line)
@@ -156,7 +157,7 @@ def compare(old_src: str, rounds: int, runs: int) -> None:
     print("| configuration | CPU before s | CPU after s | after / before | wall before s | wall after s "
           "| after / before | same node and release |")
     print("|---|---|---|---|---|---|---|---|")
-    for name in CONFIGS:
+    for name in names:
         b, a = statistics.median(results["before"][name]), statistics.median(results["after"][name])
         wb, wa = statistics.median(walls["before"][name]), statistics.median(walls["after"][name])
         same = facts["before"][name] == facts["after"][name]
@@ -169,11 +170,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--compare", metavar="OLD_SRC")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", action="append", metavar="TEXT",
+                        help="the configurations whose name contains TEXT (repeatable)")
     args = parser.parse_args()
+    names = tuple(n for n in CONFIGS if not args.only or any(text in n for text in args.only))
     if args.compare:
-        compare(args.compare, args.rounds, args.runs)
+        compare(args.compare, args.rounds, args.runs, names)
         return
-    for row in measure(args.runs):
+    for row in measure(args.runs, names):
         print(json.dumps(row))
 
 
