@@ -16,7 +16,7 @@ from veil.classes._grouping import (
     SUPPRESSED, SensitiveHistogram, group_codes, group_keys, key_space, pack_codes, unpack_codes,
 )
 from veil.classes._table import ClassTable
-from veil.data import PARALLEL_ROWS, column_pool
+from veil.data import side_by_side
 from veil.dataset import MISSING, Dataset
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 from veil.hierarchy import Hierarchy
@@ -50,13 +50,9 @@ def build(
     weights : numpy.ndarray of int64, optional
         Records per row (grouped counts); default one per row.
     suppressed_rows : numpy.ndarray of bool, optional
-        The rows that stand suppressed, left out of the classes and counted
-        in :attr:`ClassTable.suppressed`; default: the rows with ``*`` in
-        every QI (an input that was released before), whose sensitive values
-        still count in each attribute's overall distribution.  Given, the rows'
-        sensitive values are not read at all (a release blanks them): a
-        release's checker passes the rows it knows suppressed, so that a class
-        generalized to ``*`` everywhere without being suppressed is still judged.
+        Rows left out of the classes, counted as suppressed, their sensitive values
+        not read (a release's check passes the rows it knows suppressed).  Default:
+        the rows with ``*`` in every QI, whose sensitive values count in the overall.
 
     Raises
     ------
@@ -81,19 +77,10 @@ def build(
     row_class = np.full(n, -1, dtype=np.int64)
     row_class[keep] = inverse
     return ClassTable(
-        quasi_identifiers=qis,
-        hierarchies=tuple(bound),
-        levels=tuple(0 for _ in qis),
-        codes=codes,
-        counts=counts,
-        n_records=n if w is None else int(w.sum()),
-        suppressed=input_suppressed,
-        input_suppressed=input_suppressed,
-        base=None,
-        base_map=np.arange(n_classes, dtype=np.int64),
-        sensitive=_histograms(dataset, sens, given, inverse, keep, kept, w, n_classes,
-                              whole=suppressed_rows is None),
-        row_class=row_class if w is None else None,
+        quasi_identifiers=qis, hierarchies=tuple(bound), levels=tuple(0 for _ in qis), codes=codes, counts=counts,
+        n_records=n if w is None else int(w.sum()), suppressed=input_suppressed, input_suppressed=input_suppressed,
+        base=None, base_map=np.arange(n_classes, dtype=np.int64), row_class=row_class if w is None else None,
+        sensitive=_histograms(dataset, sens, given, inverse, keep, kept, w, n_classes, whole=suppressed_rows is None),
     )
 
 
@@ -343,10 +330,6 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
                                                 for name in columns if name in positions}
     if others:
         jobs[None] = taken
-    if len(jobs) > 1 and len(rows) >= PARALLEL_ROWS:  # numpy's and Arrow's gathers release the GIL
-        futures = {key: column_pool().submit(job) for key, job in jobs.items()}
-        made = {key: future.result() for key, future in futures.items()}
-    else:
-        made = {key: job() for key, job in jobs.items()}
+    made = side_by_side(jobs, len(rows))  # numpy's and Arrow's gathers release the GIL
     out = {name: made[None][name] if name not in positions else made[name] for name in columns}  # type: ignore[index]
     return pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)

@@ -8,8 +8,8 @@
 - :class:`Dataset` holds a table with its schema and hierarchies and encodes
   each column once to ``int32`` codes (Arrow dictionary encoding,
   :func:`encode_values`);
-- :func:`column_pool` is the thread pool that encodes and gathers long columns
-  side by side (from :data:`PARALLEL_ROWS` rows on);
+- :func:`side_by_side` runs per-column jobs on :func:`column_pool`, the thread pool
+  that encodes and gathers long columns side by side (from :data:`PARALLEL_ROWS` rows on);
 - :func:`write_frame` serializes a table to CSV or Parquet (what the one
   writer, :class:`veil.pipeline.Outputs`, then verifies and commits).
 
@@ -18,7 +18,8 @@
 
 from veil.data._dataset import Dataset, MissingPolicy, read_csv
 from veil.data._encoding import (
-    MISSING, PARALLEL_ROWS, EncodedColumn, column_pool, encode_values, format_labels, infer_kind, sort_labels,
+    MISSING, PARALLEL_ROWS, EncodedColumn, column_pool, encode_values, format_labels, infer_kind, side_by_side,
+    sort_labels,
 )
 from veil.data._reader import (
     DEFAULT_NA_VALUES,
@@ -35,6 +36,7 @@ __all__ = [
     "Attribute",
     "PARALLEL_ROWS",
     "column_pool",
+    "side_by_side",
     "DEFAULT_NA_VALUES",
     "Dataset",
     "EncodedColumn",

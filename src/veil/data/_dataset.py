@@ -13,12 +13,13 @@ encodes from it directly; the pandas frame is built only when asked for.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
-from veil.data._encoding import PARALLEL_ROWS, EncodedColumn, encode_values, column_pool, format_labels, infer_kind
+from veil.data._encoding import EncodedColumn, encode_values, format_labels, infer_kind, side_by_side
 from veil.data._reader import DEFAULT_NA_VALUES, PARQUET_SUFFIXES, read_table
 from veil.data._schema import Kind, Schema
 from veil.errors import ColumnNotFoundError, SchemaError
@@ -309,9 +310,7 @@ class Dataset:
         column's in ``columns`` order.
         """
         todo = [c for c in dict.fromkeys(columns) if c not in self._encoded]
-        if len(todo) > 1 and self.n_records >= PARALLEL_ROWS:
-            for column, future in [(c, column_pool().submit(self.encode, c)) for c in todo]:
-                future.result()  # in order: the first failing column's error is raised
+        side_by_side({c: partial(self.encode, c) for c in todo}, self.n_records)
         return [self.encode(c) for c in columns]
 
     def describe(self) -> pd.DataFrame:

@@ -16,6 +16,7 @@ ordered by value (``"9" < "10"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 __all__ = ["MISSING", "EncodedColumn", "format_labels", "sort_labels", "infer_kind", "encode_values", "distinct_codes",
-           "PARALLEL_ROWS", "column_pool"]
+           "PARALLEL_ROWS", "column_pool", "side_by_side"]
 
 #: The label of a missing value when missing values are kept as a value of their own.
 MISSING = "<missing>"
@@ -302,6 +303,16 @@ def column_pool() -> "Any":
         _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1),
                                                  thread_name_prefix="veil-columns"))
     return _POOL[1]
+
+
+def side_by_side(jobs: "Mapping[Any, Callable[[], Any]]", rows: int) -> dict[Any, Any]:
+    """Each job's result by its key: on :func:`column_pool` when there are several jobs and
+    ``rows`` reaches :data:`PARALLEL_ROWS`, else one after another.  Either way an error is
+    the first failing job's in the mapping's order."""
+    if len(jobs) > 1 and rows >= PARALLEL_ROWS:
+        futures = {key: column_pool().submit(job) for key, job in jobs.items()}
+        return {key: future.result() for key, future in futures.items()}
+    return {key: job() for key, job in jobs.items()}
 
 
 def distinct_codes(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.ndarray, np.ndarray]:
