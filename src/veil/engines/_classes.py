@@ -37,6 +37,7 @@ def class_table_from_counts(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     kinds: Mapping[str, Kind | str] | None = None,
     domains: Mapping[str, Sequence[str]] | None = None,
+    suppressed_rows: np.ndarray | None = None,
 ) -> ClassTable:
     """The class table of a table known only by its grouped counts.
 
@@ -54,6 +55,9 @@ def class_table_from_counts(
         Each attribute's :class:`~veil.schema.Kind` (default categorical).
     domains : mapping of str to sequence of str, optional
         A sensitive attribute's value domain in order, wider than the values present.
+    suppressed_rows : numpy.ndarray of bool, optional
+        Which rows of ``counts`` stand for suppressed records (as for
+        :meth:`ClassTable.from_dataset`); default: ``*`` in every QI.
 
     Returns
     -------
@@ -83,12 +87,14 @@ def class_table_from_counts(
     weight = _checked_weights(counts, qis, sens)
     if not (keep_rows := weight > 0).all():
         counts, weight = counts.loc[keep_rows].reset_index(drop=True), weight[keep_rows]
+        suppressed_rows = None if suppressed_rows is None else np.asarray(suppressed_rows, dtype=np.bool_)[keep_rows]
     dataset = Dataset.from_pandas(
         _text_labels(counts, qis + sens), quasi_identifiers=qis, sensitive=sens,
         kinds={name: kind for name, kind in (kinds or {}).items() if name in qis + sens},
         domains={name: list(d) for name, d in (domains or {}).items() if name in sens},
     )
-    return ClassTable.from_dataset(dataset, hierarchies=dict(hierarchies or {}), weights=weight)  # the one builder
+    return ClassTable.from_dataset(dataset, hierarchies=dict(hierarchies or {}), weights=weight,  # the one builder
+                                   suppressed_rows=suppressed_rows)
 
 
 def _checked_weights(counts: pd.DataFrame, qis: tuple[str, ...], sens: tuple[str, ...]) -> np.ndarray:

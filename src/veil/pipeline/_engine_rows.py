@@ -135,8 +135,11 @@ class EngineRows:
         if plan.mode == "blank" and sensitive:  # blanked records checked, then judged as left out
             counts = _without_blanked(counts, qis, sensitive, chosen)
             drop = True
+        # at the top node the one class reads '*' in every QI like suppressed records: when the
+        # search kept it, it is a class of the file, not records left out
+        top = chosen.n_classes > 0 and all(level == h.height for level, h in zip(chosen.levels, chosen.hierarchies))
         verified = class_table_from_counts(
-            counts, quasi_identifiers=qis, sensitive=sensitive,
+            counts, quasi_identifiers=qis, sensitive=sensitive, suppressed_rows=np.zeros(len(counts), bool) if top else None,
             hierarchies={name: h for name, h in self.hierarchies.items() if name in sensitive},
             kinds={name: k for name, k in self.kinds.items() if name in sensitive},
             domains={name: base.sensitive[name].labels.tolist() for name in sensitive},
