@@ -8,7 +8,8 @@ configurations time what ``benchmarks/vs_arx`` times: a new ``Dataset`` over the
 parsed frame at every call (its encoding included), then ``anonymize``.
 
 ``--compare OLD_SRC`` alternates this source tree (``src``) with another one
-(e.g. an exported older commit) in fresh processes, ``--rounds`` times, and
+(e.g. an exported older commit) in fresh processes, ``--rounds`` times (which goes
+first alternates from round to round), and
 prints the medians of both, with the load average before and after: on a
 shared machine both versions then see the same load.
 """
@@ -141,8 +142,9 @@ def compare(old_src: str, rounds: int, runs: int, names: tuple[str, ...] = CONFI
     walls: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
     facts: dict[str, dict[str, tuple]] = {"before": {}, "after": {}}
     load = [os.getloadavg()[0]]
-    for _ in range(rounds):
-        for label, src in (("before", old_src), ("after", here)):
+    for round_ in range(rounds):
+        # which tree goes first alternates: the first process of a round runs on a cooler machine
+        for label, src in (("before", old_src), ("after", here))[::1 if round_ % 2 == 0 else -1]:
             env = dict(os.environ, PYTHONPATH=src)
             only = [arg for name in names for arg in ("--only", name)] if names != CONFIGS else []
             proc = subprocess.run([sys.executable, __file__, "--runs", str(runs), *only], env=env,

@@ -82,8 +82,9 @@ def main() -> None:
     trees = {"this tree": here, "other": args.compare}
     best: dict[str, dict[str, dict]] = {}
     load = os.getloadavg()[0]
-    for _ in range(args.rounds):
-        for label, src in trees.items():
+    for round_ in range(args.rounds):
+        # which tree goes first alternates: the first process of a round runs on a cooler machine
+        for label, src in list(trees.items())[::1 if round_ % 2 == 0 else -1]:
             cmd = [sys.executable, __file__, "--child", "--runs", str(args.runs)] + (["--only", args.only] if args.only else [])
             done = subprocess.run(cmd, env={**os.environ, "PYTHONPATH": src}, capture_output=True, text=True, check=True)
             for name, row in json.loads(done.stdout).items():
