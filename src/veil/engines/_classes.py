@@ -56,8 +56,7 @@ def class_table_from_counts(
     domains : mapping of str to sequence of str, optional
         A sensitive attribute's value domain in order, wider than the values present.
     suppressed_rows : numpy.ndarray of bool, optional
-        Which rows of ``counts`` stand for suppressed records (as for
-        :meth:`ClassTable.from_dataset`); default: ``*`` in every QI.
+        The rows of suppressed records (:meth:`ClassTable.from_dataset`); default: ``*`` in every QI.
 
     Returns
     -------
@@ -66,19 +65,15 @@ def class_table_from_counts(
 
     Raises
     ------
-    ColumnNotFoundError
-        A QI or sensitive column, or ``count``, is not in ``counts``.
-    SchemaError
-        A column in both roles, a repeated QI, no records, a negative count,
-        or a value that does not fit its kind.
-    HierarchyError
-        A value (outside input-suppressed records) not covered by its hierarchy.
+    ColumnNotFoundError, SchemaError, HierarchyError
+        A QI or sensitive column, or ``count``, not in ``counts``; a column in both roles, a
+        repeated QI, no records, a negative count, or a value that does not fit its kind; a
+        value (outside the suppressed records) not covered by its hierarchy.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> counts = pd.DataFrame({"zip": ["476**", "4790*", "4790*"],
-    ...                        "disease": ["flu", "flu", "hiv"], "count": [3, 1, 1]})
+    >>> counts = pd.DataFrame({"zip": ["476**", "4790*", "4790*"], "disease": ["flu", "flu", "hiv"], "count": [3, 1, 1]})
     >>> classes = class_table_from_counts(counts, quasi_identifiers=["zip"], sensitive=["disease"])
     >>> classes.n_classes, classes.counts.tolist(), classes.n_records
     (2, [3, 2], 5)
@@ -91,8 +86,7 @@ def class_table_from_counts(
     dataset = Dataset.from_pandas(
         _text_labels(counts, qis + sens), quasi_identifiers=qis, sensitive=sens,
         kinds={name: kind for name, kind in (kinds or {}).items() if name in qis + sens},
-        domains={name: list(d) for name, d in (domains or {}).items() if name in sens},
-    )
+        domains={name: list(d) for name, d in (domains or {}).items() if name in sens})
     return ClassTable.from_dataset(dataset, hierarchies=dict(hierarchies or {}), weights=weight,  # the one builder
                                    suppressed_rows=suppressed_rows)
 
