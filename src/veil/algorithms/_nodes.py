@@ -322,6 +322,11 @@ class NodeSets:
             out &= table[level]
         return out
 
+    def below_sizes(self) -> np.ndarray:
+        """How many nodes each node's down-set holds (itself included): the product of each
+        attribute's levels from the lowest one up to the node's."""
+        return np.prod(self.nodes.astype(np.int64) - self.nodes.min(axis=0) + 1, axis=1)
+
     def below(self, i: int) -> np.ndarray:
         """Mask of node ``i`` and every node that specializes it."""
         return self._combine(self._le, i)

@@ -115,8 +115,7 @@ def _search_top_down(
     # settle the candidates (not failing, not judged, bound within the best loss), the
     # largest down-set first (a failure there tags the most nodes), then the highest
     # (bound, height, index)
-    below = np.prod(nodes.astype(np.int64) - nodes.min(axis=0) + 1, axis=1)
-    walk_candidates(np.lexsort((heights, bounds, below))[::-1], judge,
+    walk_candidates(np.lexsort((heights, bounds, sets.below_sizes()))[::-1], judge,
                     lambda c: (status[c] != -1) & ~evaluated[c] & (bounds[c] <= losses.min() + 1e-12))
     if progress is not None:
         progress(n, n)
@@ -323,8 +322,7 @@ def _search_mixed(
     if judge(current):
         descend(nodes, bounds, current, lambda i: losses[i] < np.inf if done[i] else judge(i))
 
-    below = np.prod(nodes.astype(np.int64) - nodes.min(axis=0) + 1, axis=1)
-    for i in np.lexsort((heights, bounds, below))[::-1]:  # largest down-set first, then highest bound
+    for i in np.lexsort((heights, bounds, sets.below_sizes()))[::-1]:  # largest down-set first, then highest bound
         i = int(i)
         if status[i] != 0 or done[i] or bounds[i] > best["loss"] + 1e-12:
             continue

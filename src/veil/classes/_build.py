@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from veil.classes._grouping import (
-    SUPPRESSED, SensitiveHistogram, group_codes, group_keys, key_space, pack_codes, unpack_codes,
+    SUPPRESSED, SensitiveHistogram, all_star_rows, group_codes, group_keys, key_space, pack_codes, unpack_codes,
 )
 from veil.classes._table import ClassTable
 from veil.data import side_by_side
@@ -114,12 +114,7 @@ def _bind_quasi_identifiers(
         if star_rows.shape != (n,):
             raise ParameterError(f"suppressed_rows has {star_rows.size} entries for a table of {n} rows.")
     else:
-        stars = [np.flatnonzero(encoded.labels == SUPPRESSED) for encoded in encodings]
-        star_rows = np.zeros(n, dtype=np.bool_)
-        if qis and all(len(star) for star in stars):  # a QI without '*' anywhere: no row is '*' in all
-            star_rows[:] = True
-            for encoded, star in zip(encodings, stars):
-                star_rows &= encoded.codes == star[0]
+        star_rows = all_star_rows(encodings, n)
     star_at = np.flatnonzero(star_rows)  # few: the suppressed rows
     for name, encoded in zip(qis, encodings):
         # only values that occur outside the suppressed rows must be covered

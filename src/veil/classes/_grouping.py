@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -13,7 +13,7 @@ import pandas as pd
 from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
-__all__ = ["SUPPRESSED", "SensitiveHistogram", "key_space", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key",
+__all__ = ["SUPPRESSED", "SensitiveHistogram", "all_star_rows", "key_space", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key",
            "Regrouping", "regroup_codes", "roll_up_histograms"]
 
 @dataclass(frozen=True, eq=False)
@@ -79,6 +79,18 @@ def roll_up_histograms(source: dict[str, SensitiveHistogram], mapping: np.ndarra
 
 #: The label written for a suppressed QI value.
 SUPPRESSED = "*"
+
+
+def all_star_rows(encodings: Sequence[Any], n: int) -> np.ndarray:
+    """The rows whose every one of ``encodings`` (encoded QI columns) reads :data:`SUPPRESSED`:
+    records released suppressed before.  None when a column has no ``*`` at all."""
+    stars = [np.flatnonzero(encoded.labels == SUPPRESSED) for encoded in encodings]
+    rows = np.zeros(n, dtype=np.bool_)
+    if stars and all(len(star) for star in stars):
+        rows[:] = True
+        for encoded, star in zip(encodings, stars):
+            rows &= encoded.codes == star[0]
+    return rows
 
 
 def key_space(radices: Iterable[int]) -> int:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from veil.classes import SUPPRESSED, key_space, pack_codes
+from veil.classes import all_star_rows, key_space, pack_codes
 from veil.dataset import MISSING, Dataset
 from veil.errors import ColumnNotFoundError, SchemaError
 
@@ -125,12 +125,7 @@ def class_sizes(dataset: Dataset) -> ClassSizes:
     _check_columns(dataset, qis)
     n = dataset.n_records
     encodings = dataset.encode_all(qis)
-    stars = [np.flatnonzero(encoded.labels == SUPPRESSED) for encoded in encodings]
-    star_rows = np.zeros(n, dtype=np.bool_)
-    if qis and all(len(star) for star in stars):  # else no record can have * in every QI
-        star_rows = np.ones(n, dtype=np.bool_)
-        for encoded, star in zip(encodings, stars):
-            star_rows &= encoded.codes == star[0]
+    star_rows = all_star_rows(encodings, n)
     keep = ~star_rows
     input_suppressed = int(star_rows.sum())
     columns: list[np.ndarray] = []
