@@ -182,3 +182,25 @@ def test_identifier_pseudonymized_by_an_explicit_action_is_published_as_such(ws)
     assert columns["name"] == {"name": "name", "role": "identifier", "treatment": "pseudonymized"}
     released = _released(ws)
     assert "name" in released.columns and released["name"].nunique() == len(released)
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_a_suppressed_rare_value_is_not_named_by_the_released_columns_metadata(tmp_path, suffix):
+    """The released QIs are categoricals: their categories (a Parquet file's dictionary)
+    list only the labels some released row shows, never the value of a suppressed record."""
+    import veil
+    from veil import Dataset
+    from veil.models import KAnonymity
+    from veil.release import write_table
+
+    frame = pd.DataFrame({"city": ["Oslo"] * 5 + ["Bergen"] * 5 + ["Tromsø"], "disease": ["flu"] * 11})
+    from veil.hierarchy import Hierarchy
+
+    dataset = Dataset.from_pandas(frame, quasi_identifiers=["city"], sensitive=["disease"],
+                                  hierarchies={"city": Hierarchy.flat(["Oslo", "Bergen", "Tromsø"]).renamed("city")})
+    result = veil.anonymize(dataset, [KAnonymity(k=2)], suppression_limit=0.1, seed=1)
+    assert result.transformation == {"city": 0} and result.report["suppressed"] == 1
+    assert "Tromsø" not in list(result.data["city"].cat.categories)
+    path = tmp_path / f"out{suffix}"
+    write_table(result.data, path)
+    assert "Tromsø".encode() not in path.read_bytes()

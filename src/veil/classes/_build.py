@@ -275,8 +275,8 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     record reads the label of its class at ``table``'s level, :data:`SUPPRESSED`
     when its class is suppressed, and an empty cell (missing) where that label
     is :data:`~veil.dataset.MISSING` (a missing value is released as it came).
-    The codes are gathered in release order and decoded once through an Arrow
-    dictionary, so each released column is made once, already shuffled; the
+    The codes are gathered in release order into a categorical of the labels
+    (no text per row), so each released column is made once, already shuffled; the
     other columns are the input's, taken once.  :meth:`ClassTable.apply`
     followed by a take of ``rows`` gives the same cells (with the missing
     label blanked), at twice the memory.
@@ -294,14 +294,15 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     Returns
     -------
     pandas.DataFrame
-        ``len(rows)`` rows, a fresh RangeIndex; text columns are Arrow-backed ``str``.
+        ``len(rows)`` rows, a fresh RangeIndex; the quasi-identifiers are categoricals of their
+        labels (:func:`~veil.pipeline._rows.category_column`), the other columns as the input has them.
 
     Raises
     ------
     ParameterError
         ``table`` was not built from ``dataset``'s rows.
     """
-    from veil.pipeline._rows import take_rows, text_column
+    from veil.pipeline._rows import category_column, take_rows
 
     _check_rows(table, dataset)
     base = table.base
@@ -316,7 +317,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
         h, level = table.hierarchies[i], table.levels[i]
         labels = list(h.labels[level]) + [SUPPRESSED]
         per_class = np.append(h.maps[level][base.codes[:, i]], len(labels) - 1)
-        return text_column(per_class[index], labels, missing=MISSING)
+        return category_column(per_class[index], labels, missing=MISSING)
 
     def taken() -> pd.DataFrame:  # the other columns, as the input has them
         return take_rows(dataset.frame_of(others), rows)

@@ -192,6 +192,12 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype) and (
+            pd.api.types.is_string_dtype(values.dtype.categories.dtype)):
+        # a categorical of text (a release's labels): its codes as they are; the categories
+        # are distinct text, so they are the labels (those some row uses)
+        raw = np.asarray(values.cat.codes, dtype=np.int32)
+        return (*_used_only(raw, values.dtype.categories.to_numpy(dtype=object)), bool((raw < 0).any()))
     array = _as_arrow(values)
     if array is None:  # pandas-only objects: the labels are made row by row
         raw, uniques = pd.factorize(format_labels(values), use_na_sentinel=True)  # type: ignore[arg-type]
@@ -228,12 +234,17 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
     remap[np.flatnonzero(present)] = inverse.reshape(-1)
     raw = remap[indices]  # index -1 reads the appended -1
     if given:  # a pandas categorical may carry categories that no row uses
-        used = np.bincount(raw[raw >= 0], minlength=len(labels)) > 0
-        if not used.all():
-            shift = np.cumsum(used) - 1
-            labels = labels[used]
-            raw = np.where(raw >= 0, shift[np.maximum(raw, 0)], -1).astype(np.int32)
+        raw, labels = _used_only(raw, labels)
     return raw, labels.astype(object), bool((raw < 0).any())
+
+
+def _used_only(raw: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``raw`` (indices into ``labels``, -1 missing) and ``labels`` without the labels no row uses."""
+    used = np.bincount(raw[raw >= 0], minlength=len(labels)) > 0
+    if used.all():
+        return raw, labels
+    shift = np.cumsum(used) - 1
+    return np.where(raw >= 0, shift[np.maximum(raw, 0)], -1).astype(np.int32), labels[used]
 
 
 #: Rows (spread over a text column) whose distinct values a long column is looked up in.

@@ -88,6 +88,10 @@ def _column(column: pd.Series, specials: tuple[str, ...]) -> pa.Array | None:
         if isinstance(array, pa.ChunkedArray):
             array = array.combine_chunks()
         return None if _holds_any(array, specials) else array
+    if isinstance(dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(dtype.categories.dtype):
+        # a release's labels: the rows' codes and the categories, whose text alone is searched
+        categories = pa.array(dtype.categories, type=pa.large_string())
+        return None if _holds_any(categories, specials) else pa.array(column.array)
     if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
         return pa.array(column, from_pandas=True)
     return None

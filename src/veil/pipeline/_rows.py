@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["take_rows", "text_column", "blank_rows"]
+__all__ = ["take_rows", "text_column", "category_column", "blank_rows"]
 
 
 def _arrow(series: pd.Series):
@@ -105,6 +105,31 @@ def text_column(codes: np.ndarray, labels: Sequence[str], dtype: object = "str",
     # large_string: the storage of pandas' str columns, so the column is not cast again
     dictionary = pa.array(texts, type=pa.large_string())
     return _series(dictionary.take(pa.array(np.asarray(codes, dtype=np.int32))), dtype)
+
+
+def category_column(codes: np.ndarray, labels: Sequence[str], *, missing: str | None = None) -> pd.Series:
+    """The labels of ``codes`` as a pandas categorical: the rows' small-integer codes, no text per row.
+
+    The categories are the labels some row reads, each once, in the order of
+    ``labels`` (a label that no row reads is not listed: a release's metadata
+    must not name a value its rows do not show).  ``labels`` may repeat a value
+    (both codes then read one category); a code whose label is ``missing``
+    (when given) is a missing cell.
+    """
+    codes = np.asarray(codes)
+    texts = np.asarray(labels, dtype=object).astype(str)
+    used = np.bincount(codes, minlength=len(texts)).astype(np.bool_)
+    if missing is not None:
+        used &= texts != missing
+    distinct, first, inverse = np.unique(texts, return_index=True, return_inverse=True)
+    kept = np.bincount(inverse, weights=used, minlength=len(distinct)) > 0  # any of its codes read
+    named = np.flatnonzero(kept)[np.argsort(first[kept], kind="stable")]  # in the labels' own order
+    category = np.full(len(distinct), -1, dtype=np.int64)
+    category[named] = np.arange(len(named))
+    small = np.int8 if len(named) < 128 else np.int16 if len(named) < 1 << 15 else np.int32
+    remap = np.where(used, category[inverse], -1).astype(small)
+    dtype = pd.CategoricalDtype(pd.Index(distinct[named], dtype="str"))
+    return pd.Series(pd.Categorical.from_codes(remap[codes], dtype=dtype, validate=False), copy=False)
 
 
 def blank_rows(column: pd.Series, mask: np.ndarray, value: str | None) -> pd.Series:

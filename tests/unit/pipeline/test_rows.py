@@ -5,7 +5,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veil.pipeline._rows import blank_rows, take_rows, text_column
+from veil.pipeline._rows import blank_rows, category_column, take_rows, text_column
 
 VALUES = st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "*", "é", ""])), min_size=1, max_size=30)
 
@@ -41,3 +41,24 @@ def test_blank_rows_sets_only_the_masked_rows():
     assert out.name == "disease" and column.tolist()[0] == "a" and pd.isna(column.tolist()[1])
     objects = pd.Series([1, 2], dtype=object)
     assert blank_rows(objects, np.array([True, False]), "*").tolist() == ["*", 2]
+
+
+def test_category_column_decodes_each_code_and_lists_only_read_labels_in_their_order():
+    # labels z, y, x, z, NA; rows read codes 3, 2, 0, 4, 2: z, x, z, missing, x
+    column = category_column(np.array([3, 2, 0, 4, 2]), ["z", "y", "x", "z", "NA"], missing="NA")
+    assert isinstance(column.dtype, pd.CategoricalDtype)
+    assert column.astype(object).where(column.notna(), None).tolist() == ["z", "x", "z", None, "x"]
+    # y is read by no row and NA is the missing label: neither is a category; z once, first
+    assert list(column.cat.categories) == ["z", "x"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(labels=st.lists(st.sampled_from(["a", "b", "*", "é", "", "NA"]), min_size=1, max_size=8),
+       data=st.data())
+def test_category_column_equals_text_column(labels, data):
+    codes = np.array(data.draw(st.lists(st.integers(0, len(labels) - 1), max_size=40)), dtype=np.int64)
+    got = category_column(codes, labels, missing="NA")
+    expected = text_column(codes, labels, missing="NA")
+    assert got.astype(object).where(got.notna(), None).tolist() == (
+        expected.astype(object).where(expected.notna(), None).tolist())
+    assert sorted(got.cat.categories) == sorted(set(expected.dropna()))
