@@ -135,6 +135,20 @@ class Evaluator:
         self.hub_cap = np.maximum(np.asarray(classes.levels, dtype=np.int64), 1)
         self.hub_limit = hub_limit
         self.hub_requests: dict[tuple[int, ...], int] = {}
+        self.unsuppressed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # (bounds, low, stride)
+
+    def know_bounds(self, nodes: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+        """Take an additive metric's per-node bounds (:func:`loss_bounds`) as the loss of
+        a node that suppresses nothing: that loss is the sum of the per-attribute terms
+        the bound adds up, so the node's table is not measured.  Returns ``bounds``."""
+        low, stride = node_index(nodes)
+        self.unsuppressed = (bounds, low, stride)
+        return bounds
+
+    def exact_loss(self, result: NodeEvaluation) -> float:
+        """``result``'s loss measured on its table (a loss taken from the bounds is equal up to
+        rounding; the result a search returns reports the measured one)."""
+        return float(result.loss if self.unsuppressed is None else self.loss(result.classes))  # type: ignore[arg-type]
 
     def table(self, node: tuple[int, ...]) -> ClassTable:
         cached = self.cache.get(node)
@@ -215,7 +229,14 @@ class Evaluator:
         for model in [*prior, *judged]:
             if not model.check(result):
                 return NodeEvaluation(node, result, False, suppressed, None)
-        return NodeEvaluation(node, result, True, suppressed, float(self.loss(result)) if need_loss else None)
+        if not need_loss:
+            return NodeEvaluation(node, result, True, suppressed, None)
+        if self.unsuppressed is not None and suppressed == 0:
+            bounds, low, stride = self.unsuppressed
+            loss = float(bounds[int(((np.asarray(node, dtype=np.int64) - low) * stride).sum())])
+        else:
+            loss = float(self.loss(result))
+        return NodeEvaluation(node, result, True, suppressed, loss)
 
 
 def limit_records(classes: ClassTable, suppression_limit: float) -> int:

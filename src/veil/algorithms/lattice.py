@@ -134,7 +134,7 @@ def _least_loss_result(nodes: np.ndarray, losses: np.ndarray, heights: np.ndarra
     return SearchResult(
         node=result.node,
         classes=result.classes,
-        loss=float(result.loss),  # type: ignore[arg-type]
+        loss=evaluator.exact_loss(result),
         nodes_total=len(nodes),
         nodes_checked=evaluator.checked,
         seconds=time.perf_counter() - start,
@@ -198,10 +198,12 @@ def search(
 
     known: dict[int, NodeEvaluation] = {}
     if monotone_models and additive:
-        return _search_top_down(evaluator, lattice, nodes, loss_bounds(classes, lattice, loss), limit, start, progress)
+        bounds = evaluator.know_bounds(nodes, loss_bounds(classes, lattice, loss))
+        return _search_top_down(evaluator, lattice, nodes, bounds, limit, start, progress)
     if monotone_part and additive:
         return _search_mixed(
-            evaluator, lattice, nodes, loss_bounds(classes, lattice, loss), monotone_part, limit, start, progress
+            evaluator, lattice, nodes, evaluator.know_bounds(nodes, loss_bounds(classes, lattice, loss)), monotone_part,
+            limit, start, progress
         )
     extra_checks = 0
     if monotone_models:
@@ -212,7 +214,7 @@ def search(
         progress(evaluator.checked, n_nodes)
 
     if additive:
-        bounds = loss_bounds(classes, lattice, loss)
+        bounds = evaluator.know_bounds(nodes, loss_bounds(classes, lattice, loss))
         order = np.lexsort((nodes.sum(axis=1), bounds))
     else:
         bounds = None
@@ -256,7 +258,7 @@ def search(
     return SearchResult(
         node=best.node,
         classes=best.classes,
-        loss=float(best.loss),  # type: ignore[arg-type]
+        loss=evaluator.exact_loss(best),
         nodes_total=n_nodes,
         nodes_checked=evaluator.checked + extra_checks,
         seconds=time.perf_counter() - start,
@@ -353,7 +355,7 @@ def _search_mixed(
     return SearchResult(
         node=result.node,
         classes=result.classes,
-        loss=float(result.loss),
+        loss=evaluator.exact_loss(result),
         nodes_total=n,
         nodes_checked=evaluator.checked,
         seconds=time.perf_counter() - start,

@@ -83,3 +83,27 @@ def test_ties_resolve_like_the_exhaustive_search(adult):
         reference = exhaustive_search(classes, [KAnonymity(k=k)], loss=height.loss, suppression_limit=limit)
         found = search(classes, [KAnonymity(k=k)], loss=height.loss, metric_name="height", suppression_limit=limit)
         assert found.node == reference.node and found.loss == reference.loss
+
+
+@pytest.mark.parametrize("metric", ["loss", "precision", "entropy", "arx-loss", "height"])
+def test_a_node_that_suppresses_nothing_takes_its_bound_as_its_loss(adult, metric):
+    """An additive metric's loss of an unsuppressed node is the sum of its per-attribute
+    terms (the bound): the evaluator takes it from there, and it equals the measured loss."""
+    from veil.algorithms._nodes import Evaluator, limit_records, loss_bounds
+
+    spec = get_metric(metric)
+    classes = ClassTable.from_dataset(adult)
+    lattice = Lattice((0, 3, 0, 1, 2, 1, 1, 0), (1, 4, 1, 2, 3, 2, 2, 1))  # some nodes suppress nothing
+    nodes = lattice.nodes()
+    measured = Evaluator(classes, [KAnonymity(k=3)], limit_records(classes, 0.02), spec.loss)
+    from_bounds = Evaluator(classes, [KAnonymity(k=3)], limit_records(classes, 0.02), spec.loss)
+    from_bounds.know_bounds(nodes, loss_bounds(classes, lattice, spec.loss))
+    unsuppressed = 0
+    for node in map(tuple, nodes.tolist()):
+        a, b = measured.evaluate(node), from_bounds.evaluate(node)
+        assert a.satisfied == b.satisfied and a.suppressed_records == b.suppressed_records
+        if a.satisfied:
+            unsuppressed += a.suppressed_records == 0
+            assert b.loss == pytest.approx(a.loss, rel=1e-12, abs=1e-12)
+            assert from_bounds.exact_loss(b) == a.loss  # what a search reports is measured
+    assert unsuppressed > 0  # the case under test happened
