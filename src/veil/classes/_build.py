@@ -294,8 +294,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     Returns
     -------
     pandas.DataFrame
-        ``len(rows)`` rows, a fresh RangeIndex; the quasi-identifiers are categoricals of their
-        labels (:func:`~veil.pipeline._rows.category_column`), the other columns as the input has them.
+        ``len(rows)`` rows, a fresh RangeIndex; QIs as categoricals of their labels, the rest as the input has them.
 
     Raises
     ------
