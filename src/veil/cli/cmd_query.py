@@ -109,6 +109,7 @@ def query(
 
     with user_errors():
         specs = [parse_query(q) for q in queries]
+        _warn_shared_keys(specs, split_list(categories))
         with Outputs({"json": json_out}, inputs=[file, *_ledger_files(budget_file, file)]) as out:
             units = (privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group)
             if engine.strip().lower() != "local":
@@ -162,6 +163,17 @@ def _check_keys(specs: list[Any], categories: list[str], delta: float) -> None:
         if (spec.kind == "histogram" or spec.by) and delta > 0:
             check_real("delta", delta, "veil query (private partition selection)", low=0.0, high=1.0,
                        closed="neither")
+
+
+def _warn_shared_keys(specs: list[Any], categories: list[str]) -> None:
+    """Say so (on stderr) when the one list of --categories keys queries of several columns: each
+    is answered for every key in the list, those its column never has included (noise alone)."""
+    keyed = list(dict.fromkeys(", ".join(spec.columns if spec.kind == "histogram" else spec.by)
+                               for spec in specs if spec.kind == "histogram" or spec.by))
+    if categories and len(keyed) > 1:
+        typer.echo(f"note: --categories keys the queries by {' and '.join(repr(k) for k in keyed)} alike: "
+                   "each is answered for every key listed; run each column's queries as a command of its own "
+                   "to give each its keys.", err=True)
 
 
 def _check_bounds(specs: list[Any], lower: Optional[float], upper: Optional[float]) -> None:

@@ -108,3 +108,20 @@ def test_a_batch_with_a_failing_query_spends_nothing(csv, tmp_path, bad, message
                                 "--budget", "3", "--json"])
     assert again.exit_code == 0, again.output  # the whole budget is still there
     assert _json_lines(again.output)[0]["budget_remaining"]["epsilon"] == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("engine", ["local", "duckdb"])
+def test_categories_shared_by_two_key_columns_are_answered_for_each_with_a_note(csv, engine):
+    # --categories F,M are the keys of sex; the name histogram is answered for 'F' and 'M' too
+    # (noise alone), as before, and the user is told so on stderr (the JSON on stdout is unchanged)
+    r = runner.invoke(app, ["query", str(csv), "histogram sex", "histogram name", "--categories", "F,M",
+                            "--epsilon", "1", "--budget", "3", "--json", "--engine", engine])
+    assert r.exit_code == 0, r.output
+    assert "'sex' and 'name' alike" in r.stderr
+    answers = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [set(a["value"]) for a in answers] == [{"F", "M"}, {"F", "M"}]
+    # queries keyed by the one column share its keys without a note
+    ok = runner.invoke(app, ["query", str(csv), "histogram sex", "count", "--categories", "F,M",
+                             "--epsilon", "1", "--budget", "3", "--json", "--engine", engine])
+    assert ok.exit_code == 0, ok.output
+    assert "alike" not in ok.stderr
