@@ -108,8 +108,7 @@ def query(
     from veil.pipeline import Outputs
 
     with user_errors():
-        specs = [parse_query(q) for q in queries]
-        _warn_shared_keys(specs, split_list(categories))
+        specs = _warn_shared_keys([parse_query(q) for q in queries], split_list(categories))
         with Outputs({"json": json_out}, inputs=[file, *_ledger_files(budget_file, file)]) as out:
             units = (privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group)
             if engine.strip().lower() != "local":
@@ -165,15 +164,16 @@ def _check_keys(specs: list[Any], categories: list[str], delta: float) -> None:
                        closed="neither")
 
 
-def _warn_shared_keys(specs: list[Any], categories: list[str]) -> None:
-    """Say so (on stderr) when the one list of --categories keys queries of several columns: each
-    is answered for every key in the list, those its column never has included (noise alone)."""
+def _warn_shared_keys(specs: list[Any], categories: list[str]) -> list[Any]:
+    """``specs``; said (on stderr) when the one list of --categories keys queries of several columns:
+    each is answered for every key in the list, those its column never has included (noise alone)."""
     keyed = list(dict.fromkeys(", ".join(spec.columns if spec.kind == "histogram" else spec.by)
                                for spec in specs if spec.kind == "histogram" or spec.by))
     if categories and len(keyed) > 1:
         typer.echo(f"note: --categories keys the queries by {' and '.join(repr(k) for k in keyed)} alike: "
                    "each is answered for every key listed; run each column's queries as a command of its own "
                    "to give each its keys.", err=True)
+    return specs
 
 
 def _check_bounds(specs: list[Any], lower: Optional[float], upper: Optional[float]) -> None:
