@@ -9,7 +9,8 @@
   each column once to ``int32`` codes (Arrow dictionary encoding,
   :func:`encode_values`);
 - :func:`side_by_side` runs per-column jobs on :func:`column_pool`, the thread pool
-  that encodes and gathers long columns side by side (from :data:`PARALLEL_ROWS` rows on);
+  that encodes and gathers long columns side by side (from :data:`PARALLEL_ROWS` rows on;
+  the name here is the value in use, for reading: assigning it changes nothing);
 - :func:`write_frame` serializes a table to CSV or Parquet (what the one
   writer, :class:`veil.pipeline.Outputs`, then verifies and commits).
 

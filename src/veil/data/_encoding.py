@@ -255,8 +255,9 @@ def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] |
     """``_dictionary`` of a text column whose values repeat, by lookup; ``None``: not such a column.
 
     The distinct values of :data:`_HEAD_ROWS` rows spread evenly over the column (the
-    "head") are looked up for every row (``pyarrow.compute.index_in``: a hash lookup,
-    about 35 % cheaper than Arrow's dictionary encoding, which also inserts); the few rows
+    "head") are looked up for every row (``pyarrow.compute.index_in``: a hash lookup that
+    does not insert; 10-20 % cheaper than Arrow's dictionary encoding at 1M rows, about
+    even at 30k rows, 2026-11-25); the few rows
     whose value the head lacks are dictionary-encoded on their own and coded after the
     head's values.  The labels are the
     column's distinct values either way (the head's, then the others'), so the encoding
