@@ -109,6 +109,44 @@ class SearchResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+_NEVER = np.iinfo(np.int64).max
+
+
+class TableStore:
+    """At most ``capacity`` class tables by node, the least recently used dropped first;
+    the nodes are rows of one int16 matrix, so that the finer tables of a node are found
+    with one comparison (:meth:`smallest_finer`)."""
+
+    def __init__(self, capacity: int, n_attributes: int) -> None:
+        self.capacity = capacity
+        self.slots: OrderedDict[tuple[int, ...], int] = OrderedDict()  # node -> its row
+        self.keys = np.zeros((capacity, n_attributes), dtype=np.int16)
+        self.sizes = np.full(capacity, _NEVER, dtype=np.int64)  # classes; empty rows: never picked
+        self.tables: list[ClassTable | None] = [None] * capacity
+
+    def get(self, node: tuple[int, ...]) -> ClassTable | None:
+        slot = self.slots.get(node)
+        if slot is None:
+            return None
+        self.slots.move_to_end(node)
+        return self.tables[slot]
+
+    def put(self, node: tuple[int, ...], table: ClassTable) -> None:
+        if not self.capacity:
+            return
+        slot = len(self.slots) if len(self.slots) < self.capacity else self.slots.popitem(last=False)[1]
+        self.slots[node] = slot
+        self.keys[slot] = node
+        self.sizes[slot] = table.n_classes
+        self.tables[slot] = table
+
+    def smallest_finer(self, node: tuple[int, ...]) -> ClassTable | None:
+        """The stored table with the fewest classes among those at levels no higher than ``node``'s."""
+        sizes = np.where((self.keys <= np.array(node, dtype=np.int16)).all(axis=1), self.sizes, _NEVER)
+        slot = int(sizes.argmin())
+        return None if sizes[slot] == _NEVER else self.tables[slot]
+
+
 class Evaluator:
     """Builds node class tables (rolling up from cached finer nodes) and judges them."""
 
@@ -125,14 +163,14 @@ class Evaluator:
         self.models = list(models)
         self.limit = limit_records
         self.loss = loss
-        self.cache: OrderedDict[tuple[int, ...], ClassTable] = OrderedDict()
-        self.cache_size = cache_size
+        q = len(classes.levels)
+        self.cache = TableStore(cache_size, q)
         self.checked = 0
         # hub tables: the node capped at level 1 (or its minimum level) in every
         # attribute is finer than the node and usually has far fewer classes
         # than the base table, so most nodes are generalized from a hub
-        self.hubs: OrderedDict[tuple[int, ...], ClassTable] = OrderedDict()
-        self.hub_cap = np.maximum(np.asarray(classes.levels, dtype=np.int64), 1)
+        self.hubs = TableStore(hub_limit, q)
+        self.hub_cap = tuple(max(int(level), 1) for level in classes.levels)
         self.hub_limit = hub_limit
         self.hub_requests: dict[tuple[int, ...], int] = {}
         self.unsuppressed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # (bounds, low, stride)
@@ -151,44 +189,44 @@ class Evaluator:
         return float(result.loss if self.unsuppressed is None else self.loss(result.classes))  # type: ignore[arg-type]
 
     def table(self, node: tuple[int, ...]) -> ClassTable:
+        """The unsuppressed class table of ``node`` (a tuple of valid levels, one per QI),
+        rolled up from the smallest finer table at hand: a cached node, a hub or the base."""
         cached = self.cache.get(node)
         if cached is not None:
-            self.cache.move_to_end(node)
             return cached
         source = self._hub(node)
-        if self.cache:
-            keys = np.array(list(self.cache.keys()), dtype=np.int16)
-            finer = np.flatnonzero(np.all(keys <= np.asarray(node, dtype=np.int16), axis=1))
-            if len(finer):
-                tables = list(self.cache.values())
-                source = min([source, *(tables[i] for i in finer)], key=lambda t: t.n_classes)
-        table = source.generalize(node)
-        if self.cache_size:
-            self.cache[node] = table
-            if len(self.cache) > self.cache_size:
-                self.cache.popitem(last=False)
+        if source is None:
+            source = self.base
+            if any(a > b for a, b in zip(source.levels, node)):
+                return source.generalize(node)
+        if len(self.cache.slots):
+            finer = self.cache.smallest_finer(node)
+            if finer is not None and finer.n_classes < source.n_classes:
+                source = finer
+        table = source.roll_up(node)
+        self.cache.put(node, table)
         return table
 
-    def _hub(self, node: tuple[int, ...]) -> ClassTable:
+    def _hub(self, node: tuple[int, ...]) -> ClassTable | None:
+        """The hub of ``node``, or the smallest finer one at hand, or None (use the base)."""
         if not self.hub_limit:
-            return self.base
-        key = tuple(int(x) for x in np.minimum(np.asarray(node, dtype=np.int64), self.hub_cap))
+            return None
+        key = tuple(a if a < c else c for a, c in zip(node, self.hub_cap))
         hub = self.hubs.get(key)
-        if hub is None:
-            # build a hub only when a second node asks for it: a hub used once
-            # costs more than generalizing that node from the base directly
-            seen = self.hub_requests.get(key, 0)
-            self.hub_requests[key] = seen + 1
-            if not seen:
-                return self.base
-            hub = self.base.generalize(key)
-            if hub is not self.base:
-                hub.retain()
-            self.hubs[key] = hub
-            if len(self.hubs) > self.hub_limit:
-                self.hubs.popitem(last=False)
-        else:
-            self.hubs.move_to_end(key)
+        if hub is not None:
+            return hub
+        # build a hub only when a second node asks for it: a hub used once
+        # costs more than generalizing that node from a finer hub directly
+        finer = self.hubs.smallest_finer(key) if len(self.hubs.slots) else None
+        seen = self.hub_requests.get(key, 0)
+        self.hub_requests[key] = seen + 1
+        if not seen:
+            return finer
+        source = self.base if finer is None else finer
+        hub = source.roll_up(key) if all(a <= b for a, b in zip(source.levels, key)) else source.generalize(key)
+        if hub is not self.base:
+            hub.retain()
+        self.hubs.put(key, hub)
         return hub
 
     def violations(self, table: ClassTable, models: Sequence[PrivacyModel]) -> np.ndarray:

@@ -316,13 +316,23 @@ class ClassTable:
             source = self.base
             if source.quasi_identifiers != self.quasi_identifiers:
                 source = source.project(self.quasi_identifiers)
-        if levels == source.levels:
-            return source
-        radices = [h.n_values(l) for h, l in zip(source.hierarchies, levels)]
-        grouped = regroup_codes(lambda i: source._level_column(i, levels[i]), radices, source.counts,
-                                positive=source._positive_counts)
-        return source._derive(grouped.codes, grouped.inverse, levels=levels, n_groups=grouped.n_groups,
-                              counts=grouped.counts)
+        return source.roll_up(levels)
+
+    def roll_up(self, levels: tuple[int, ...]) -> "ClassTable":
+        """The class table at ``levels``, each at least this table's own and at most its
+        hierarchy's height, rolled up from this table's classes.
+
+        :meth:`generalize` without its checks, for a search that generates valid levels
+        itself and judges thousands of nodes: ``levels`` must be a tuple of ints, one per
+        QI, none below this table's level (unchecked: a wrong level gives a wrong table).
+        """
+        if levels == self.levels:
+            return self
+        radices = [h.n_values(l) for h, l in zip(self.hierarchies, levels)]
+        grouped = regroup_codes(lambda i: self._level_column(i, levels[i]), radices, self.counts,
+                                positive=self._positive_counts)
+        return self._derive(grouped.codes, grouped.inverse, levels=levels, n_groups=grouped.n_groups,
+                            counts=grouped.counts)
 
     def _derive(
         self, codes: np.ndarray | Callable[[], np.ndarray], inverse: np.ndarray | Callable[[], np.ndarray], *,
