@@ -340,6 +340,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     # each released row's base class, or n_classes (one past the last) when suppressed
     index = base.row_classes()[rows]
     index[table.row_classes()[rows] < 0] = base.n_classes
+    read = np.bincount(index, minlength=base.n_classes + 1).astype(np.bool_)  # the classes released rows read
     positions = {name: i for i, name in enumerate(table.quasi_identifiers)}
     others = [name for name in columns if name not in positions]
 
@@ -347,7 +348,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
         h, level = table.hierarchies[i], table.levels[i]
         labels = list(h.labels[level]) + [SUPPRESSED]
         per_class = np.append(h.maps[level][base.codes[:, i]], len(labels) - 1)
-        return category_column(per_class[index], labels, missing=MISSING)
+        return category_column(per_class, labels, missing=MISSING, index=index, read=read)
 
     def taken() -> pd.DataFrame:  # the other columns, as the input has them
         return take_rows(dataset.frame_of(others), rows)

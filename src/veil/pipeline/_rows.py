@@ -107,7 +107,8 @@ def text_column(codes: np.ndarray, labels: Sequence[str], dtype: object = "str",
     return _series(dictionary.take(pa.array(np.asarray(codes, dtype=np.int32))), dtype)
 
 
-def category_column(codes: np.ndarray, labels: Sequence[str], *, missing: str | None = None) -> pd.Series:
+def category_column(codes: np.ndarray, labels: Sequence[str], *, missing: str | None = None,
+                    index: np.ndarray | None = None, read: np.ndarray | None = None) -> pd.Series:
     """The labels of ``codes`` as a pandas categorical: the rows' small-integer codes, no text per row.
 
     The categories are the labels some row reads, each once, in the order of
@@ -115,10 +116,20 @@ def category_column(codes: np.ndarray, labels: Sequence[str], *, missing: str | 
     must not name a value its rows do not show).  ``labels`` may repeat a value
     (both codes then read one category); a code whose label is ``missing``
     (when given) is a missing cell.
+
+    With ``index``, the rows are ``codes[index]`` (``codes`` per class, ``index`` each row's
+    class), made in one gather of the classes' category codes; ``read`` marks the classes
+    some row reads (default: those ``index`` names).
     """
     codes = np.asarray(codes)
     texts = np.asarray(labels, dtype=object).astype(str)
-    used = np.bincount(codes, minlength=len(texts)).astype(np.bool_)
+    if index is None:
+        used = np.bincount(codes, minlength=len(texts)).astype(np.bool_)
+    else:
+        if read is None:
+            read = np.bincount(index, minlength=len(codes)).astype(np.bool_)
+        used = np.zeros(len(texts), dtype=np.bool_)
+        used[codes[read]] = True
     if missing is not None:
         used &= texts != missing
     distinct, first, inverse = np.unique(texts, return_index=True, return_inverse=True)
@@ -129,7 +140,8 @@ def category_column(codes: np.ndarray, labels: Sequence[str], *, missing: str | 
     small = np.int8 if len(named) < 128 else np.int16 if len(named) < 1 << 15 else np.int32
     remap = np.where(used, category[inverse], -1).astype(small)
     dtype = pd.CategoricalDtype(pd.Index(distinct[named], dtype="str"))
-    return pd.Series(pd.Categorical.from_codes(remap[codes], dtype=dtype, validate=False), copy=False)
+    column = remap.take(codes) if index is None else remap.take(codes).take(index)
+    return pd.Series(pd.Categorical.from_codes(column, dtype=dtype, validate=False), copy=False)
 
 
 def blank_rows(column: pd.Series, mask: np.ndarray, value: str | None) -> pd.Series:

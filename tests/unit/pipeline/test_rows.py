@@ -62,3 +62,17 @@ def test_category_column_equals_text_column(labels, data):
     assert got.astype(object).where(got.notna(), None).tolist() == (
         expected.astype(object).where(expected.notna(), None).tolist())
     assert sorted(got.cat.categories) == sorted(set(expected.dropna()))
+
+
+@settings(max_examples=80, deadline=None)
+@given(labels=st.lists(st.sampled_from(["z", "y", "x", "*", "NA"]), min_size=1, max_size=8),
+       n_classes=st.integers(1, 10), seed=st.integers(0, 2**16), n_rows=st.integers(0, 40))
+def test_category_column_by_class_equals_the_gathered_codes(labels, n_classes, seed, n_rows):
+    # the one-gather form (codes per class, each row's class) is the column of the gathered codes
+    rng = np.random.default_rng(seed)
+    per_class = rng.integers(0, len(labels), size=n_classes)
+    index = rng.integers(0, n_classes, size=n_rows)
+    fast = category_column(per_class, labels, missing="NA", index=index)
+    pd.testing.assert_series_equal(fast, category_column(per_class[index], labels, missing="NA"))
+    shown = {labels[c] for c in per_class[index]} - {"NA"}
+    assert list(fast.cat.categories) == [label for label in dict.fromkeys(labels) if label in shown]
