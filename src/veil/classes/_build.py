@@ -351,7 +351,8 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
         return category_column(per_class, labels, missing=MISSING, index=index, read=read)
 
     def taken() -> pd.DataFrame:  # the other columns, as the input has them
-        return take_rows(dataset.frame_of(others), rows)
+        encoded = {name: dataset.encoded(name) for name in others if dataset.encoded(name) is not None}
+        return take_rows(dataset.frame_of(others), rows, encoded=encoded)
 
     jobs: dict[object, Callable[[], object]] = {name: partial(released, positions[name])
                                                 for name in columns if name in positions}

@@ -305,6 +305,10 @@ class Dataset:
         self._encoded[column] = encoded
         return encoded
 
+    def encoded(self, column: str) -> EncodedColumn | None:
+        """The encoding of ``column`` when :meth:`encode` has made it already, else None (nothing is encoded)."""
+        return self._encoded.get(column)
+
     def encode_all(self, columns: Sequence[str]) -> list[EncodedColumn]:
         """:meth:`encode` of each of ``columns``, in order; the ones not yet cached are
         encoded side by side on a few threads (Arrow's kernels release the GIL).

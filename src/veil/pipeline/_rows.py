@@ -10,7 +10,8 @@ dictionary, so no Python object per row is made.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,7 +34,8 @@ def _series(data, dtype) -> pd.Series:
     return pd.Series(pd.array(data, dtype=dtype), copy=False)
 
 
-def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False) -> pd.DataFrame:
+def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False,
+              encoded: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """``frame.iloc[rows]`` with a fresh RangeIndex, one Arrow take per text column.
 
     Parameters
@@ -46,6 +48,11 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False
         dictionary and the rows' indices into it, no text copied (for a
         table that is only encoded, such as the verification's).  The
         categories are the whole column's values, used or not.
+    encoded : mapping of str to EncodedColumn, optional
+        Encodings of some text columns (:meth:`veil.dataset.Dataset.encode`: codes over the
+        column's distinct values as they are, the missing code a missing cell): those columns
+        are decoded from their rows' codes (an int32 gather, then the small dictionary's
+        labels) instead of gathering or hashing their text.
     """
     import pyarrow as pa
 
@@ -57,6 +64,8 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False
         data = _arrow(column)
         if data is None:
             out[position] = column.iloc[rows].reset_index(drop=True)
+        elif not categories and encoded and name in encoded and _is_text(data):
+            out[position] = _decoded(encoded[name], rows, data.type, column.dtype)
         elif categories and (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):
             out[position] = pd.Series(data.dictionary_encode().take(indices).to_pandas(), copy=False)
         else:
@@ -64,6 +73,25 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False
     result = pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)
     result.columns = frame.columns
     return result
+
+
+def _is_text(data) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_string(data.type) or pa.types.is_large_string(data.type)
+
+
+def _decoded(encoding: Any, rows: np.ndarray, arrow_type: Any, dtype: object) -> pd.Series:
+    """The text of ``rows`` from the column's encoding: its labels (as the column has them; the
+    missing code a missing cell) taken by the rows' codes."""
+    import pyarrow as pa
+
+    labels = np.asarray(encoding.labels, dtype=object)
+    if encoding.missing_code >= 0:
+        labels = labels.copy()
+        labels[encoding.missing_code] = None
+    dictionary = pa.array(labels, type=arrow_type)
+    return _series(dictionary.take(pa.array(encoding.codes.take(rows))), dtype)
 
 
 #: From this many rows on, repeated text is taken through its dictionary (measured crossover).

@@ -76,3 +76,19 @@ def test_category_column_by_class_equals_the_gathered_codes(labels, n_classes, s
     pd.testing.assert_series_equal(fast, category_column(per_class[index], labels, missing="NA"))
     shown = {labels[c] for c in per_class[index]} - {"NA"}
     assert list(fast.cat.categories) == [label for label in dict.fromkeys(labels) if label in shown]
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "<missing>", "é", ""])), min_size=1,
+                       max_size=30), seed=st.integers(0, 2**16), drop=st.booleans())
+def test_take_rows_decoding_an_encoded_column_equals_the_take(values, seed, drop):
+    from veil.dataset import Dataset
+
+    frame = pd.DataFrame({"text": pd.Series(values, dtype="str"), "n": np.arange(len(values))})
+    dataset = Dataset.from_pandas(frame, sensitive=["text"])
+    rows = np.random.default_rng(seed).permutation(len(values))
+    if drop:
+        rows = np.sort(rows[: len(values) // 2])
+    encoded = {"text": dataset.encode("text")}
+    pd.testing.assert_frame_equal(take_rows(frame, rows, encoded=encoded), take_rows(frame, rows))
+    pd.testing.assert_frame_equal(take_rows(frame, rows, encoded=encoded), frame.iloc[rows].reset_index(drop=True))
