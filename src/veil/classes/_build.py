@@ -118,23 +118,28 @@ def _bind_quasi_identifiers(
     star_at = np.flatnonzero(star_rows)  # few: the suppressed rows
     for name, encoded in zip(qis, encodings):
         # only values that occur outside the suppressed rows must be covered
-        occurs = np.bincount(encoded.codes, minlength=encoded.n_values)
+        # the encoding's own counts when it made them (a released categorical's)
+        occurs = encoded.counts.copy() if encoded.counts is not None else (
+            np.bincount(encoded.codes, minlength=encoded.n_values))
         if len(star_at):
             occurs -= np.bincount(encoded.codes[star_at], minlength=encoded.n_values)
         needed = occurs > 0
         hierarchy = given.get(name)
         flat = hierarchy is None
         if flat:  # given suppressed rows: the values that occur (not the '*' of those rows alone)
-            labels = encoded.labels if suppressed is None or needed.all() else encoded.labels[needed]
+            every = suppressed is None or bool(needed.all())
+            labels = encoded.labels if every else encoded.labels[needed]
             hierarchy = Hierarchy.flat(labels.tolist(), name=name)
+            flat = hierarchy.n_values(0) == len(labels)  # distinct labels (else looked up below)
         elif hierarchy.name != name:
             hierarchy = hierarchy.renamed(name)
         if encoded.missing_code >= 0:
-            hierarchy = hierarchy.with_value(MISSING)
+            hierarchy = hierarchy.with_value(MISSING)  # appended last: the other leaves keep their codes
         leaf = np.full(encoded.n_values, -1, dtype=np.int32)
-        if flat and hierarchy.n_values(0) == encoded.n_values:
-            # the flat hierarchy of the column's own (text, distinct) labels: leaf i is label i
-            leaf[needed] = np.flatnonzero(needed)
+        if flat:
+            # the flat hierarchy of the column's own (text, distinct) labels, the needed ones
+            # or all: its leaves are those labels in their order
+            leaf[needed] = np.flatnonzero(needed) if every else np.arange(int(needed.sum()), dtype=np.int32)
         else:
             leaf[needed] = hierarchy.leaf_index(encoded.labels[needed], column=name)
         bound.append(hierarchy)

@@ -53,12 +53,16 @@ class EncodedColumn:
         including declared domain values that do not occur.
     missing_code : int
         The code of :data:`MISSING`, or -1 when the column has no missing value.
+    counts : numpy.ndarray of int64, shape (n_values,), or None
+        Records per label, when the encoding counted them on its way (a pandas
+        categorical's); None otherwise.
     """
 
     name: str
     codes: np.ndarray
     labels: np.ndarray
     missing_code: int = -1
+    counts: np.ndarray | None = None
 
     @property
     def n_values(self) -> int:
@@ -238,6 +242,25 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
     return raw, labels.astype(object), bool((raw < 0).any())
 
 
+def _complete_categorical(values: object) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(raw, labels, counts)`` of a pandas categorical of text with no missing value: its codes as
+    they are (indices into ``labels``, the categories some row uses) and each label's records;
+    None for any other column (:func:`_dictionary` encodes it)."""
+    if not (isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype)
+            and pd.api.types.is_string_dtype(values.dtype.categories.dtype)):
+        return None
+    raw = values.cat.codes.to_numpy()
+    if len(raw) == 0 or raw.min() < 0:
+        return None
+    categories = values.dtype.categories.to_numpy(dtype=object)
+    counts = np.bincount(raw, minlength=len(categories))
+    used = counts > 0
+    if used.all():
+        return raw, categories, counts
+    shift = (np.cumsum(used) - 1).astype(np.int32)
+    return shift.take(raw), categories[used], counts[used]
+
+
 def _used_only(raw: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``raw`` (indices into ``labels``, -1 missing) and ``labels`` without the labels no row uses."""
     used = np.bincount(raw[raw >= 0], minlength=len(labels)) > 0
@@ -370,6 +393,13 @@ def encode_values(
     >>> e.labels.tolist(), e.codes.tolist()
     (['9', '10', '<missing>'], [1, 0, 2, 1])
     """
+    complete = _complete_categorical(values)
+    if complete is not None:  # a categorical with no missing value (a release's QI): counted on the way
+        raw, uniques, counts = complete
+        ordered, position = _ordered(uniques, kind, domain, column)
+        sorted_counts = np.zeros(len(ordered), dtype=np.int64)
+        sorted_counts[position] = counts
+        return EncodedColumn(column, position.take(raw), ordered, -1, sorted_counts)
     raw, uniques, any_missing = _dictionary(values)
     ordered, position = _ordered(uniques, kind, domain, column)
     missing_code = -1
