@@ -17,7 +17,7 @@ from veil.classes._grouping import (
 )
 from veil.classes._table import ClassTable
 from veil.data import side_by_side
-from veil.dataset import MISSING, Dataset
+from veil.dataset import MISSING, Dataset, EncodedColumn
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 from veil.hierarchy import Hierarchy
 
@@ -118,12 +118,7 @@ def _bind_quasi_identifiers(
     star_at = np.flatnonzero(star_rows)  # few: the suppressed rows
     for name, encoded in zip(qis, encodings):
         # only values that occur outside the suppressed rows must be covered
-        # the encoding's own counts when it made them (a released categorical's)
-        occurs = encoded.counts.copy() if encoded.counts is not None else (
-            np.bincount(encoded.codes, minlength=encoded.n_values))
-        if len(star_at):
-            occurs -= np.bincount(encoded.codes[star_at], minlength=encoded.n_values)
-        needed = occurs > 0
+        needed = _occurring(encoded, star_at)
         hierarchy = given.get(name)
         flat = hierarchy is None
         if flat:  # given suppressed rows: the values that occur (not the '*' of those rows alone)
@@ -145,6 +140,18 @@ def _bind_quasi_identifiers(
         bound.append(hierarchy)
         leaves.append(leaf)
     return bound, leaves, [e.codes for e in encodings], star_rows
+
+
+def _occurring(encoded: EncodedColumn, star_at: np.ndarray) -> np.ndarray:
+    """Which of ``encoded``'s values occur outside the rows ``star_at``, from what the encoding knows
+    when it can tell (every label some row's, or its counts), else counted."""
+    if not len(star_at) and encoded.every_label_occurs:
+        return np.ones(encoded.n_values, dtype=np.bool_)
+    occurs = encoded.counts.copy() if encoded.counts is not None else (
+        np.bincount(encoded.codes, minlength=encoded.n_values))
+    if len(star_at):
+        occurs -= np.bincount(encoded.codes[star_at], minlength=encoded.n_values)
+    return occurs > 0
 
 
 def _group(
@@ -337,7 +344,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     ParameterError
         ``table`` was not built from ``dataset``'s rows.
     """
-    from veil.pipeline._rows import category_column, take_rows
+    from veil.pipeline._rows import take_rows
 
     _check_rows(table, dataset)
     base = table.base
@@ -349,20 +356,25 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     positions = {name: i for i, name in enumerate(table.quasi_identifiers)}
     others = [name for name in columns if name not in positions]
 
-    def released(i: int) -> pd.Series:  # QI i's column: its labels gathered by class, '*' last
-        h, level = table.hierarchies[i], table.levels[i]
-        labels = list(h.labels[level]) + [SUPPRESSED]
-        per_class = np.append(h.maps[level][base.codes[:, i]], len(labels) - 1)
-        return category_column(per_class, labels, missing=MISSING, index=index, read=read)
-
     def taken() -> pd.DataFrame:  # the other columns, as the input has them
         encoded = {name: dataset.encoded(name) for name in others if dataset.encoded(name) is not None}
         return take_rows(dataset.frame_of(others), rows, encoded=encoded)
 
-    jobs: dict[object, Callable[[], object]] = {name: partial(released, positions[name])
+    jobs: dict[object, Callable[[], object]] = {name: partial(_released_column, table, positions[name], index, read)
                                                 for name in columns if name in positions}
     if others:
         jobs[None] = taken
     made = side_by_side(jobs, len(rows))  # numpy's and Arrow's gathers release the GIL
     out = {name: made[None][name] if name not in positions else made[name] for name in columns}  # type: ignore[index]
     return pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)
+
+
+def _released_column(table: ClassTable, i: int, index: np.ndarray, read: np.ndarray) -> pd.Series:
+    """QI ``i``'s released column: its labels at ``table``'s level gathered by each row's base class
+    (``index``; one past the last: suppressed, ``'*'``), ``read`` the classes some row reads."""
+    from veil.pipeline._rows import category_column
+
+    h, level, base = table.hierarchies[i], table.levels[i], table.base
+    labels = list(h.labels[level]) + [SUPPRESSED]
+    per_class = np.append(h.maps[level][base.codes[:, i]], len(labels) - 1)
+    return category_column(per_class, labels, missing=MISSING, index=index, read=read)

@@ -56,6 +56,9 @@ class EncodedColumn:
     counts : numpy.ndarray of int64, shape (n_values,), or None
         Records per label, when the encoding counted them on its way (a pandas
         categorical's); None otherwise.
+    every_label_occurs : bool
+        Whether each label is some record's value (no declared domain value that no record
+        has); False when not known.
     """
 
     name: str
@@ -63,6 +66,7 @@ class EncodedColumn:
     labels: np.ndarray
     missing_code: int = -1
     counts: np.ndarray | None = None
+    every_label_occurs: bool = False
 
     @property
     def n_values(self) -> int:
@@ -399,7 +403,7 @@ def encode_values(
         ordered, position = _ordered(uniques, kind, domain, column)
         sorted_counts = np.zeros(len(ordered), dtype=np.int64)
         sorted_counts[position] = counts
-        return EncodedColumn(column, position.take(raw), ordered, -1, sorted_counts)
+        return EncodedColumn(column, position.take(raw), ordered, -1, sorted_counts, bool(sorted_counts.all()))
     raw, uniques, any_missing = _dictionary(values)
     ordered, position = _ordered(uniques, kind, domain, column)
     missing_code = -1
@@ -416,4 +420,6 @@ def encode_values(
         ordered = np.append(ordered, np.array([MISSING], dtype=object))
     remap = np.append(position, missing_code).astype(np.int32)
     codes = remap.take(raw)  # -1 reads the appended missing code; take: one gather, no index checks per row
-    return EncodedColumn(column, codes, ordered, missing_code)
+    # every label of the dictionary is some row's value (each path keeps only those); a declared
+    # domain may add others
+    return EncodedColumn(column, codes, ordered, missing_code, None, len(ordered) == len(uniques) + int(any_missing))

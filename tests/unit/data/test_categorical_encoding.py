@@ -30,3 +30,23 @@ def test_a_categorical_encodes_as_its_text(codes, order, numeric, domain):
         np.testing.assert_array_equal(fast.counts, np.bincount(fast.codes, minlength=fast.n_values))
     else:
         assert min(codes) < 0  # only a column with a missing value takes the general path
+
+
+@settings(max_examples=80, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), st.sampled_from(["x", "y", "3", "<missing>"])), min_size=1, max_size=30),
+       form=st.sampled_from(["str", "object", "category", "category_unused", "arrow"]), domain=st.booleans())
+def test_every_label_occurs_is_what_the_codes_show(values, form, domain):
+    # when the encoding says every label is some row's value, each code is some row's
+    import pyarrow as pa
+
+    if form == "arrow":
+        column = pa.array(values, type=pa.string())
+    elif form.startswith("category"):
+        extra = ["unused"] if form == "category_unused" else []
+        column = pd.Series(pd.Categorical(values, categories=sorted({v for v in values if v} | set(extra))))
+    else:
+        column = pd.Series(values, dtype=form)
+    declared = ("x", "y", "z") if domain else None
+    encoded = encode_values(column, column="c", domain=declared)
+    occurs = np.bincount(encoded.codes, minlength=encoded.n_values) > 0
+    assert encoded.every_label_occurs == bool(occurs.all())
