@@ -49,13 +49,13 @@ def classify(
         return int(((node.astype(np.int64) - low) * stride).sum())
 
     def judge(i: int) -> bool:
-        node = tuple(int(x) for x in nodes[i])
+        node = tuple(nodes[i].tolist())
         result = evaluator.evaluate(node)
         known[i] = result
         if result.satisfied:
-            status[(status == 0) & sets.above(i)] = 1
+            sets.tag_above(status, i, 1)
         else:
-            status[(status == 0) & sets.below(i)] = -1
+            sets.tag_below(status, i, -1)
         return result.satisfied
 
     for start in np.lexsort((nodes.sum(axis=1),)):

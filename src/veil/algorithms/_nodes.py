@@ -22,7 +22,7 @@ from veil.errors import InfeasibleError, ParameterError
 from veil.models._base import PrivacyModel
 
 __all__ = ["Lattice", "NodeEvaluation", "SearchResult", "Evaluator", "LossFunction", "ADDITIVE_METRICS",
-           "limit_records", "loss_bounds", "prepare", "infeasible", "node_index", "predecessors", "NodeSets"]
+           "limit_records", "loss_bounds", "needs_recheck", "prepare", "infeasible", "node_index", "predecessors", "NodeSets"]
 
 #: Metrics whose unsuppressed loss is a sum of per-attribute terms that depend
 #: only on that attribute's level (so the bound of every node is precomputed).
@@ -236,6 +236,19 @@ class Evaluator:
             mask |= model.violating(table)
         return mask
 
+    def within_limit(self, table: ClassTable, mask: np.ndarray, models: Sequence[PrivacyModel]) -> bool:
+        """Whether suppressing the classes of ``mask`` (those that violate ``models``) stays
+        within the limit and leaves ``models`` met: :meth:`evaluate`'s verdict on ``table``
+        with no other model, without building the suppressed table when no model needs it."""
+        suppressed = int(table.counts[mask].sum()) + table.suppressed - table.input_suppressed
+        if suppressed > self.limit:
+            return False
+        again = [model for model in models if needs_recheck(model)]
+        if not again:
+            return True
+        result = table.suppress(mask)
+        return all(model.check(result) for model in again)
+
     def evaluate(
         self,
         node: tuple[int, ...],
@@ -265,7 +278,7 @@ class Evaluator:
             return NodeEvaluation(node, table, False, suppressed, None)
         result = table.suppress(violating)
         for model in [*prior, *judged]:
-            if not model.check(result):
+            if needs_recheck(model) and not model.check(result):
                 return NodeEvaluation(node, result, False, suppressed, None)
         if not need_loss:
             return NodeEvaluation(node, result, True, suppressed, None)
@@ -275,6 +288,16 @@ class Evaluator:
         else:
             loss = float(self.loss(result))
         return NodeEvaluation(node, result, True, suppressed, loss)
+
+
+def needs_recheck(model: PrivacyModel) -> bool:
+    """Whether ``model`` must be asked again once the classes it finds violating are suppressed.
+
+    Not when it judges each class on its own (``class_local``: a class's verdict depends on
+    that class and the whole table's totals, which suppression keeps) and its check is
+    the default "no class violates": every class left passes it.
+    """
+    return not (model.class_local and type(model).check is PrivacyModel.check)
 
 
 def limit_records(classes: ClassTable, suppression_limit: float) -> int:
@@ -364,22 +387,41 @@ def predecessors(nodes: np.ndarray, i: int, low: np.ndarray, stride: np.ndarray)
 
 
 class NodeSets:
-    """Up-sets and down-sets of lattice nodes, from per-attribute lookup tables
-    (``nodes[:, a] <= level`` and ``>= level`` precomputed), so that tagging
-    a node's generalizations or specializations is a few boolean ANDs."""
+    """Up-sets and down-sets of the nodes of a lattice (:meth:`Lattice.nodes`: every level
+    vector between the lowest and the highest, in lexicographic order).
+
+    Such a node list is a ``q``-dimensional grid in C order, so a node's down-set
+    (up-set) is a box of it: :meth:`tag_below` and :meth:`tag_above` write through a
+    box view of a per-node array, a few numpy calls whatever the number of attributes.
+    """
 
     def __init__(self, nodes: np.ndarray) -> None:
         self.nodes = nodes
-        top = int(nodes.max()) + 1 if nodes.size else 1
-        levels = np.arange(top)
-        self._le = [nodes[:, a][None, :] <= levels[:, None] for a in range(nodes.shape[1])]
-        self._ge = [nodes[:, a][None, :] >= levels[:, None] for a in range(nodes.shape[1])]
+        self.low = nodes.min(axis=0).astype(np.int64) if nodes.size else np.zeros(nodes.shape[1], np.int64)
+        high = nodes.max(axis=0).astype(np.int64) if nodes.size else self.low
+        self.shape = tuple(int(x) for x in high - self.low + 1)
 
-    def _combine(self, tables: list[np.ndarray], i: int) -> np.ndarray:
-        out = np.ones(len(self.nodes), dtype=np.bool_)
-        for table, level in zip(tables, self.nodes[i]):
-            out &= table[level]
-        return out
+    def _box(self, i: int, below: bool) -> tuple[slice, ...]:
+        offsets = (self.nodes[i] - self.low).tolist()
+        return tuple(slice(0, o + 1) for o in offsets) if below else tuple(slice(o, None) for o in offsets)
+
+    def _mask(self, i: int, below: bool) -> np.ndarray:
+        out = np.zeros(self.shape, dtype=np.bool_)
+        out[self._box(i, below)] = True
+        return out.reshape(-1)
+
+    def _tag(self, status: np.ndarray, i: int, value: int, below: bool) -> None:
+        box = status.reshape(self.shape)[self._box(i, below)]  # a view: writes reach ``status``
+        box[box == 0] = value
+
+    def tag_below(self, status: np.ndarray, i: int, value: int) -> None:
+        """Set ``status`` (one entry per node, C-contiguous) to ``value`` where it is 0 on
+        node ``i`` and every node that specializes it."""
+        self._tag(status, i, value, below=True)
+
+    def tag_above(self, status: np.ndarray, i: int, value: int) -> None:
+        """Set ``status`` to ``value`` where it is 0 on node ``i`` and every node that generalizes it."""
+        self._tag(status, i, value, below=False)
 
     def below_sizes(self) -> np.ndarray:
         """How many nodes each node's down-set holds (itself included): the product of each
@@ -388,8 +430,8 @@ class NodeSets:
 
     def below(self, i: int) -> np.ndarray:
         """Mask of node ``i`` and every node that specializes it."""
-        return self._combine(self._le, i)
+        return self._mask(i, below=True)
 
     def above(self, i: int) -> np.ndarray:
         """Mask of node ``i`` and every node that generalizes it."""
-        return self._combine(self._ge, i)
+        return self._mask(i, below=False)

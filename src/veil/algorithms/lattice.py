@@ -85,16 +85,18 @@ def _search_top_down(
     losses = np.full(n, np.inf)
     heights = nodes.sum(axis=1).astype(np.int64)
     results: dict[int, NodeEvaluation] = {}
+    least = [np.inf]  # losses.min(), kept as the nodes are judged
 
     def judge(i: int) -> bool:
-        result = evaluator.evaluate(tuple(int(x) for x in nodes[i]))
+        result = evaluator.evaluate(tuple(nodes[i].tolist()))
         evaluated[i] = True
         results[i] = result
         if result.satisfied:
             losses[i] = result.loss
-            status[(status == 0) & sets.above(i)] = 1
+            least[0] = min(least[0], result.loss)
+            sets.tag_above(status, i, 1)
         else:
-            status[(status == 0) & sets.below(i)] = -1
+            sets.tag_below(status, i, -1)
         status[i] = 1 if result.satisfied else -1
         if progress is not None and evaluator.checked % 32 == 0:
             progress(evaluator.checked, n)
@@ -116,7 +118,7 @@ def _search_top_down(
     # largest down-set first (a failure there tags the most nodes), then the highest
     # (bound, height, index)
     walk_candidates(np.lexsort((heights, bounds, sets.below_sizes()))[::-1], judge,
-                    lambda c: (status[c] != -1) & ~evaluated[c] & (bounds[c] <= losses.min() + 1e-12))
+                    lambda c: (status[c] != -1) & ~evaluated[c] & (bounds[c] <= least[0] + 1e-12))
     if progress is not None:
         progress(n, n)
     record = search_record(nodes, np.where(evaluated, status, 0).astype(np.int8))
@@ -228,7 +230,7 @@ def search(
         if status[idx] == -1:
             continue
         node_arr = nodes[idx]
-        node = tuple(int(x) for x in node_arr)
+        node = tuple(node_arr.tolist())
         if progress is not None and position % 64 == 0:
             progress(max(position, evaluator.checked), n_nodes)
         if additive and best is not None and bounds[idx] > best_key[0] + 1e-12:  # type: ignore[index]
@@ -315,7 +317,7 @@ def _search_mixed(
         return True
 
     def node_of(i: int) -> tuple[int, ...]:
-        return tuple(int(x) for x in nodes[i])
+        return tuple(nodes[i].tolist())
 
     def judge(i: int) -> bool:
         return record(i, evaluator.evaluate(node_of(i)))
@@ -332,12 +334,11 @@ def _search_mixed(
         evaluator.checked += 1
         table = evaluator.table(node)
         mask = evaluator.violations(table, monotone_part)
-        partial = evaluator.evaluate(node, need_loss=False, models=(), table=table, prior=monotone_part, mask=mask)
-        if not partial.satisfied:
+        if not evaluator.within_limit(table, mask, monotone_part):
             outcome[i] = -1
-            status[(status == 0) & sets.below(i)] = -1
+            sets.tag_below(status, i, -1)
             continue
-        status[(status == 0) & sets.above(i)] = 1
+        sets.tag_above(status, i, 1)
         record(i, evaluator.evaluate(node, models=rest, table=table, prior=monotone_part, mask=mask))
 
     for i in np.lexsort((heights, bounds)):  # lowest bound first

@@ -60,8 +60,8 @@ def roll_up_histograms(source: dict[str, SensitiveHistogram], mapping: np.ndarra
                        n_groups: int) -> dict[str, SensitiveHistogram]:
     """Histograms of ``n_groups`` classes summed from ``source``'s classes: class ``i``
     joins ``mapping[i]`` (-1: suppressed, left out)."""
-    valid = mapping >= 0
-    every = bool(valid.all())
+    every = len(mapping) == 0 or int(mapping.min()) >= 0
+    valid = None if every else mapping >= 0
     rows = mapping if every else mapping[valid]
     out: dict[str, SensitiveHistogram] = {}
     for name, hist in source.items():
@@ -71,8 +71,9 @@ def roll_up_histograms(source: dict[str, SensitiveHistogram], mapping: np.ndarra
             continue
         weights = hist.counts if every else hist.counts[valid]
         counts = np.empty((n_groups, v), dtype=np.int64)
-        for j in range(v):  # one pass per sensitive value (not per row)
-            counts[:, j] = np.rint(np.bincount(rows, weights=weights[:, j], minlength=n_groups))
+        for j in range(v):  # one pass per sensitive value (not per row); the float sums of
+            # integer counts are exact integers, so the cast to int64 keeps them
+            counts[:, j] = np.bincount(rows, weights=weights[:, j], minlength=n_groups)
         out[name] = hist.with_counts(counts)
     return out
 

@@ -408,18 +408,22 @@ class ClassTable:
             )
         if not mask.any():
             return self
-        keep = ~mask
-        new_index = np.cumsum(keep, dtype=np.int64) - 1
-        new_index[mask] = -1
-        codes = self._codes
+        keep = ~mask  # a new array: the lazy parts below do not see later changes to ``mask``
+
+        def new_index() -> np.ndarray:  # class here -> class of the new table (-1 suppressed)
+            index = np.cumsum(keep, dtype=np.int64) - 1
+            index[~keep] = -1
+            return index
+
+        counts = self.counts[keep]
         table = ClassTable(
             quasi_identifiers=self.quasi_identifiers,
             hierarchies=self.hierarchies,
             levels=self.levels,
-            codes=codes[keep] if codes is not None else (lambda: self.codes[keep]),
-            counts=self.counts[keep],
+            codes=lambda: self.codes[keep],  # most suppressed tables of a search are never read
+            counts=counts,
             n_records=self.n_records,
-            suppressed=self.suppressed + int(self.counts[mask].sum()),
+            suppressed=self.suppressed + (self.n_retained - int(counts.sum())),
             input_suppressed=self.input_suppressed,
             base=self.base,
             parent=self,  # the base map is derived lazily: class here -> new_index

@@ -49,7 +49,10 @@ def exact_ratio(numerator: np.ndarray, denominator: np.ndarray | int) -> np.ndar
     den = np.asarray(denominator, dtype=np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = num.astype(np.float64) / den.astype(np.float64)
-    return np.where((num == 0) & (den == 0), 0.0, out)
+    zero = den == 0
+    if not zero.any():  # the usual case: no 0/0 to map to 0
+        return np.asarray(out, dtype=np.float64)
+    return np.where((num == 0) & zero, 0.0, out)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ tables as ClassTable.generalize from the base."""
 import numpy as np
 import pytest
 
-from veil.algorithms._nodes import Evaluator, Lattice, TableStore
+from veil.algorithms._nodes import Evaluator, Lattice, NodeSets, TableStore
 from veil.classes import ClassTable
 from veil.datasets import load_lkc_patients
 from veil.models import KAnonymity
@@ -68,3 +68,55 @@ def test_evaluator_tables_match_generalize(classes, cache_size, hub_limit):
         table = evaluator.table(node)
         assert table.levels == node
         assert _as_set(table) == _as_set(classes.generalize(node))
+
+
+@pytest.mark.parametrize("low, high", [((0, 0, 1), (1, 2, 3)), ((2,), (4,)), ((0, 1, 0, 0), (1, 1, 2, 1))])
+def test_node_sets_tag_the_down_and_up_sets(low, high):
+    nodes = Lattice(low, high).nodes()
+    sets = NodeSets(nodes)
+    rng = np.random.default_rng(3)
+    for i in range(len(nodes)):
+        below = np.all(nodes <= nodes[i], axis=1)
+        above = np.all(nodes >= nodes[i], axis=1)
+        assert np.array_equal(sets.below(i), below) and np.array_equal(sets.above(i), above)
+        status = rng.integers(-1, 2, len(nodes)).astype(np.int8)
+        for tag, box, value in ((sets.tag_below, below, -1), (sets.tag_above, above, 1)):
+            expected = status.copy()
+            expected[(expected == 0) & box] = value
+            tagged = status.copy()
+            tag(tagged, i, value)
+            assert np.array_equal(tagged, expected)
+
+
+def test_equal_distances_with_few_values_match_the_matrix_path():
+    """equal_distances sums a few values column by column; padded with values that occur
+    nowhere (more than 8 values) it takes the matrix path: the same floats."""
+    from veil.classes import SensitiveHistogram
+    from veil.models._t_closeness import equal_distances
+
+    rng = np.random.default_rng(5)
+    for m in (1, 2, 3, 8):
+        counts = rng.integers(0, 9, size=(50, m)).astype(np.int64)
+        counts[rng.integers(0, 50, 5)] = 0  # empty classes: 0/0 reads 0
+        overall = counts.sum(axis=0) + rng.integers(0, 5, m)
+        few = SensitiveHistogram("s", np.array([str(v) for v in range(m)]), counts, overall)
+        padded = SensitiveHistogram("s", np.array([str(v) for v in range(m + 9)]),
+                                    np.hstack([counts, np.zeros((50, 9), np.int64)]),
+                                    np.concatenate([overall, np.zeros(9, np.int64)]))
+        fast, matrix = equal_distances(few), equal_distances(padded)
+        assert np.array_equal(fast, matrix) and (m == 1 or not np.all(fast == 0))
+        assert np.all(fast[counts.sum(axis=1) == 0] == 0)
+
+
+def test_suppress_keeps_classes_counts_and_the_base_map(classes):
+    table = classes.roll_up((1,) * len(classes.levels))
+    mask = table.counts < 3
+    assert mask.any() and not mask.all()
+    suppressed = table.suppress(mask)
+    mask[:] = False  # the suppressed table does not see later changes to the mask
+    assert suppressed.suppressed == int(table.counts[table.counts < 3].sum())
+    assert np.array_equal(suppressed.counts, table.counts[table.counts >= 3])
+    assert np.array_equal(suppressed.codes, table.codes[table.counts >= 3])
+    rows = suppressed.row_classes()
+    assert (rows == -1).sum() == suppressed.suppressed
+    assert np.array_equal(np.bincount(rows[rows >= 0], minlength=suppressed.n_classes), suppressed.counts)
