@@ -212,8 +212,8 @@ def _group_values(
     else:
         found, distinct = pd.factorize(key, sort=False)
         keys, inverse = np.asarray(distinct, dtype=np.int64), found.astype(np.int64, copy=False)
-    del key
-    values = unpack_codes(keys, sizes)
+    narrow, key = key.dtype, None
+    values = unpack_codes(keys.astype(narrow, copy=False), sizes)  # int32 divisions when the keys fit
     codes = np.empty_like(values)
     for i, leaf in enumerate(leaves):
         codes[:, i] = leaf.take(values[:, i])

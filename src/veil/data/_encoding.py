@@ -253,7 +253,7 @@ def _complete_categorical(values: object) -> tuple[np.ndarray, np.ndarray, np.nd
     if not (isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype)
             and pd.api.types.is_string_dtype(values.dtype.categories.dtype)):
         return None
-    raw = values.cat.codes.to_numpy()
+    raw = np.asarray(values.array.codes)  # the Categorical's own codes (no Series made)
     if len(raw) == 0 or raw.min() < 0:
         return None
     categories = values.dtype.categories.to_numpy(dtype=object)

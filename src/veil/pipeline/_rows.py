@@ -151,7 +151,7 @@ def category_column(codes: np.ndarray, labels: Sequence[str], *, missing: str | 
     some row reads (default: those ``index`` names).
     """
     codes = np.asarray(codes)
-    texts = np.asarray(labels, dtype=object).astype(str)
+    texts, distinct, first, inverse = _label_table(labels)
     if index is None:
         used = np.bincount(codes, minlength=len(texts)).astype(np.bool_)
     else:
@@ -161,7 +161,6 @@ def category_column(codes: np.ndarray, labels: Sequence[str], *, missing: str | 
         used[codes[read]] = True
     if missing is not None:
         used &= texts != missing
-    distinct, first, inverse = np.unique(texts, return_index=True, return_inverse=True)
     kept = np.bincount(inverse, weights=used, minlength=len(distinct)) > 0  # any of its codes read
     named = np.flatnonzero(kept)[np.argsort(first[kept], kind="stable")]  # in the labels' own order
     category = np.full(len(distinct), -1, dtype=np.int64)
@@ -171,6 +170,25 @@ def category_column(codes: np.ndarray, labels: Sequence[str], *, missing: str | 
     dtype = _categories(tuple(distinct[named].tolist()))
     column = remap.take(codes) if index is None else remap.take(codes).take(index)
     return pd.Series(pd.Categorical.from_codes(column, dtype=dtype, validate=False), copy=False)
+
+
+def _label_table(labels: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(texts, distinct, first, inverse)``: the labels as text, their distinct values (sorted),
+    where each first occurs and each label's distinct value; made once per list of labels
+    (a release reads the same hierarchy levels call after call)."""
+    key = tuple(labels)
+    if all(type(label) is str for label in key):  # (1 and 1.0 would share a key, not a text)
+        return _label_table_of(key)
+    return _label_table_of.__wrapped__(key)
+
+
+@functools.lru_cache(maxsize=256)
+def _label_table_of(labels: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    texts = np.asarray(labels, dtype=object).astype(str)
+    distinct, first, inverse = np.unique(texts, return_index=True, return_inverse=True)
+    for array in (texts, distinct, first, inverse):
+        array.setflags(write=False)
+    return texts, distinct, first, inverse
 
 
 @functools.lru_cache(maxsize=256)

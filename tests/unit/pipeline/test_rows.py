@@ -92,3 +92,9 @@ def test_take_rows_decoding_an_encoded_column_equals_the_take(values, seed, drop
     encoded = {"text": dataset.encode("text")}
     pd.testing.assert_frame_equal(take_rows(frame, rows, encoded=encoded), take_rows(frame, rows))
     pd.testing.assert_frame_equal(take_rows(frame, rows, encoded=encoded), frame.iloc[rows].reset_index(drop=True))
+
+
+def test_category_column_labels_that_are_not_text_are_not_mixed_up_by_the_cache():
+    # 1 == 1.0 == True as keys, but their texts differ: "1", "1.0", "True"
+    for labels, text in (([1, "x"], "1"), ([1.0, "x"], "1.0"), ([True, "x"], "True"), (["1", "x"], "1")):
+        assert category_column(np.array([0, 1]), labels).astype(object).tolist() == [text, "x"]
