@@ -350,8 +350,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     base = table.base
     rows = np.asarray(rows, dtype=np.int64)
     # each released row's base class, or n_classes (one past the last) when suppressed
-    index = base.row_classes()[rows]
-    index[table.row_classes()[rows] < 0] = base.n_classes
+    index = np.where(table.row_classes() < 0, base.n_classes, base.row_classes()).take(rows)  # one gather
     read = np.bincount(index, minlength=base.n_classes + 1).astype(np.bool_)  # the classes released rows read
     positions = {name: i for i, name in enumerate(table.quasi_identifiers)}
     others = [name for name in columns if name not in positions]

@@ -105,9 +105,12 @@ def publish(data: pd.DataFrame | None, star: np.ndarray, dataset: Any, mode: str
     in their released order (:func:`~veil.classes._build.release_rows`: the same
     cells, one copy of the table instead of two).
     """
-    rows = np.flatnonzero(~star) if mode == "drop" else np.arange(len(star))
+    rows = np.flatnonzero(~star) if mode == "drop" else None  # None: every row
     if shuffle:
-        rows = rows[np.random.default_rng(seed).permutation(len(rows))]  # seed None: OS entropy
+        order = np.random.default_rng(seed).permutation(len(star) if rows is None else len(rows))  # seed None: OS entropy
+        rows = order if rows is None else rows[order]  # every row's permutation is its own row order
+    elif rows is None:
+        rows = np.arange(len(star))
     if data is None:
         assert classes is not None
         out = release_rows(classes, dataset, rows, list(published))
