@@ -13,7 +13,7 @@ import pandas as pd
 from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
-__all__ = ["SUPPRESSED", "SensitiveHistogram", "all_star_rows", "key_space", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key",
+__all__ = ["SUPPRESSED", "SensitiveHistogram", "all_star_rows", "key_space", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key", "sum_by_sorted_key",
            "Regrouping", "regroup_codes", "roll_up_histograms"]
 
 @dataclass(frozen=True, eq=False)
@@ -121,15 +121,13 @@ def pack_codes(columns: Iterable[np.ndarray], radices: Sequence[int]) -> np.ndar
 def unpack_codes(keys: np.ndarray, radices: Sequence[int]) -> np.ndarray:
     """Decode packed keys back to a ``(n, q)`` int32 code matrix."""
     q = len(radices)
-    codes = np.empty((len(keys), q), dtype=np.int32)
-    rest = keys
+    rows = np.empty((q, len(keys)), dtype=np.int32)  # one contiguous row per attribute, then transposed
+    rest = keys.astype(np.int32) if key_space(radices) < 1 << 31 else keys  # int32 division is faster
     for i in range(q - 1, 0, -1):
-        r = int(radices[i])
-        codes[:, i] = rest % r
-        rest = rest // r
+        rest, rows[i] = np.divmod(rest, int(radices[i]))
     if q:
-        codes[:, 0] = rest
-    return codes
+        rows[0] = rest
+    return np.ascontiguousarray(rows.T)
 
 
 def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
@@ -175,6 +173,40 @@ def sum_by_key(
         return ids[key]
 
     return keys, sums, inverse
+
+
+def sum_by_sorted_key(
+    key: np.ndarray, space: int, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, Callable[[], np.ndarray]] | None:
+    """:func:`sum_by_key` for a key space too large for a dense array: each key and its
+    position are packed into one int64 (the position in the low bits) and sorted, so
+    that one sort of plain integers groups the keys and gives the order of their rows.
+
+    Returns the distinct keys in increasing order (as :func:`sum_by_key` does), their
+    summed weights (int64) and a function giving the inverse index on demand, or
+    ``None`` when a key and a position do not fit in 62 bits together.
+    """
+    n = len(key)
+    bits = max((n - 1).bit_length(), 1)
+    if n == 0 or space >= 1 << (62 - bits):
+        return None
+    packed = key.astype(np.int64) << bits
+    packed |= np.arange(n, dtype=np.int64)
+    packed.sort()
+    grouped = packed >> bits
+    order = packed & ((1 << bits) - 1)  # the rows, sorted by key
+    first = np.empty(n, dtype=np.bool_)
+    first[0] = True
+    np.not_equal(grouped[1:], grouped[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    sums = np.add.reduceat(weights[order], starts).astype(np.int64, copy=False)
+
+    def inverse() -> np.ndarray:
+        index = np.empty(n, dtype=np.int64)
+        index[order] = np.cumsum(first, dtype=np.int64) - 1
+        return index
+
+    return grouped[starts], sums, inverse
 
 
 def group_codes(codes: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -228,9 +260,9 @@ def regroup_codes(column: Callable[[int], np.ndarray], radices: Sequence[int], c
         codes, inverse = group_codes(matrix, radices)
         return Regrouping(codes, inverse, None, len(codes))
     space = key_space(radices)
-    dense = sum_by_key(key, space, counts) if positive else None
-    if dense is not None:
-        keys, sums, regrouping = dense
+    summed = (sum_by_key(key, space, counts) or sum_by_sorted_key(key, space, counts)) if positive else None
+    if summed is not None:
+        keys, sums, regrouping = summed
         return Regrouping(lambda: unpack_codes(keys, radices), regrouping, sums, len(keys))
     keys, inverse = group_keys(key, space)
     return Regrouping(lambda: _member_codes(columns, varying, q, inverse, len(keys)), inverse, None, len(keys))

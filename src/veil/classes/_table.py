@@ -420,7 +420,7 @@ class ClassTable:
             quasi_identifiers=self.quasi_identifiers,
             hierarchies=self.hierarchies,
             levels=self.levels,
-            codes=lambda: self.codes[keep],  # most suppressed tables of a search are never read
+            codes=lambda: np.compress(keep, self.codes, axis=0),  # most suppressed tables of a search are never read
             counts=counts,
             n_records=self.n_records,
             suppressed=self.suppressed + (self.n_retained - int(counts.sum())),
@@ -431,7 +431,7 @@ class ClassTable:
         )
         if "sensitive" in self.__dict__:
             table.__dict__["sensitive"] = {
-                k: h.with_counts(h.counts[keep]) for k, h in self.__dict__["sensitive"].items()
+                k: h.with_counts(np.compress(keep, h.counts, axis=0)) for k, h in self.__dict__["sensitive"].items()
             }
         return table
 

@@ -1,0 +1,59 @@
+"""The sorting grouping kernel (:func:`veil.classes._grouping.sum_by_sorted_key`) groups and sums
+as the dense one and the hash table do, and the class tables it gives are those of the general path."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from veil.classes import ClassTable
+from veil.classes._grouping import group_keys, regroup_codes, sum_by_key, sum_by_sorted_key
+from veil.hierarchy import Hierarchy
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(1, 300), space=st.integers(1, 10**12), distinct=st.integers(1, 50), seed=st.integers(0, 2**16))
+def test_sorted_sums_match_the_hash_table(n, space, distinct, seed):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, space, distinct)
+    key = values[rng.integers(0, distinct, n)]
+    weights = rng.integers(1, 1000, n).astype(np.int64)
+    keys, sums, inverse = sum_by_sorted_key(key, space, weights)
+    hashed, hashed_inverse = group_keys(key, space)
+    order = np.argsort(hashed)
+    assert np.array_equal(keys, hashed[order])  # increasing distinct keys
+    assert sums.dtype == np.int64
+    assert np.array_equal(sums, np.bincount(hashed_inverse, weights=weights).astype(np.int64)[order])
+    assert np.array_equal(keys[inverse()], key)
+    dense = sum_by_key(key, space, weights)
+    if dense is not None:
+        assert np.array_equal(dense[0], keys) and np.array_equal(dense[1], sums)
+        assert np.array_equal(dense[2](), inverse())
+
+
+def test_no_sorted_grouping_when_keys_and_rows_do_not_fit():
+    key = np.array([1, 2, 2], dtype=np.int64)
+    assert sum_by_sorted_key(key, 1 << 61, np.ones(3, np.int64)) is None
+    assert sum_by_sorted_key(key[:0], 10, np.ones(0, np.int64)) is None
+
+
+def test_sparse_regrouping_gives_the_general_path_classes():
+    """Columns whose key space is far larger than the classes: the sorted sums, with the
+    codes unpacked from the keys, give the classes a row-by-row grouping gives."""
+    rng = np.random.default_rng(2)
+    n, radices = 500, [1000, 1000, 7]
+    columns = [rng.integers(0, r, n).astype(np.int32) for r in radices]
+    columns[0][: n // 2] = columns[0][n // 2:]  # some classes merge
+    columns[1][: n // 2] = columns[1][n // 2:]
+    columns[2][: n // 2] = columns[2][n // 2:]
+    counts = rng.integers(1, 5, n).astype(np.int64)
+    grouped = regroup_codes(lambda i: columns[i], radices, counts, positive=True)
+    codes = grouped.codes() if callable(grouped.codes) else grouped.codes
+    inverse = grouped.inverse() if callable(grouped.inverse) else grouped.inverse
+    assert grouped.counts is not None and grouped.n_groups == len(codes) < n
+    frame = pd.DataFrame({"a": columns[0], "b": columns[1], "c": columns[2], "n": counts})
+    expected = frame.groupby(["a", "b", "c"], sort=True)["n"].sum()
+    assert [tuple(row) for row in codes.tolist()] == list(expected.index)
+    assert grouped.counts.tolist() == expected.tolist()
+    assert np.array_equal(codes[inverse], np.column_stack(columns))
