@@ -69,13 +69,20 @@ def build(
     dataset.encode_all(qis + sens)  # side by side; cached for what follows
     bound, leaves, value_codes, star_rows = _bind_quasi_identifiers(dataset, qis, given, suppressed_rows)
     keep = ~star_rows
+    every = not star_rows.any()  # no row left out: no filter over the rows
     input_suppressed = int(star_rows.sum() if w is None else w[star_rows].sum())
     codes, inverse = _group(leaves, value_codes, keep, bound, w)
     n_classes = len(codes)
-    kept = None if w is None else w[keep]
-    counts = np.rint(np.bincount(inverse, weights=kept, minlength=n_classes)).astype(np.int64)
-    row_class = np.full(n, -1, dtype=np.int64)
-    row_class[keep] = inverse
+    kept = None if w is None else w if every else w[keep]
+    if kept is None:  # integer counts as they are
+        counts = np.bincount(inverse, minlength=n_classes).astype(np.int64, copy=False)
+    else:
+        counts = np.rint(np.bincount(inverse, weights=kept, minlength=n_classes)).astype(np.int64)
+    if every:
+        row_class = inverse
+    else:
+        row_class = np.full(n, -1, dtype=np.int64)
+        row_class[keep] = inverse
     return ClassTable(
         quasi_identifiers=qis, hierarchies=tuple(bound), levels=tuple(0 for _ in qis), codes=codes, counts=counts,
         n_records=n if w is None else int(w.sum()), suppressed=input_suppressed, input_suppressed=input_suppressed,
@@ -237,8 +244,11 @@ def _histograms(
     for name in sens:
         encoded = dataset.encode(name)
         v = encoded.n_values
-        flat = inverse * v + encoded.codes[keep]
-        hist = np.rint(np.bincount(flat, weights=kept, minlength=n_classes * v)).astype(np.int64)
+        flat = inverse * v + (encoded.codes if len(inverse) == len(encoded.codes) else encoded.codes[keep])
+        if kept is None:
+            hist = np.bincount(flat, minlength=n_classes * v).astype(np.int64, copy=False)
+        else:
+            hist = np.rint(np.bincount(flat, weights=kept, minlength=n_classes * v)).astype(np.int64)
         hist = hist.reshape(n_classes, v)
         if whole:
             overall = np.rint(np.bincount(encoded.codes, weights=w, minlength=v)).astype(np.int64)
