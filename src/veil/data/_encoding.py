@@ -308,6 +308,9 @@ def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] |
     lacked = found.null_count - missing
     if lacked > n // 8:
         return None
+    if not found.null_count:  # every row in the head: its indices as they are (read-only, not written)
+        return found.to_numpy(zero_copy_only=False).astype(np.int32, copy=False), head.to_numpy(
+            zero_copy_only=False).astype(object), False
     raw = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int32)  # a writable copy
     labels = head.to_numpy(zero_copy_only=False).astype(object)
     if lacked:

@@ -50,3 +50,21 @@ def test_every_label_occurs_is_what_the_codes_show(values, form, domain):
     encoded = encode_values(column, column="c", domain=declared)
     occurs = np.bincount(encoded.codes, minlength=encoded.n_values) > 0
     assert encoded.every_label_occurs == bool(occurs.all())
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**16), rare=st.booleans(), missing=st.booleans())
+def test_a_long_text_column_encodes_as_arrow_dictionary_encoding_does(seed, rare, missing):
+    # 8,192 rows (the head lookup's length): every row in the head, or rare values it lacks, or nulls
+    import pyarrow as pa
+
+    rng = np.random.default_rng(seed)
+    values = rng.choice(["b", "a", "c", "d"], size=8192).astype(object)
+    if rare:
+        values[rng.integers(0, 8192, size=3)] = "zz-rare"
+    if missing:
+        values[rng.integers(0, 8192, size=5)] = None
+    fast = encode_values(pa.array(values, type=pa.large_string()), column="c")
+    slow = encode_values(pa.array(values, type=pa.large_string()).dictionary_encode(), column="c")
+    np.testing.assert_array_equal(fast.codes, slow.codes)
+    assert fast.labels.tolist() == slow.labels.tolist() and fast.missing_code == slow.missing_code
