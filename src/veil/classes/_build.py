@@ -74,14 +74,9 @@ def build(
     codes, inverse = _group(leaves, value_codes, keep, bound, w)
     n_classes = len(codes)
     kept = None if w is None else w if every else w[keep]
-    if kept is None:  # integer counts as they are
-        counts = np.bincount(inverse, minlength=n_classes).astype(np.int64, copy=False)
-    else:
-        counts = np.rint(np.bincount(inverse, weights=kept, minlength=n_classes)).astype(np.int64)
-    if every:
-        row_class = inverse
-    else:
-        row_class = np.full(n, -1, dtype=np.int64)
+    counts = _count(inverse, kept, n_classes)
+    row_class = inverse if every else np.full(n, -1, dtype=np.int64)
+    if not every:
         row_class[keep] = inverse
     return ClassTable(
         quasi_identifiers=qis, hierarchies=tuple(bound), levels=tuple(0 for _ in qis), codes=codes, counts=counts,
@@ -89,6 +84,13 @@ def build(
         base=None, base_map=np.arange(n_classes, dtype=np.int64), row_class=row_class if w is None else None,
         sensitive=_histograms(dataset, sens, given, inverse, keep, kept, w, n_classes, whole=suppressed_rows is None),
     )
+
+
+def _count(index: np.ndarray, weights: np.ndarray | None, length: int) -> np.ndarray:
+    """``np.bincount`` as int64: integer counts as they are, weighted ones rounded."""
+    if weights is None:
+        return np.bincount(index, minlength=length).astype(np.int64, copy=False)
+    return np.rint(np.bincount(index, weights=weights, minlength=length)).astype(np.int64)
 
 
 def _check_columns(dataset: Dataset, qis: tuple[str, ...], sens: tuple[str, ...]) -> None:
@@ -245,10 +247,7 @@ def _histograms(
         encoded = dataset.encode(name)
         v = encoded.n_values
         flat = inverse * v + (encoded.codes if len(inverse) == len(encoded.codes) else encoded.codes[keep])
-        if kept is None:
-            hist = np.bincount(flat, minlength=n_classes * v).astype(np.int64, copy=False)
-        else:
-            hist = np.rint(np.bincount(flat, weights=kept, minlength=n_classes * v)).astype(np.int64)
+        hist = _count(flat, kept, n_classes * v)
         hist = hist.reshape(n_classes, v)
         if whole:
             overall = np.rint(np.bincount(encoded.codes, weights=w, minlength=v)).astype(np.int64)
@@ -321,7 +320,8 @@ def apply_to_rows(table: ClassTable, dataset: Dataset, *, drop_suppressed: bool 
     return out
 
 
-def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
+def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns: Sequence[str], *,
+                 blank: np.ndarray | None = None, blanked: Sequence[str] = ()) -> pd.DataFrame:
     """The released rows ``rows`` of ``dataset`` under ``table``'s transformation, in that order.
 
     Each quasi-identifier of ``columns`` is built straight from the codes: a
@@ -343,6 +343,8 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
         Input row positions, in release order (a permutation, or a subset).
     columns : sequence of str
         The released columns, in order.
+    blank : numpy.ndarray of bool, optional
+        Over ``rows``: the rows whose columns ``blanked`` (not QIs) read :data:`SUPPRESSED`.
 
     Returns
     -------
@@ -367,7 +369,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
 
     def taken() -> pd.DataFrame:  # the other columns, as the input has them
         encoded = {name: dataset.encoded(name) for name in others if dataset.encoded(name) is not None}
-        return take_rows(dataset.frame_of(others), rows, encoded=encoded)
+        return take_rows(dataset.frame_of(others), rows, encoded=encoded, blank=blank, blanked=set(blanked))
 
     jobs: dict[object, Callable[[], object]] = {name: partial(_released_column, table, positions[name], index, read)
                                                 for name in columns if name in positions}

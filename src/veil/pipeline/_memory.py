@@ -111,17 +111,18 @@ def publish(data: pd.DataFrame | None, star: np.ndarray, dataset: Any, mode: str
         rows = order if rows is None else rows[order]  # every row's permutation is its own row order
     elif rows is None:
         rows = np.arange(len(star))
+    blank = star[rows] if mode == "blank" and star.any() else None
     if data is None:
-        assert classes is not None
-        out = release_rows(classes, dataset, rows, list(published))
+        assert classes is not None  # the sensitive cells of suppressed rows blanked as they are taken
+        out = release_rows(classes, dataset, rows, list(published), blank=blank, blanked=dataset.sensitive)
+        blank = None
     else:
         out = take_rows(data.loc[:, list(published)], rows)  # one take per column, drop and shuffle together
         for name in dataset.quasi_identifiers:  # a missing value is released as an empty cell, as it came
             missing = (out[name] == MISSING).to_numpy(dtype=bool, na_value=False) if name in out.columns else None
             if missing is not None and missing.any():
                 out[name] = blank_rows(out[name], missing, None)
-    if mode == "blank" and star.any():
-        blank = star[rows]
+    if blank is not None:
         for name in dataset.sensitive:
             if name in out.columns:
                 out[name] = blank_rows(out[name], blank, SUPPRESSED)

@@ -11,11 +11,13 @@ dictionary, so no Python object per row is made.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from veil.classes import SUPPRESSED
 
 __all__ = ["take_rows", "text_column", "category_column", "blank_rows"]
 
@@ -36,7 +38,8 @@ def _series(data, dtype) -> pd.Series:
 
 
 def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False,
-              encoded: Mapping[str, Any] | None = None) -> pd.DataFrame:
+              encoded: Mapping[str, Any] | None = None, blank: np.ndarray | None = None,
+              blanked: Collection[str] = ()) -> pd.DataFrame:
     """``frame.iloc[rows]`` with a fresh RangeIndex, one Arrow take per text column.
 
     Parameters
@@ -54,6 +57,9 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False
         column's distinct values as they are, the missing code a missing cell): those columns
         are decoded from their rows' codes (an int32 gather, then the small dictionary's
         labels) instead of gathering or hashing their text.
+    blank : numpy.ndarray of bool, optional
+        Over the taken rows: those whose columns ``blanked`` read :data:`~veil.classes.SUPPRESSED`
+        (as :func:`blank_rows` after the take; an encoded column gets it by code).
     """
     import pyarrow as pa
 
@@ -66,11 +72,15 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False
         if data is None:
             out[position] = column.iloc[rows].reset_index(drop=True)
         elif not categories and encoded and name in encoded and _is_text(data):
-            out[position] = _decoded(encoded[name], rows, data.type, column.dtype)
+            mask = blank if name in blanked else None
+            out[position] = _decoded(encoded[name], rows, data.type, column.dtype, blank=mask)
+            continue
         elif categories and (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):
             out[position] = pd.Series(data.dictionary_encode().take(indices).to_pandas(), copy=False)
         else:
             out[position] = _series(_take(data, indices), column.dtype)
+        if blank is not None and name in blanked:
+            out[position] = blank_rows(out[position], blank, SUPPRESSED)
     result = pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)
     result.columns = frame.columns
     return result
@@ -82,17 +92,20 @@ def _is_text(data) -> bool:
     return pa.types.is_string(data.type) or pa.types.is_large_string(data.type)
 
 
-def _decoded(encoding: Any, rows: np.ndarray, arrow_type: Any, dtype: object) -> pd.Series:
+def _decoded(encoding: Any, rows: np.ndarray, arrow_type: Any, dtype: object, *,
+             blank: np.ndarray | None = None) -> pd.Series:
     """The text of ``rows`` from the column's encoding: its labels (as the column has them; the
-    missing code a missing cell) taken by the rows' codes."""
+    missing code a missing cell) taken by the rows' codes; the rows of ``blank`` read
+    :data:`~veil.classes.SUPPRESSED` (a code of its own, after the labels)."""
     import pyarrow as pa
 
-    labels = np.asarray(encoding.labels, dtype=object)
+    labels = np.append(np.asarray(encoding.labels, dtype=object), np.array([SUPPRESSED], dtype=object))
     if encoding.missing_code >= 0:
-        labels = labels.copy()
         labels[encoding.missing_code] = None
-    dictionary = pa.array(labels, type=arrow_type)
-    return _series(dictionary.take(pa.array(encoding.codes.take(rows))), dtype)
+    codes = encoding.codes.take(rows)
+    if blank is not None:
+        codes = np.where(blank, np.int32(len(labels) - 1), codes).astype(np.int32, copy=False)
+    return _series(pa.array(labels, type=arrow_type).take(pa.array(codes)), dtype)
 
 
 #: From this many rows on, repeated text is taken through its dictionary (measured crossover).

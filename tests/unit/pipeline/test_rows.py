@@ -98,3 +98,22 @@ def test_category_column_labels_that_are_not_text_are_not_mixed_up_by_the_cache(
     # 1 == 1.0 == True as keys, but their texts differ: "1", "1.0", "True"
     for labels, text in (([1, "x"], "1"), ([1.0, "x"], "1.0"), ([True, "x"], "True"), (["1", "x"], "1")):
         assert category_column(np.array([0, 1]), labels).astype(object).tolist() == [text, "x"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), st.sampled_from(["a", "*", "<missing>", ""])), min_size=1, max_size=30),
+       seed=st.integers(0, 2**16), encode=st.booleans())
+def test_take_rows_blanking_equals_blank_rows_after_the_take(values, seed, encode):
+    from veil.dataset import Dataset
+
+    frame = pd.DataFrame({"text": pd.Series(values, dtype="str"), "n": pd.Series(range(len(values)), dtype=object)})
+    dataset = Dataset.from_pandas(frame, sensitive=["text"])
+    rng = np.random.default_rng(seed)
+    rows = rng.permutation(len(values))
+    blank = rng.random(len(values)) < 0.4
+    encoded = {"text": dataset.encode("text")} if encode else None
+    fast = take_rows(frame, rows, encoded=encoded, blank=blank, blanked={"text", "n"})
+    slow = take_rows(frame, rows)
+    for name in ("text", "n"):
+        slow[name] = blank_rows(slow[name], blank, "*")
+    pd.testing.assert_frame_equal(fast, slow)
