@@ -111,6 +111,9 @@ class SearchResult:
 
 _NEVER = np.iinfo(np.int64).max
 
+#: An attribute with at most this many values at level 0 stays at level 0 in the search's hub tables.
+SMALL_DOMAIN = 8
+
 
 class TableStore:
     """At most ``capacity`` class tables by node, the least recently used dropped first;
@@ -168,9 +171,12 @@ class Evaluator:
         self.checked = 0
         # hub tables: the node capped at level 1 (or its minimum level) in every
         # attribute is finer than the node and usually has far fewer classes
-        # than the base table, so most nodes are generalized from a hub
+        # than the base table, so most nodes are generalized from a hub.  An attribute
+        # with a few values at level 0 stays there in every hub: it multiplies a hub's
+        # classes by at most SMALL_DOMAIN, and one hub serves each of its levels
         self.hubs = TableStore(hub_limit, q)
-        self.hub_cap = tuple(max(int(level), 1) for level in classes.levels)
+        self.hub_cap = tuple(int(level) if h.n_values(0) <= SMALL_DOMAIN else max(int(level), 1)
+                             for level, h in zip(classes.levels, classes.hierarchies))
         self.hub_limit = hub_limit
         self.hub_requests: dict[tuple[int, ...], int] = {}
         self.unsuppressed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # (bounds, low, stride)
@@ -334,7 +340,7 @@ def loss_bounds(
         terms = np.zeros(b + 1, dtype=np.float64)
         for level in range(a + 1, b + 1):
             reference[i] = level
-            terms[level] = float(loss(coarse.generalize(reference))) - start
+            terms[level] = float(loss(coarse.roll_up(tuple(reference)))) - start  # levels above coarse's
         total += terms[nodes[:, i]]
     return total
 

@@ -124,7 +124,11 @@ def unpack_codes(keys: np.ndarray, radices: Sequence[int]) -> np.ndarray:
     rows = np.empty((q, len(keys)), dtype=np.int32)  # one contiguous row per attribute, then transposed
     rest = keys.astype(np.int32) if key_space(radices) < 1 << 31 else keys  # int32 division is faster
     for i in range(q - 1, 0, -1):
-        rest, rows[i] = np.divmod(rest, int(radices[i]))
+        r = int(radices[i])
+        if r == 1:  # one value: code 0, nothing to divide
+            rows[i] = 0
+        else:
+            rest, rows[i] = np.divmod(rest, r)
     if q:
         rows[0] = rest
     return np.ascontiguousarray(rows.T)
@@ -165,7 +169,7 @@ def sum_by_key(
         return None
     total = np.bincount(key, weights=weights, minlength=space)
     keys = np.flatnonzero(total > 0)  # a boolean scan: 5-20x faster than one over the floats
-    sums = np.rint(total[keys]).astype(np.int64)
+    sums = total[keys].astype(np.int64)  # float sums of integers are exact integers
 
     def inverse() -> np.ndarray:
         ids = np.empty(space, dtype=np.int64)  # only the present keys' slots are read

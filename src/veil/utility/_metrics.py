@@ -200,8 +200,15 @@ def _attribute_iloss(classes: ClassTable, i: int) -> float:
     domain = h.n_values(0)
     if domain <= 1:
         return 0.0
-    covered = h.leaf_counts(level)[classes.codes[:, i]]
-    return (float(np.dot(classes.counts, covered - 1)) + classes.suppressed * (domain - 1)) / domain
+    # the sum over classes is an exact integer, whatever way it is found: a value covers one
+    # leaf at level 0, and every leaf where the level has one value (no codes read then)
+    if level == 0:
+        retained = 0
+    elif h.n_values(level) == 1:
+        retained = classes.n_retained * (domain - 1)
+    else:
+        retained = int(np.dot(classes.counts, h.leaf_counts(level)[classes.codes[:, i]] - 1))
+    return (float(retained) + classes.suppressed * (domain - 1)) / domain
 
 
 def discernibility(classes: ClassTable) -> int:

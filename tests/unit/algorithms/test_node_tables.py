@@ -120,3 +120,24 @@ def test_suppress_keeps_classes_counts_and_the_base_map(classes):
     rows = suppressed.row_classes()
     assert (rows == -1).sum() == suppressed.suppressed
     assert np.array_equal(np.bincount(rows[rows >= 0], minlength=suppressed.n_classes), suppressed.counts)
+
+
+def test_iloss_shortcuts_give_the_same_floats(classes):
+    """ILoss reads no codes for an attribute at level 0 or at a level with one value;
+    the floats equal those of the per-class formula, suppressed tables included."""
+    from veil.utility import get_metric
+
+    def formula(table):
+        total = 0.0
+        for i, (h, level) in enumerate(zip(table.hierarchies, table.levels)):
+            domain = h.n_values(0)
+            if domain > 1:
+                covered = h.leaf_counts(level)[table.codes[:, i]]
+                total += (float(np.dot(table.counts, covered - 1)) + table.suppressed * (domain - 1)) / domain
+        return total / (table.n_records * len(table.levels))
+
+    heights = [h.height for h in classes.hierarchies]
+    for node in Lattice(tuple(0 for _ in heights), tuple(heights)).nodes().tolist():
+        table = classes.roll_up(tuple(node))
+        for candidate in (table, table.suppress(table.counts < 2)):
+            assert get_metric("loss").loss(candidate) == formula(candidate)
