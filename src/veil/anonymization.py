@@ -144,8 +144,12 @@ def verify(
     left_out = None  # the suppressed rows: out of the classes, counted as suppressed (never modified)
     if suppressed != "keep":
         left_out = _star_rows(data, qis) if suppressed_rows is None else np.asarray(suppressed_rows, dtype=np.bool_)
-    counts = np.ones(len(data), dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
-    if int(counts.sum() if left_out is None else counts[~left_out].sum()) == 0:
+    if weights is None:  # one record per row: the rows not left out, counted without a mask copy
+        remaining = len(data) - (0 if left_out is None else int(np.count_nonzero(left_out)))
+    else:
+        counts = np.asarray(weights, dtype=np.int64)
+        remaining = int(counts.sum() if left_out is None else counts[~left_out].sum())
+    if remaining == 0:
         # every record was suppressed: check the all-'*' table it stands for
         data, weights, left_out = dataset.frame.copy(), None, None
         for name in qis:
