@@ -3,6 +3,7 @@ Evaluator's choice of source (a cached node, a hub or the base) give the same cl
 tables as ClassTable.generalize from the base."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from veil.algorithms._nodes import Evaluator, Lattice, NodeSets, TableStore
@@ -141,3 +142,23 @@ def test_iloss_shortcuts_give_the_same_floats(classes):
         table = classes.roll_up(tuple(node))
         for candidate in (table, table.suppress(table.counts < 2)):
             assert get_metric("loss").loss(candidate) == formula(candidate)
+
+
+def test_hubs_keep_small_domains_at_level_zero():
+    """An attribute with at most SMALL_DOMAIN values at level 0 stays at level 0 in the hubs
+    (one hub serves each of its levels); a larger one is capped at level 1."""
+    from veil.algorithms._nodes import SMALL_DOMAIN
+
+    small = [str(v) for v in range(SMALL_DOMAIN)]
+    large = [str(v) for v in range(SMALL_DOMAIN + 1)]
+    frame = pd.DataFrame({"s": small * 3, "l": (large * 3)[: 3 * SMALL_DOMAIN]})
+    from veil.hierarchy import Hierarchy
+
+    hierarchies = {"s": Hierarchy.from_rows([[v, "x", "*"] for v in small]),
+                   "l": Hierarchy.from_rows([[v, "y", "*"] for v in large])}
+    table = ClassTable.from_pandas(frame, quasi_identifiers=["s", "l"], hierarchies=hierarchies)
+    evaluator = Evaluator(table, [KAnonymity(k=2)], 0, lambda c: 0.0)
+    assert evaluator.hub_cap == (0, 1)
+    for node in [(2, 2), (1, 2), (2, 2)]:  # the second request of hub (0, 1) builds it
+        assert _as_set(evaluator.table(node)) == _as_set(table.generalize(node))
+    assert list(evaluator.hubs.slots) == [(0, 1)]
