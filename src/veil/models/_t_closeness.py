@@ -10,6 +10,7 @@ import numpy as np
 
 from veil.classes import ClassTable, SensitiveHistogram
 from veil.errors import HierarchyError
+from veil.hierarchy import Hierarchy
 from veil.models._distributions import SensitiveAttributeModel, exact_ratio
 from veil.models._facts import Param, RequirementKey
 
@@ -21,6 +22,9 @@ __all__ = [
     "ordered_distances",
     "hierarchical_distances",
 ]
+
+#: Up to this many sensitive values, the distances are summed one value's column at a time.
+_FEW = 8
 
 _REFERENCE = (
     "N. Li, T. Li, S. Venkatasubramanian, 't-closeness: privacy beyond k-anonymity "
@@ -38,25 +42,31 @@ def _signed_differences(hist: SensitiveHistogram) -> tuple[np.ndarray, np.ndarra
     return diff, n * total
 
 
+def _column_differences(hist: SensitiveHistogram) -> tuple[list[np.ndarray], np.ndarray]:
+    """:func:`_signed_differences` one value's column at a time, for a few values (a sum
+    along rows of two or three entries is slow in numpy): the same integers."""
+    columns = [hist.counts[:, v] for v in range(hist.counts.shape[1])]
+    total = int(hist.overall.sum())
+    n = columns[0].copy()
+    for column in columns[1:]:
+        n += column
+    diffs = [column * total - n * share for column, share in zip(columns, hist.overall.tolist())]
+    return diffs, n * total
+
+
 def equal_distances(hist: SensitiveHistogram) -> np.ndarray:
     """EMD with equal ground distance per class: :math:`\\frac12 \\sum_v |p_v - q_v|`."""
     g, m = hist.counts.shape
     if g == 0:
         return np.zeros(0)
-    if m > 8:
+    if m > _FEW:
         diff, scale = _signed_differences(hist)
         return exact_ratio(np.abs(diff).sum(axis=1), 2 * scale)
-    # a few values: the same integers summed one value at a time, whole columns at once
-    # (a sum along rows of two or three entries is slow in numpy)
-    columns = [hist.counts[:, v] for v in range(m)]
-    total = int(hist.overall.sum())
-    n = columns[0].copy()
-    for column in columns[1:]:
-        n += column
-    num = np.zeros(g, dtype=np.int64)
-    for column, share in zip(columns, hist.overall.tolist()):
-        num += np.abs(column * total - n * int(share))
-    return exact_ratio(num, 2 * (n * total))
+    diffs, scale = _column_differences(hist)
+    num = np.abs(diffs[0])
+    for diff in diffs[1:]:
+        num += np.abs(diff)
+    return exact_ratio(num, 2 * scale)
 
 
 def ordered_distances(hist: SensitiveHistogram) -> np.ndarray:
@@ -89,6 +99,8 @@ def hierarchical_distances(hist: SensitiveHistogram) -> np.ndarray:
     g = hist.counts.shape[0]
     if g == 0:
         return np.zeros(0)
+    if 0 < hist.counts.shape[1] <= _FEW and hierarchy.height > 0:
+        return _hierarchical_few(hist, hierarchy)
     diff, scale = _signed_differences(hist)
     present = (hist.overall > 0) | (hist.counts.sum(axis=0) > 0)
     leaf = hierarchy.leaf_index(hist.labels[present], column=hist.name)
@@ -106,6 +118,38 @@ def hierarchical_distances(hist: SensitiveHistogram) -> np.ndarray:
         cost += level * np.minimum(pos, neg).sum(axis=1)
         extra = extra @ onehot
     return exact_ratio(cost, height * scale)
+
+
+def _hierarchical_few(hist: SensitiveHistogram, hierarchy: Hierarchy) -> np.ndarray:
+    """:func:`hierarchical_distances` for a few values, one value's column at a time.
+
+    With :math:`A_l` the sum of :math:`|extra(N)|` over the nodes :math:`N` at level
+    :math:`l`, a node's :math:`\\min(pos, neg)` is half of its children's
+    :math:`\\sum |extra|` less its own :math:`|extra|`, so the cost telescopes to
+    :math:`\\frac12 (A_0 + \\dots + A_{H-1} - H A_H)` (and :math:`A_H = 0` under the
+    single top value: a class's extras sum to 0).  Twice the cost over twice the
+    denominator rounds to the same double.
+    """
+    diffs, scale = _column_differences(hist)
+    shares = hist.overall.tolist()
+    present = [v for v, share in enumerate(shares) if share > 0 or hist.counts[:, v].any()]
+    labels = hist.labels if len(present) == len(shares) else hist.labels[present]
+    leaf = hierarchy.leaf_index(labels, column=hist.name)
+    twice = np.abs(diffs[0])
+    for diff in diffs[1:]:
+        twice += np.abs(diff)
+    height = hierarchy.height
+    for level in range(1, height + 1):
+        ancestors = hierarchy.rollup(0, level)[leaf].tolist()
+        if level == height and len(set(ancestors)) == 1:
+            break  # the single top value: the extras of a class sum to 0
+        summed: dict[int, np.ndarray] = {}
+        for v, code in zip(present, ancestors):
+            summed[code] = summed[code] + diffs[v] if code in summed else diffs[v]
+        weight = 1 if level < height else -height
+        for extra in summed.values():
+            twice += weight * np.abs(extra)
+    return exact_ratio(twice, 2 * height * scale)
 
 
 @dataclass(frozen=True)
