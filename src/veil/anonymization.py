@@ -307,7 +307,10 @@ def anonymize(
     published = [c.name for c in columns if c.treatment != "dropped"]
     # quasi-identifiers are generalized and judged by the models; every column published as it is is scanned
     scanned = [c.name for c in columns if c.treatment not in ("dropped", "generalized")]
-    policy.check_identifiers(dataset.frame_of(scanned), scanned)
+    # the class table's encoding first (cached for it): the scan reads an encoded text column's
+    # codes instead of hashing its text again
+    dataset.encode_all([*dataset.quasi_identifiers, *plan.sensitive])
+    policy.check_identifiers(dataset.frame_of(scanned, encoded=True), scanned)
     done = run(plan, MemoryRows(dataset, published), columns=columns, progress=progress)
     done.report["seconds_total"] = round(time.perf_counter() - start, 6)
     outcome, verified = done.outcome, done.verified

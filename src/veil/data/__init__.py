@@ -19,7 +19,7 @@
 
 from veil.data._dataset import Dataset, MissingPolicy, read_csv
 from veil.data._encoding import (
-    MISSING, PARALLEL_ROWS, EncodedColumn, column_pool, encode_values, format_labels, infer_kind, side_by_side,
+    MISSING, PARALLEL_ROWS, EncodedColumn, categorical_of, column_pool, encode_values, format_labels, infer_kind, side_by_side,
     sort_labels,
 )
 from veil.data._reader import (
@@ -36,6 +36,7 @@ from veil.data._table_out import write_frame
 __all__ = [
     "Attribute",
     "PARALLEL_ROWS",
+    "categorical_of",
     "column_pool",
     "side_by_side",
     "DEFAULT_NA_VALUES",

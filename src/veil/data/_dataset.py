@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
-from veil.data._encoding import EncodedColumn, encode_values, format_labels, infer_kind, side_by_side
+from veil.data._encoding import EncodedColumn, categorical_of, encode_values, format_labels, infer_kind, side_by_side
 from veil.data._reader import DEFAULT_NA_VALUES, PARQUET_SUFFIXES, read_table
 from veil.data._schema import Kind, Schema
 from veil.errors import ColumnNotFoundError, SchemaError
@@ -200,18 +200,30 @@ class Dataset:
             self._frame = frame
         return self._frame
 
-    def frame_of(self, columns: Sequence[str]) -> pd.DataFrame:
+    def frame_of(self, columns: Sequence[str], *, encoded: bool = False) -> pd.DataFrame:
         """The records of ``columns`` only, in that order, as :attr:`frame` has them.
 
         A view of :attr:`frame` once that is made; else only these columns are
         converted from the Arrow table the dataset was read into (a 10M-row file's
         whole frame is about 0.7 GiB; the release and its checks need a column or two).
+        With ``encoded``, a text column that :meth:`encode` has made already comes as a
+        pandas categorical of its labels (the same cells; a reader of its codes hashes
+        no text again).
 
         Raises
         ------
         ColumnNotFoundError
             A column is not in the table.
         """
+        frame = self._frame_of(columns)
+        if encoded and frame.columns.is_unique:
+            for name in frame.columns:
+                done = self._encoded.get(name)
+                if done is not None and isinstance(frame[name].dtype, pd.StringDtype):
+                    frame[name] = categorical_of(done)
+        return frame
+
+    def _frame_of(self, columns: Sequence[str]) -> pd.DataFrame:
         names = list(columns)
         for name in names:
             if name not in self._columns:

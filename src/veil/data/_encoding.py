@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 __all__ = ["MISSING", "EncodedColumn", "format_labels", "sort_labels", "infer_kind", "encode_values", "distinct_codes",
-           "PARALLEL_ROWS", "column_pool", "side_by_side"]
+           "categorical_of", "PARALLEL_ROWS", "column_pool", "side_by_side"]
 
 #: The label of a missing value when missing values are kept as a value of their own.
 MISSING = "<missing>"
@@ -205,7 +205,7 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
         # a categorical of text (a release's labels): its codes as they are; the categories
         # are distinct text, so they are the labels (those some row uses)
         raw = np.asarray(values.cat.codes, dtype=np.int32)
-        return (*_used_only(raw, values.dtype.categories.to_numpy(dtype=object)), bool((raw < 0).any()))
+        return _used_only(raw, values.dtype.categories.to_numpy(dtype=object))
     array = _as_arrow(values)
     if array is None:  # pandas-only objects: the labels are made row by row
         raw, uniques = pd.factorize(format_labels(values), use_na_sentinel=True)  # type: ignore[arg-type]
@@ -242,7 +242,8 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
     remap[np.flatnonzero(present)] = inverse.reshape(-1)
     raw = remap[indices]  # index -1 reads the appended -1
     if given:  # a pandas categorical may carry categories that no row uses
-        raw, labels = _used_only(raw, labels)
+        raw, labels, any_missing = _used_only(raw, labels)
+        return raw, labels.astype(object), any_missing
     return raw, labels.astype(object), bool((raw < 0).any())
 
 
@@ -265,13 +266,33 @@ def _complete_categorical(values: object) -> tuple[np.ndarray, np.ndarray, np.nd
     return shift.take(raw), categories[used], counts[used]
 
 
-def _used_only(raw: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``raw`` (indices into ``labels``, -1 missing) and ``labels`` without the labels no row uses."""
-    used = np.bincount(raw[raw >= 0], minlength=len(labels)) > 0
+def categorical_of(encoded: EncodedColumn) -> pd.Series:
+    """``encoded``'s column as a pandas categorical of its labels: the same cells as the text
+    column it encodes (a missing value a missing cell), its codes as they are.
+
+    The labels are the column's distinct text as it is, ordered for its kind, :data:`MISSING`
+    (coded last) left out; declared domain values that no row shows stay categories.
+    """
+    labels, codes = encoded.labels, encoded.codes
+    if encoded.missing_code >= 0:  # MISSING's code reads -1 (missing), the others close up
+        keep = np.ones(len(labels), dtype=np.bool_)
+        keep[encoded.missing_code] = False
+        remap = (np.cumsum(keep) - 1).astype(np.int32)
+        remap[encoded.missing_code] = -1
+        labels, codes = labels[keep], remap.take(codes)
+    dtype = pd.CategoricalDtype(pd.Index(labels, dtype="str"))
+    return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype, validate=False), copy=False)
+
+
+def _used_only(raw: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``raw`` (indices into ``labels``, -1 missing) and ``labels`` without the labels no row uses,
+    and whether a value is missing (one count of the rows, missing ones in its first bin)."""
+    counts = np.bincount(raw + 1, minlength=len(labels) + 1)
+    used, any_missing = counts[1:] > 0, bool(counts[0])
     if used.all():
-        return raw, labels
-    shift = np.cumsum(used) - 1
-    return np.where(raw >= 0, shift[np.maximum(raw, 0)], -1).astype(np.int32), labels[used]
+        return raw, labels, any_missing
+    shift = np.append(np.cumsum(used, dtype=np.int32) - 1, np.int32(-1))  # code -1 reads the appended -1
+    return shift.take(raw), labels[used], any_missing
 
 
 #: Rows (spread over a text column) whose distinct values a long column is looked up in.

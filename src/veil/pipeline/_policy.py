@@ -175,14 +175,15 @@ class ReleasePolicy:
         """
         if not self.scan:
             return
-        from veil.sanitize import scan
+        from veil.sanitize import is_text, scan
 
         names = [c for c in columns if c not in self.allow_identifiers and self.actions.get(c) != "pseudonymized"]
         if not names or frame.empty:
             return
-        # every column is scanned as text; a text column (pandas' str or string dtype) is that
-        # already, with the same values either way, so it is not converted (0.7 ms per Adult column)
-        if not all(isinstance(frame[name].dtype, pd.StringDtype) for name in names):
+        # every column is scanned as text; a text column (pandas' str or string dtype, or a
+        # categorical of text: Dataset.frame_of(encoded=True)) is that already, with the same
+        # values either way, so it is not converted (0.7 ms per Adult column)
+        if not all(is_text(frame[name]) and frame[name].dtype != object for name in names):
             frame = pd.DataFrame({name: _as_string(frame[name]) for name in names}, copy=False)
         found = scan(frame, columns=names, sample_size=IDENTIFIER_SCAN_SAMPLE).direct_identifiers
         if found:
@@ -196,7 +197,9 @@ class ReleasePolicy:
 
 def _as_string(column: pd.Series) -> pd.Series:
     """``column`` as text: as it is when it holds text already, else ``astype("string")``."""
-    return column if isinstance(column.dtype, pd.StringDtype) else column.astype("string")
+    from veil.sanitize import is_text
+
+    return column if is_text(column) and column.dtype != object else column.astype("string")
 
 
 def published_frame(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:

@@ -22,7 +22,7 @@ import pandas as pd
 from veil.data._encoding import distinct_codes
 from veil.sanitize._patterns import KINDS
 
-__all__ = ["ColumnValues", "column_values", "counted", "sample_positions", "pattern_shares", "free_text_share",
+__all__ = ["ColumnValues", "column_values", "is_text", "counted", "sample_positions", "pattern_shares", "free_text_share",
            "share", "ARROW_REGEX_FROM", "FREE_TEXT_CHARS"]
 
 #: Sample size from which Arrow's regex engine is the faster (below it, Python's ``re``).
@@ -75,10 +75,13 @@ class ColumnValues:
         return self.text.tolist() if self.examined < ARROW_REGEX_FROM else None
 
 
-def _is_text(series: pd.Series) -> bool:
-    """Whether equal values of ``series`` are exactly the values of equal text (str values only)."""
+def is_text(series: pd.Series) -> bool:
+    """Whether equal values of ``series`` are exactly the values of equal text (str values only):
+    a text column, or a categorical of text (its distinct categories are read by code)."""
     if isinstance(series.dtype, pd.StringDtype):
         return True
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return pd.api.types.infer_dtype(series.dtype.categories, skipna=True) == "string"
     return series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) == "string"
 
 
@@ -99,14 +102,18 @@ def column_values(series: pd.Series, size: int, seed: int) -> ColumnValues:
     and turned to text row by row, then counted by text.  Both give the sample
     that :func:`_sample_positions` draws among the present values, in row order.
     """
-    if _is_text(series):
+    if is_text(series):
         codes, labels = distinct_codes(series)  # distinct str values, missing ones excluded
         present = labels != ""
-        row_present = np.append(present, False)[codes]  # code -1 (missing) reads the appended False
-        n_present = int(np.count_nonzero(row_present))
-        rows = np.flatnonzero(row_present)
+        if present.all() and not (codes < 0).any():  # every row present: no row list to make
+            n_present, rows = len(codes), None
+        else:
+            row_present = np.append(present, False)[codes]  # code -1 (missing) reads the appended False
+            n_present = int(np.count_nonzero(row_present))
+            rows = np.flatnonzero(row_present)
         positions = sample_positions(n_present, size, seed)
-        occurs = np.bincount(codes[rows if positions is None else rows[positions]], minlength=len(labels))
+        taken = rows if positions is None else positions if rows is None else rows[positions]  # None: all
+        occurs = np.bincount(codes if taken is None else codes[taken], minlength=len(labels))
         used = occurs > 0
         # what _as_text does to str values: Arrow's str, stripped by Arrow
         text = pd.Series(labels[used], dtype="str").str.strip()
