@@ -14,7 +14,7 @@ from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
 __all__ = ["SUPPRESSED", "SensitiveHistogram", "all_star_rows", "key_space", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key", "sum_by_sorted_key",
-           "Regrouping", "regroup_codes", "roll_up_histograms"]
+           "Regrouping", "regroup_codes", "roll_up_histograms", "KeyedInverse"]
 
 @dataclass(frozen=True, eq=False)
 class SensitiveHistogram:
@@ -56,11 +56,13 @@ class SensitiveHistogram:
     _with_counts = with_counts  # old name, kept for one release
 
 
-def roll_up_histograms(source: dict[str, SensitiveHistogram], mapping: np.ndarray,
+def roll_up_histograms(source: dict[str, SensitiveHistogram], mapping: "np.ndarray | KeyedInverse",
                        n_groups: int) -> dict[str, SensitiveHistogram]:
     """Histograms of ``n_groups`` classes summed from ``source``'s classes: class ``i``
-    joins ``mapping[i]`` (-1: suppressed, left out)."""
-    every = len(mapping) == 0 or int(mapping.min()) >= 0
+    joins ``mapping[i]`` (-1: suppressed, left out), or the group of its key when
+    ``mapping`` is a :class:`KeyedInverse` (summed by key, no index built)."""
+    keyed = isinstance(mapping, KeyedInverse)
+    every = keyed or len(mapping) == 0 or int(mapping.min()) >= 0
     valid = None if every else mapping >= 0
     rows = mapping if every else mapping[valid]
     out: dict[str, SensitiveHistogram] = {}
@@ -73,9 +75,33 @@ def roll_up_histograms(source: dict[str, SensitiveHistogram], mapping: np.ndarra
         counts = np.empty((n_groups, v), dtype=np.int64)
         for j in range(v):  # one pass per sensitive value (not per row); the float sums of
             # integer counts are exact integers, so the cast to int64 keeps them
-            counts[:, j] = np.bincount(rows, weights=weights[:, j], minlength=n_groups)
+            counts[:, j] = mapping.sums(weights[:, j]) if keyed else np.bincount(  # type: ignore[union-attr]
+                rows, weights=weights[:, j], minlength=n_groups)
         out[name] = hist.with_counts(counts)
     return out
+
+
+class KeyedInverse:
+    """The class -> group index of a grouping by dense keys (:func:`sum_by_key`), built when
+    called; :meth:`sums` sums per-class weights by group straight from the keys, without it.
+
+    Most tables of a search are judged and dropped: their sensitive histograms are summed
+    by key, and the index is built only for the few whose rows are asked for.
+    """
+
+    __slots__ = ("key", "keys", "space")
+
+    def __init__(self, key: np.ndarray, keys: np.ndarray, space: int) -> None:
+        self.key, self.keys, self.space = key, keys, space  # a class's key; the groups' keys, increasing
+
+    def __call__(self) -> np.ndarray:
+        ids = np.empty(self.space, dtype=np.int64)  # only the present keys' slots are read
+        ids[self.keys] = np.arange(len(self.keys), dtype=np.int64)
+        return ids[self.key]
+
+    def sums(self, weights: np.ndarray) -> np.ndarray:
+        """Each group's sum of ``weights`` (one per class, in the groups' order), as floats."""
+        return np.bincount(self.key, weights=weights, minlength=self.space)[self.keys]
 
 
 #: The label written for a suppressed QI value.
@@ -170,13 +196,7 @@ def sum_by_key(
     total = np.bincount(key, weights=weights, minlength=space)
     keys = np.flatnonzero(total > 0)  # a boolean scan: 5-20x faster than one over the floats
     sums = total[keys].astype(np.int64)  # float sums of integers are exact integers
-
-    def inverse() -> np.ndarray:
-        ids = np.empty(space, dtype=np.int64)  # only the present keys' slots are read
-        ids[keys] = np.arange(len(keys), dtype=np.int64)
-        return ids[key]
-
-    return keys, sums, inverse
+    return keys, sums, KeyedInverse(key, keys, space)
 
 
 def sum_by_sorted_key(

@@ -31,7 +31,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from veil.classes._grouping import SensitiveHistogram, group_codes, regroup_codes, roll_up_histograms
+from veil.classes._grouping import KeyedInverse, SensitiveHistogram, group_codes, regroup_codes, roll_up_histograms
 from veil.dataset import Dataset
 from veil.errors import ColumnNotFoundError, ParameterError
 from veil.hierarchy import Hierarchy
@@ -253,10 +253,10 @@ class ClassTable:
         Rolled up from the parent's classes when the parent has its histograms
         (a generalization regroups whole classes), else from the base table's.
         """
-        if self._histogram_parent is not None and self._inverse is not None:
-            source, mapping = self._histogram_parent.sensitive, self._regrouping()
-        elif self._parent_histograms is not None and self._inverse is not None:
-            source, mapping = self._parent_histograms, self._regrouping()
+        parent = None if self._inverse is None else (
+            self._parent_histograms if self._histogram_parent is None else self._histogram_parent.sensitive)
+        if parent is not None:  # summed by key when the grouping kept its keys
+            source, mapping = parent, self._inverse if isinstance(self._inverse, KeyedInverse) else self._regrouping()
         else:
             source, mapping = self.base.sensitive, self._base_map
         self._parent_histograms = None

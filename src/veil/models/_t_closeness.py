@@ -47,6 +47,10 @@ def _column_differences(hist: SensitiveHistogram) -> tuple[list[np.ndarray], np.
     along rows of two or three entries is slow in numpy): the same integers."""
     columns = [hist.counts[:, v] for v in range(hist.counts.shape[1])]
     total = int(hist.overall.sum())
+    if len(columns) == 2:  # c0 N - n o0 = c0 o1 - c1 o0, and the two differences cancel
+        (c0, c1), (o0, o1) = columns, hist.overall.tolist()
+        diff = c0 * o1 - c1 * o0
+        return [diff, -diff], (c0 + c1) * total
     n = columns[0].copy()
     for column in columns[1:]:
         n += column
