@@ -47,11 +47,11 @@ def exact_ratio(numerator: np.ndarray, denominator: np.ndarray | int) -> np.ndar
     """``numerator / denominator`` for int64 arrays, rounded once (0/0 -> 0)."""
     num = np.asarray(numerator, dtype=np.int64)
     den = np.asarray(denominator, dtype=np.int64)
+    zero = den == 0
+    if not zero.any():  # the usual case: no 0/0 to map to 0, no division by 0 to silence
+        return np.asarray(num.astype(np.float64) / den.astype(np.float64), dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = num.astype(np.float64) / den.astype(np.float64)
-    zero = den == 0
-    if not zero.any():  # the usual case: no 0/0 to map to 0
-        return np.asarray(out, dtype=np.float64)
     return np.where((num == 0) & zero, 0.0, out)
 
 
