@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -49,6 +50,19 @@ class SensitiveHistogram:
     def n_values(self) -> int:
         return len(self.labels)
 
+    @cached_property
+    def packed_weights(self) -> tuple[np.ndarray, int] | None:
+        """For two values, each class's counts in one float, ``c0 + c1 * 2**shift``, and ``shift``
+        (``2**shift`` above the first value's total): a sum of them over any classes is an
+        integer below ``2**53``, exact, that unpacks to both sums (None when it might not be)."""
+        if self.counts.shape[1] != 2:
+            return None
+        first, second = (int(total) for total in self.counts.sum(axis=0))
+        shift = max(first.bit_length(), 1)
+        if second >= 1 << (53 - shift):
+            return None
+        return (self.counts[:, 0] + (self.counts[:, 1] << shift)).astype(np.float64), shift
+
     def with_counts(self, counts: np.ndarray) -> "SensitiveHistogram":
         """The same attribute with other per-class counts (same labels and overall)."""
         return SensitiveHistogram(self.name, self.labels, counts, self.overall, self.kind, self.hierarchy)
@@ -73,6 +87,13 @@ def roll_up_histograms(source: dict[str, SensitiveHistogram], mapping: "np.ndarr
             continue
         weights = hist.counts if every else hist.counts[valid]
         counts = np.empty((n_groups, v), dtype=np.int64)
+        packed = hist.packed_weights if keyed else None
+        if packed is not None:  # two values in one pass over the classes
+            summed = mapping.sums(packed[0]).astype(np.int64)  # type: ignore[union-attr]
+            counts[:, 0] = summed & ((1 << packed[1]) - 1)
+            counts[:, 1] = summed >> packed[1]
+            out[name] = hist.with_counts(counts)
+            continue
         for j in range(v):  # one pass per sensitive value (not per row); the float sums of
             # integer counts are exact integers, so the cast to int64 keeps them
             counts[:, j] = mapping.sums(weights[:, j]) if keyed else np.bincount(  # type: ignore[union-attr]

@@ -46,3 +46,22 @@ def test_a_rolled_up_tables_histograms_are_the_bases():
     expected = direct.sensitive["s"].counts
     assert np.array_equal(table.codes, direct.codes) and np.array_equal(table.sensitive["s"].counts, expected)
     assert np.array_equal(table.row_classes(), direct.row_classes())  # the index is still built on demand
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(1, 120), space=st.integers(1, 300), big=st.sampled_from([0, 20, 26, 40]),
+       seed=st.integers(0, 2**16))
+def test_two_values_packed_in_one_float_unpack_to_each_sum(n, space, big, seed):
+    """Two values are summed in one pass as c0 + c1 * 2**shift; counts too large for an exact
+    float sum (``big`` bits) take one pass per value: the same integers either way."""
+    rng = np.random.default_rng(seed)
+    key = rng.integers(0, space, n).astype(np.int32)
+    hist = rng.integers(0, 9, (n, 2)).astype(np.int64) << rng.integers(0, big + 1, (n, 2))
+    hist[:, 0] += 1
+    keys, _, inverse = sum_by_key(key, space, hist.sum(axis=1).astype(np.float64))
+    source = {"s": SensitiveHistogram("s", np.array(["x", "y"]), hist, hist.sum(axis=0))}
+    by_key = roll_up_histograms(source, inverse, len(keys))["s"].counts
+    expected = np.zeros((space, 2), np.int64)
+    np.add.at(expected, key, hist)
+    assert np.array_equal(by_key, expected[keys])
+    assert (source["s"].packed_weights is None) == (int(hist[:, 1].sum()) >= 1 << (53 - int(hist[:, 0].sum()).bit_length()))
