@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from veil.classes import SensitiveHistogram
 from veil.errors import HierarchyError
 from veil.hierarchy import Hierarchy
+from veil.testing import hierarchies
 from veil.models._t_closeness import hierarchical_distances
 
 #: Values that occur nowhere: a histogram padded with them has more than 8 values and takes
@@ -22,16 +23,7 @@ def few_values(draw):
     counts (empty classes and values absent from the table included)."""
     m = draw(st.integers(1, 8))
     leaves = [f"v{i}" for i in range(m)]
-    rows = [[leaf] for leaf in leaves]
-    groups = list(range(m))
-    for level in range(draw(st.integers(0, 3))):
-        fan = draw(st.integers(1, 3))
-        groups = [g // fan for g in groups]
-        for row, g in zip(rows, groups):
-            row.append(f"L{level + 1}_{g}")
-    for row in rows:
-        row.append("*")
-    hierarchy = Hierarchy.from_rows(rows, name="s")
+    hierarchy = draw(hierarchies(leaves, max_height=4, name="s"))
     g = draw(st.integers(1, 6))
     cell = st.integers(0, 40)
     counts = np.array(draw(st.lists(st.lists(cell, min_size=m, max_size=m), min_size=g, max_size=g)), dtype=np.int64)
