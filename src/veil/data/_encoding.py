@@ -388,6 +388,29 @@ def distinct_codes(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np
     return raw, labels
 
 
+def _with_missing(ordered: np.ndarray, raw: np.ndarray, uniques: np.ndarray, column: str,
+                  missing: str) -> tuple[np.ndarray, int]:
+    """``ordered`` with :data:`MISSING` appended, and its code, for a column with missing values
+    (``raw`` -1); a clear error with ``missing="error"``, or when a value reads like the label."""
+    missing_rows = raw < 0
+    if missing == "error":
+        rows = np.flatnonzero(missing_rows)[:5].tolist()
+        raise SchemaError(
+            f"Column {column!r} has {int(missing_rows.sum())} missing value(s) "
+            f"(first rows, 0-based: {rows}); fill them, or keep them as a value of "
+            "their own with missing='value'."
+        )
+    literal = np.flatnonzero(uniques == MISSING)
+    if len(literal):  # the label of a missing value would also name a value: refuse, never conflate
+        raise SchemaError(
+            f"Column {column!r} has missing values (first rows, 0-based: "
+            f"{np.flatnonzero(missing_rows)[:5].tolist()}) and also the value {MISSING!r} (first rows: "
+            f"{np.flatnonzero(raw == literal[0])[:5].tolist()}), the label veil gives a missing value, "
+            "so the two could not be told apart; rename that value, or fill the missing ones."
+        )
+    return np.append(ordered, np.array([MISSING], dtype=object)), len(ordered)
+
+
 def encode_values(
     values: "pd.Series | pa.ChunkedArray | pa.Array",
     *,
@@ -412,7 +435,9 @@ def encode_values(
     ------
     SchemaError
         Missing values with ``missing="error"`` (naming up to five rows,
-        0-based), or a value that does not fit its kind.
+        0-based), missing values beside a value that reads :data:`MISSING` (the two
+        could not be told apart; the rows of both are named), or a value that does not
+        fit its kind.
 
     Examples
     --------
@@ -432,16 +457,7 @@ def encode_values(
     ordered, position = _ordered(uniques, kind, domain, column)
     missing_code = -1
     if any_missing:
-        missing_rows = raw < 0
-        if missing == "error":
-            rows = np.flatnonzero(missing_rows)[:5].tolist()
-            raise SchemaError(
-                f"Column {column!r} has {int(missing_rows.sum())} missing value(s) "
-                f"(first rows, 0-based: {rows}); fill them, or keep them as a value of "
-                "their own with missing='value'."
-            )
-        missing_code = len(ordered)
-        ordered = np.append(ordered, np.array([MISSING], dtype=object))
+        ordered, missing_code = _with_missing(ordered, raw, uniques, column, missing)
     remap = np.append(position, missing_code).astype(np.int32)
     codes = remap.take(raw)  # -1 reads the appended missing code; take: one gather, no index checks per row
     # every label of the dictionary is some row's value (each path keeps only those); a declared

@@ -292,11 +292,26 @@ def _verify_batches(batches: Iterable[pd.DataFrame], result: Any, dataset: Any, 
     if tally.blank is not None:
         raise _fail(tally.blank)
     cells, flag, counts = tally.classes_frame()
+    cells = _empty_as_missing(cells, dataset)
     classes = verify(cells, dataset, models, label=label, suppressed=mode, suppressed_rows=flag, weights=counts)
     if tally.star != tally.rows and classes.n_classes != report["classes_released"]:
         raise _fail(f"{classes.n_classes} classes in the file, {report['classes_released']} in the report")
     if tally.values is not None:
         raise _fail(tally.values)
+
+
+def _empty_as_missing(cells: pd.DataFrame, dataset: Any) -> pd.DataFrame:
+    """``cells`` with an empty cell of a column that is not a quasi-identifier read as a missing
+    value where the input has missing values in that column and no empty text: a CSV writes a
+    missing value as an empty cell (the per-row checks already compared it with the input's)."""
+    for name in [c for c in cells.columns if c not in dataset.quasi_identifiers]:
+        encoded = dataset.encode(name)
+        if encoded.missing_code < 0 or bool((encoded.labels == "").any()):
+            continue
+        empty = (cells[name] == "").to_numpy(dtype=bool, na_value=False)
+        if empty.any():
+            cells = cells.assign(**{name: cells[name].where(~empty, None)})
+    return cells
 
 
 class _Expected:

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pandas as pd
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from veil.pipeline._rows import blank_rows, category_column, take_rows, text_column
@@ -82,6 +82,7 @@ def test_category_column_by_class_equals_the_gathered_codes(labels, n_classes, s
 @given(values=st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "<missing>", "é", ""])), min_size=1,
                        max_size=30), seed=st.integers(0, 2**16), drop=st.booleans())
 def test_take_rows_decoding_an_encoded_column_equals_the_take(values, seed, drop):
+    assume(not (None in values and "<missing>" in values))  # refused by the encoding (its own test)
     from veil.dataset import Dataset
 
     frame = pd.DataFrame({"text": pd.Series(values, dtype="str"), "n": np.arange(len(values))})
@@ -104,6 +105,7 @@ def test_category_column_labels_that_are_not_text_are_not_mixed_up_by_the_cache(
 @given(values=st.lists(st.one_of(st.none(), st.sampled_from(["a", "*", "<missing>", ""])), min_size=1, max_size=30),
        seed=st.integers(0, 2**16), encode=st.booleans())
 def test_take_rows_blanking_equals_blank_rows_after_the_take(values, seed, encode):
+    assume(not (None in values and "<missing>" in values))  # refused by the encoding (its own test)
     from veil.dataset import Dataset
 
     frame = pd.DataFrame({"text": pd.Series(values, dtype="str"), "n": pd.Series(range(len(values)), dtype=object)})
