@@ -142,7 +142,8 @@ class EngineRows:
             counts, quasi_identifiers=qis, sensitive=sensitive, suppressed_rows=np.zeros(len(counts), bool) if top else None,
             hierarchies={name: h for name, h in self.hierarchies.items() if name in sensitive},
             kinds={name: k for name, k in self.kinds.items() if name in sensitive},
-            domains={name: base.sensitive[name].labels.tolist() for name in sensitive},
+            # the input's values in its order; the missing-value label is added back by the encoding
+            domains={name: [v for v in base.sensitive[name].labels.tolist() if v != MISSING] for name in sensitive},
         )
         _check_classes(verified, chosen, qis, drop_suppressed=drop, na_values=written.na_values)
         _check_sensitive_values(verified, base, sensitive, drop_suppressed=drop)
@@ -233,6 +234,11 @@ def _check_sensitive_values(released: ClassTable, base: ClassTable, sensitive: S
     """The released sensitive values are the input's (distributions judged against the whole input)."""
     for name in sensitive:
         hist, original = released.sensitive[name], base.sensitive[name]
+        if original.labels.tolist()[-1:] == [MISSING] and hist.labels.tolist() == original.labels.tolist()[:-1]:
+            # the input's missing values were all in records left out of the file: none released
+            hist = replace(hist, labels=original.labels, counts=np.column_stack(
+                [hist.counts, np.zeros(len(hist.counts), np.int64)]), overall=np.append(hist.overall, 0))
+            released.sensitive[name] = hist
         if hist.labels.tolist() != original.labels.tolist():
             raise VerificationError(f"The released values of {name!r} do not match the input's.")
         if drop_suppressed:

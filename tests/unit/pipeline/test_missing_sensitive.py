@@ -32,18 +32,19 @@ def _table(tmp_path, *, missing: bool, literal: bool = False):
     return path, frame
 
 
-def _anonymize(path, out, mode):
-    return CliRunner().invoke(app, ["anonymize", str(path), "--qi", "age,sex,zip", "--sensitive", "diag",
+def _anonymize(path, out, mode, engine="local"):
+    return CliRunner().invoke(app, ["anonymize", str(path), "--engine", engine, "--qi", "age,sex,zip", "--sensitive", "diag",
                                     "--auto-hierarchies", "-k", "5", "-l", "diag:2", "--suppression", "0.1",
                                     "--suppressed", mode, "--seed", "3", "-o", str(out),
                                     "--json", str(out.with_suffix(".json"))])
 
 
+@pytest.mark.parametrize("engine", ["local", "duckdb"])
 @pytest.mark.parametrize("mode", ["blank", "drop", "keep"])
-def test_missing_sensitive_values_are_released_and_checked(tmp_path, mode):
+def test_missing_sensitive_values_are_released_and_checked(tmp_path, mode, engine):
     path, frame = _table(tmp_path, missing=True)
     out = tmp_path / "release.csv"
-    result = _anonymize(path, out, mode)
+    result = _anonymize(path, out, mode, engine)
     assert result.exit_code == 0, result.output
     released = pd.read_csv(out, dtype=str, keep_default_na=False)
     report = json.loads(out.with_suffix(".json").read_text())
