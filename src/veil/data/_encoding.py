@@ -205,7 +205,8 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
         # a categorical of text (a release's labels): its codes as they are; the categories
         # are distinct text, so they are the labels (those some row uses)
         raw = np.asarray(values.cat.codes, dtype=np.int32)
-        return _used_only(raw, values.dtype.categories.to_numpy(dtype=object))
+        raw, labels, _, any_missing = _used_only(raw, values.dtype.categories.to_numpy(dtype=object))
+        return raw, labels, any_missing
     array = _as_arrow(values)
     if array is None:  # pandas-only objects: the labels are made row by row
         raw, uniques = pd.factorize(format_labels(values), use_na_sentinel=True)  # type: ignore[arg-type]
@@ -242,7 +243,7 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
     remap[np.flatnonzero(present)] = inverse.reshape(-1)
     raw = remap[indices]  # index -1 reads the appended -1
     if given:  # a pandas categorical may carry categories that no row uses
-        raw, labels, any_missing = _used_only(raw, labels)
+        raw, labels, _, any_missing = _used_only(raw, labels)
         return raw, labels.astype(object), any_missing
     return raw, labels.astype(object), bool((raw < 0).any())
 
@@ -257,13 +258,8 @@ def _complete_categorical(values: object) -> tuple[np.ndarray, np.ndarray, np.nd
     raw = np.asarray(values.array.codes)  # the Categorical's own codes (no Series made)
     if len(raw) == 0 or raw.min() < 0:
         return None
-    categories = values.dtype.categories.to_numpy(dtype=object)
-    counts = np.bincount(raw, minlength=len(categories))
-    used = counts > 0
-    if used.all():
-        return raw, categories, counts
-    shift = (np.cumsum(used) - 1).astype(np.int32)
-    return shift.take(raw), categories[used], counts[used]
+    raw, labels, counts, _ = _used_only(raw, values.dtype.categories.to_numpy(dtype=object))
+    return raw, labels, counts
 
 
 def categorical_of(encoded: EncodedColumn) -> pd.Series:
@@ -284,15 +280,16 @@ def categorical_of(encoded: EncodedColumn) -> pd.Series:
     return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype, validate=False), copy=False)
 
 
-def _used_only(raw: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+def _used_only(raw: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """``raw`` (indices into ``labels``, -1 missing) and ``labels`` without the labels no row uses,
-    and whether a value is missing (one count of the rows, missing ones in its first bin)."""
-    counts = np.bincount(raw + 1, minlength=len(labels) + 1)
+    each kept label's rows, and whether a value is missing (one count of the rows, missing ones
+    in its first bin)."""
+    counts = np.bincount(np.add(raw, 1, dtype=np.intp), minlength=len(labels) + 1)
     used, any_missing = counts[1:] > 0, bool(counts[0])
     if used.all():
-        return raw, labels, any_missing
+        return raw, labels, counts[1:], any_missing
     shift = np.append(np.cumsum(used, dtype=np.int32) - 1, np.int32(-1))  # code -1 reads the appended -1
-    return shift.take(raw), labels[used], any_missing
+    return shift.take(raw), labels[used], counts[1:][used], any_missing
 
 
 #: Rows (spread over a text column) whose distinct values a long column is looked up in.
