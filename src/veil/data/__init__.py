@@ -9,8 +9,9 @@
   each column once to ``int32`` codes (Arrow dictionary encoding,
   :func:`encode_values`);
 - :func:`side_by_side` runs per-column jobs on :func:`column_pool`, the thread pool
-  that encodes and gathers long columns side by side (from :data:`PARALLEL_ROWS` rows on;
-  the name here is the value in use, for reading: assigning it changes nothing);
+  that encodes and gathers long columns side by side (from :data:`PARALLEL_ROWS` rows on,
+  :data:`HASHED_PARALLEL_ROWS` for text columns hashed to codes; the names here are the
+  values in use, for reading: assigning them changes nothing);
 - :func:`write_frame` serializes a table to CSV or Parquet (what the one
   writer, :class:`veil.pipeline.Outputs`, then verifies and commits).
 
@@ -19,9 +20,9 @@
 
 from veil.data._dataset import Dataset, MissingPolicy, read_csv
 from veil.data._encoding import (
-    MISSING, PARALLEL_ROWS, EncodedColumn, categorical_of, column_pool, encode_values, format_labels, infer_kind, side_by_side,
-    sort_labels,
+    MISSING, EncodedColumn, categorical_of, encode_values, format_labels, infer_kind, sort_labels,
 )
+from veil.data._pool import HASHED_PARALLEL_ROWS, PARALLEL_ROWS, column_pool, side_by_side
 from veil.data._reader import (
     DEFAULT_NA_VALUES,
     PARQUET_SUFFIXES,
@@ -36,6 +37,7 @@ from veil.data._table_out import write_frame
 __all__ = [
     "Attribute",
     "PARALLEL_ROWS",
+    "HASHED_PARALLEL_ROWS",
     "categorical_of",
     "column_pool",
     "side_by_side",

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
-from veil.data._encoding import EncodedColumn, categorical_of, encode_values, format_labels, infer_kind, side_by_side
+from veil.data._encoding import EncodedColumn, categorical_of, encode_values, format_labels, infer_kind
+from veil.data._pool import side_by_side
 from veil.data._reader import DEFAULT_NA_VALUES, PARQUET_SUFFIXES, read_table
 from veil.data._schema import Kind, Schema
 from veil.errors import ColumnNotFoundError, SchemaError
@@ -329,8 +330,18 @@ class Dataset:
         column's in ``columns`` order.
         """
         todo = [c for c in dict.fromkeys(columns) if c not in self._encoded]
-        side_by_side({c: partial(self.encode, c) for c in todo}, self.n_records)
+        hashed = sum(1 for c in todo if c in self._columns and not self._categorical(c))
+        side_by_side({c: partial(self.encode, c) for c in todo}, self.n_records, hashing=hashed > 1)
         return [self.encode(c) for c in columns]
+
+    def _categorical(self, column: str) -> bool:
+        """Whether ``column`` holds codes already (a pandas categorical, an Arrow dictionary):
+        encoding it reads them, no value is hashed."""
+        if self._frame is not None:
+            return isinstance(self._frame[column].dtype, pd.CategoricalDtype)
+        import pyarrow as pa
+
+        return pa.types.is_dictionary(self._table.column(column).type)  # type: ignore[union-attr]
 
     def describe(self) -> pd.DataFrame:
         """One row per column: inferred kind, distinct values, missing values."""

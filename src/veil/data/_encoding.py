@@ -16,8 +16,7 @@ ordered by value (``"9" < "10"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 __all__ = ["MISSING", "EncodedColumn", "format_labels", "sort_labels", "infer_kind", "encode_values", "distinct_codes",
-           "categorical_of", "PARALLEL_ROWS", "column_pool", "side_by_side"]
+           "categorical_of"]
 
 #: The label of a missing value when missing values are kept as a value of their own.
 MISSING = "<missing>"
@@ -338,41 +337,6 @@ def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] |
             len(labels) + others.indices.to_numpy(zero_copy_only=False))
         labels = np.concatenate([labels, others.dictionary.to_numpy(zero_copy_only=False).astype(object)])
     return raw, labels, missing > 0
-
-
-#: From this many rows on, columns are encoded (:meth:`Dataset.encode_all`) and released side by
-#: side.  Measured on 2 cores (Adult replicated, k=5 with 5%): no gain at 60k and 120k rows,
-#: where the thread hand-offs cost what the second core saves, and 15% at 300k rows.
-PARALLEL_ROWS = 200_000
-
-_POOL: "tuple[int, Any] | None" = None  # (pid, executor): a forked child makes its own
-
-
-def column_pool() -> "Any":
-    """The thread pool that works on columns side by side (one per process, at most 4 threads).
-
-    Arrow's kernels (``index_in``, ``dictionary_encode``, ``take``) release the GIL, so
-    on two cores two long columns are encoded or gathered in about the time of one.  A child made by ``fork``
-    gets a pool of its own (the parent's threads do not exist there).
-    """
-    global _POOL
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
-    if _POOL is None or _POOL[0] != os.getpid():
-        _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1),
-                                                 thread_name_prefix="veil-columns"))
-    return _POOL[1]
-
-
-def side_by_side(jobs: "Mapping[Any, Callable[[], Any]]", rows: int) -> dict[Any, Any]:
-    """Each job's result by its key: on :func:`column_pool` when there are several jobs and
-    ``rows`` reaches :data:`PARALLEL_ROWS`, else one after another.  Either way an error is
-    the first failing job's in the mapping's order."""
-    if len(jobs) > 1 and rows >= PARALLEL_ROWS:
-        futures = {key: column_pool().submit(job) for key, job in jobs.items()}
-        return {key: future.result() for key, future in futures.items()}
-    return {key: job() for key, job in jobs.items()}
 
 
 def distinct_codes(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from veil import Dataset
-from veil.data._encoding import PARALLEL_ROWS
+from veil.data._pool import PARALLEL_ROWS
 from veil.errors import SchemaError
 
 
@@ -64,3 +64,52 @@ def test_a_forked_child_encodes_on_a_pool_of_its_own():
     assert child.exitcode == 0
     expected = Dataset.from_pandas(_frame(PARALLEL_ROWS + 100), quasi_identifiers=["city", "age", "job"])
     assert got == _codes(expected, ["city", "age", "job"])
+
+
+def test_side_by_side_deals_the_jobs_out_and_raises_the_first_failing_in_order(monkeypatch):
+    import os
+
+    from veil.data._pool import side_by_side
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # the calling thread and one pool thread
+
+    threads: dict[int, str] = {}
+
+    def job(i: int):
+        def run():
+            import threading
+
+            threads[i] = threading.current_thread().name
+            if i in (3, 4):
+                raise ValueError(f"job {i}")
+            return i * i
+        return run
+
+    assert side_by_side({i: job(i) for i in range(6) if i not in (3, 4)}, PARALLEL_ROWS) == {0: 0, 1: 1, 2: 4, 5: 25}
+    assert len(set(threads.values())) == 2  # the calling thread and a pool thread each ran a share
+    with pytest.raises(ValueError, match="job 3"):  # 3 and 4 fail in different shares: 3 comes first
+        side_by_side({i: job(i) for i in range(6)}, PARALLEL_ROWS)
+    threads.clear()
+    assert side_by_side({i: job(i) for i in (0, 1)}, PARALLEL_ROWS - 1) == {0: 0, 1: 1}
+    assert set(threads.values()) == {"MainThread"}  # below the threshold: one after another, here
+
+
+def test_text_columns_go_side_by_side_from_fewer_rows_than_gathers(monkeypatch):
+    import os
+
+    import veil.data._pool as pool_module
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # two cores, as CI has (one core: no pool at all)
+    from veil.data._pool import HASHED_PARALLEL_ROWS
+
+    assert HASHED_PARALLEL_ROWS < PARALLEL_ROWS
+    frame = _frame(HASHED_PARALLEL_ROWS + 100)
+    pools = []
+    pool = pool_module.column_pool
+    monkeypatch.setattr(pool_module, "column_pool", lambda: pools.append(1) or pool())
+    together = Dataset.from_pandas(frame, quasi_identifiers=["city", "age", "job"])
+    alone = Dataset.from_pandas(frame, quasi_identifiers=["city", "age", "job"])
+    expected = [(alone.encode(c).codes.tolist(), [str(v) for v in alone.encode(c).labels]) for c in frame.columns]
+    assert not pools  # one column at a time: no pool
+    assert _codes(together, list(frame.columns)) == expected
+    assert pools  # three text columns: side by side

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import veil
-import veil.data._encoding as encoding_module
+import veil.data._pool as pool_module
 from veil import Dataset
 from veil.data import PARALLEL_ROWS
 from veil.datasets import ADULT_QUASI_IDENTIFIERS, load_adult
@@ -30,10 +30,13 @@ def test_the_release_is_the_same_with_and_without_the_pool(mode, monkeypatch):
         return result.data, result.report["suppressed"]
 
     pools = []
-    pool = encoding_module.column_pool
-    monkeypatch.setattr(encoding_module, "column_pool", lambda: pools.append(1) or pool())
+    pool = pool_module.column_pool
+    monkeypatch.setattr(pool_module, "column_pool", lambda: pools.append(1) or pool())
     together, suppressed = release()
     assert pools and suppressed > 0  # the pool did the work
-    monkeypatch.setattr(encoding_module, "PARALLEL_ROWS", 10**12)  # every job one after another
+    monkeypatch.setattr(pool_module, "PARALLEL_ROWS", 10**12)  # every job one after another
+    monkeypatch.setattr(pool_module, "HASHED_PARALLEL_ROWS", 10**12)
+    used = len(pools)
     alone, _ = release()
+    assert len(pools) == used  # no job went to the pool
     pd.testing.assert_frame_equal(together, alone)
