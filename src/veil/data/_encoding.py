@@ -320,6 +320,7 @@ def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] |
     head = pc.unique(array.take(spread)).drop_null()
     if len(head) * 4 > _HEAD_ROWS:
         return None
+    head = head.take(pc.sort_indices(head))  # in text order: a categorical column's codes then need no remap
     found = pc.index_in(array, value_set=head)  # null: a missing value, or one the head lacks
     missing = array.null_count
     lacked = found.null_count - missing
@@ -419,8 +420,11 @@ def encode_values(
     missing_code = -1
     if any_missing:
         ordered, missing_code = _with_missing(ordered, raw, uniques, column, missing)
-    remap = np.append(position, missing_code).astype(np.int32)
-    codes = remap.take(raw)  # -1 reads the appended missing code; take: one gather, no index checks per row
+    if not any_missing and bool((position == np.arange(len(position))).all()):
+        codes = raw.astype(np.int32, copy=False)  # the labels came in their order already: the codes as they are
+    else:
+        remap = np.append(position, missing_code).astype(np.int32)
+        codes = remap.take(raw)  # -1 reads the appended missing code; take: one gather, no index checks per row
     # every label of the dictionary is some row's value (each path keeps only those); a declared
     # domain may add others
     return EncodedColumn(column, codes, ordered, missing_code, None, len(ordered) == len(uniques) + int(any_missing))
