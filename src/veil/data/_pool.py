@@ -2,15 +2,18 @@
 
 Arrow's kernels (``index_in``, ``dictionary_encode``, ``take``) and numpy's gathers release
 the GIL, so on two cores two columns are encoded in about the time of one.  The calling
-thread takes a share of the jobs itself (one hand-off per extra core, not one per job).
+thread takes jobs itself (one hand-off per extra core, not one per job).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = ["PARALLEL_ROWS", "HASHED_PARALLEL_ROWS", "column_pool", "side_by_side"]
+
+_NONE_LEFT = object()  # what the shared job iterator gives once every job is taken
 
 #: From this many rows on, columns are gathered (a release's) side by side.  Measured on 2
 #: cores: no gain at 60k and 120k rows, where the thread hand-offs cost what the second core
@@ -50,27 +53,34 @@ def _workers() -> int:
 
 
 def side_by_side(jobs: "Mapping[Any, Callable[[], Any]]", rows: int, *, hashing: bool = False) -> dict[Any, Any]:
-    """Each job's result by its key: in shares side by side when there are several jobs and
-    ``rows`` reaches :data:`PARALLEL_ROWS` (:data:`HASHED_PARALLEL_ROWS` for jobs ``hashing``
-    text; the calling thread runs the first share, each of
-    :func:`column_pool`'s threads one other; the jobs are dealt out in turn), else one after
-    another.  Either way an error is the first failing job's in the mapping's order."""
+    """Each job's result by its key: side by side when there are several jobs and ``rows``
+    reaches :data:`PARALLEL_ROWS` (:data:`HASHED_PARALLEL_ROWS` for jobs ``hashing`` text),
+    else one after another.
+
+    Side by side, the calling thread and :func:`column_pool`'s threads each take the next job
+    in the mapping's order until none is left, so a long column does not hold up the others.
+    Either way an error is the first failing job's in the mapping's order.
+    """
     if len(jobs) < 2 or rows < (HASHED_PARALLEL_ROWS if hashing else PARALLEL_ROWS) or not _workers():
         return {key: job() for key, job in jobs.items()}
     keys = list(jobs)
-    n_shares = min(len(keys), _workers() + 1)
-    shares = [keys[i::n_shares] for i in range(n_shares)]
+    pending = iter(keys)
+    lock = threading.Lock()
     outcomes: dict[Any, tuple[bool, Any]] = {}
 
-    def run(share: list[Any]) -> None:
-        for key in share:
+    def run() -> None:
+        while True:
+            with lock:
+                key = next(pending, _NONE_LEFT)
+            if key is _NONE_LEFT:
+                return
             try:
                 outcomes[key] = (True, jobs[key]())
             except BaseException as error:  # re-raised below, in the jobs' order
                 outcomes[key] = (False, error)
 
-    futures = [column_pool().submit(run, share) for share in shares[1:]]
-    run(shares[0])
+    futures = [column_pool().submit(run) for _ in range(min(len(keys) - 1, _workers()))]
+    run()
     for future in futures:
         future.result()
     for key in keys:
