@@ -4,13 +4,42 @@ the candidates in a fixed order."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from veil.algorithms._nodes import Evaluator, NodeEvaluation, NodeSets, node_index, predecessors
 
-__all__ = ["descend", "classify", "walk_candidates"]
+__all__ = ["descend", "classify", "walk_candidates", "lexsort"]
+
+
+def lexsort(keys: Sequence[np.ndarray]) -> np.ndarray:
+    """``numpy.lexsort(keys)``: the order by the last key, then the one before, ..., then the
+    position (int64).
+
+    Each key is replaced by its rank among its distinct values (floats by ``numpy.unique``,
+    which ranks equal values, NaNs included, together as the stable sort does), the ranks and
+    the position are packed into one int64 and sorted at once: a few times faster than the
+    stable sort's passes over a float key.  Keys whose ranks do not fit are sorted by numpy.
+    """
+    n = len(keys[0]) if keys else 0
+    packed, span = np.zeros(n, dtype=np.int64), max(n, 1)
+    for key in reversed(keys):  # the most significant first
+        if key.dtype.kind in "iub":
+            rank = key.astype(np.int64) - (int(key.min()) if n else 0)
+            size = int(rank.max()) + 1 if n else 1
+        else:
+            uniq, rank = np.unique(key, return_inverse=True)
+            size = len(uniq)
+        span *= size
+        if span >= 1 << 62:
+            return np.lexsort(keys)
+        packed *= size
+        packed += rank.reshape(-1)
+    packed *= max(n, 1)
+    packed += np.arange(n, dtype=np.int64)
+    packed.sort()
+    return packed % max(n, 1)
 
 
 def descend(
@@ -58,7 +87,7 @@ def classify(
             sets.tag_below(status, i, -1)
         return result.satisfied
 
-    for start in np.lexsort((nodes.sum(axis=1),)):
+    for start in lexsort((sets.heights(),)):
         if status[start] != 0:
             continue
         chain = [int(start)]

@@ -22,7 +22,8 @@ from veil.errors import InfeasibleError, ParameterError
 from veil.models._base import PrivacyModel
 
 __all__ = ["Lattice", "NodeEvaluation", "SearchResult", "Evaluator", "LossFunction", "ADDITIVE_METRICS",
-           "limit_records", "loss_bounds", "needs_recheck", "prepare", "infeasible", "node_index", "predecessors", "NodeSets"]
+           "limit_records", "loss_bounds", "needs_recheck", "prepare", "infeasible", "node_index", "predecessors", "NodeSets",
+           "over_grid"]
 
 #: Metrics whose unsuppressed loss is a sum of per-attribute terms that depend
 #: only on that attribute's level (so the bound of every node is precomputed).
@@ -60,13 +61,30 @@ class Lattice:
             n *= b - a + 1
         return n
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The number of levels of each attribute: the node list is this grid in C order."""
+        return tuple(b - a + 1 for a, b in zip(self.low, self.high))
+
     def nodes(self) -> np.ndarray:
         """Every node, one row each (int16), in lexicographic order."""
-        ranges = [np.arange(a, b + 1, dtype=np.int16) for a, b in zip(self.low, self.high)]
-        if not ranges:
-            return np.zeros((1, 0), dtype=np.int16)
-        grids = np.meshgrid(*ranges, indexing="ij")
-        return np.stack([g.ravel() for g in grids], axis=1)
+        q = len(self.low)
+        out = np.empty((self.size, q), dtype=np.int16)
+        grid = out.reshape(self.shape + (q,))  # a view: attribute i's level varies along axis i
+        for i, (a, b) in enumerate(zip(self.low, self.high)):
+            grid[..., i] = np.arange(a, b + 1, dtype=np.int16).reshape([-1 if j == i else 1 for j in range(q)])
+        return out
+
+
+def over_grid(vectors: Sequence[np.ndarray], op: np.ufunc, start: Any) -> np.ndarray:
+    """``op`` folded over one entry of each vector, at every point of the grid the vectors span
+    (C order: the lexicographic order of :meth:`Lattice.nodes` when ``vectors[i]`` has one
+    entry per level of attribute ``i``): ``op(...op(op(start, v0[a0]), v1[a1])..., v[a])``,
+    in that order, so that float sums are the same as adding the attributes' terms one by one."""
+    out = np.asarray([start])
+    for vector in vectors:
+        out = op.outer(out, vector).ravel()
+    return out
 
 
 @dataclass(frozen=True)
@@ -328,21 +346,20 @@ def loss_bounds(
     """
     low, high = list(lattice.low), list(lattice.high)
     base_loss = float(loss(classes.generalize(low)))
-    nodes = lattice.nodes()
-    total = np.full(len(nodes), base_loss, dtype=np.float64)
+    per_attribute = []
     for i, (a, b) in enumerate(zip(low, high)):
-        if a == b:
+        if a == b:  # one level: no term, and one entry of the grid's axis i
             continue
         reference = high.copy()
         reference[i] = a
         coarse = classes.generalize(reference)  # attribute i at its lowest level, the rest at the top
         start = float(loss(coarse))
-        terms = np.zeros(b + 1, dtype=np.float64)
+        terms = np.zeros(b - a + 1, dtype=np.float64)
         for level in range(a + 1, b + 1):
             reference[i] = level
-            terms[level] = float(loss(coarse.roll_up(tuple(reference)))) - start  # levels above coarse's
-        total += terms[nodes[:, i]]
-    return total
+            terms[level - a] = float(loss(coarse.roll_up(tuple(reference)))) - start  # levels above coarse's
+        per_attribute.append(terms)
+    return over_grid(per_attribute, np.add, base_loss)
 
 
 def prepare(classes, models, min_levels, max_levels):
@@ -377,8 +394,8 @@ def infeasible(evaluator: Evaluator, lattice: Lattice, limit: int) -> Infeasible
 def node_index(nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The lowest levels and mixed-radix strides of a lattice's node list (lexicographic
     order), so that a node's row is ``((node - low) * stride).sum()``."""
-    low = nodes.min(axis=0).astype(np.int64)
-    radix = nodes.max(axis=0).astype(np.int64) - low + 1
+    low = nodes[0].astype(np.int64)  # the first and last rows are the lowest and highest nodes
+    radix = nodes[-1].astype(np.int64) - low + 1
     stride = np.ones(nodes.shape[1], dtype=np.int64)
     for i in range(nodes.shape[1] - 2, -1, -1):
         stride[i] = stride[i + 1] * radix[i + 1]
@@ -403,9 +420,8 @@ class NodeSets:
 
     def __init__(self, nodes: np.ndarray) -> None:
         self.nodes = nodes
-        self.low = nodes.min(axis=0).astype(np.int64) if nodes.size else np.zeros(nodes.shape[1], np.int64)
-        high = nodes.max(axis=0).astype(np.int64) if nodes.size else self.low
-        self.shape = tuple(int(x) for x in high - self.low + 1)
+        self.low = nodes[0].astype(np.int64)  # the first and last rows are the lowest and highest nodes
+        self.shape = tuple((nodes[-1].astype(np.int64) - self.low + 1).tolist())
 
     def _box(self, i: int, below: bool) -> tuple[slice, ...]:
         offsets = (self.nodes[i] - self.low).tolist()
@@ -432,7 +448,12 @@ class NodeSets:
     def below_sizes(self) -> np.ndarray:
         """How many nodes each node's down-set holds (itself included): the product of each
         attribute's levels from the lowest one up to the node's."""
-        return np.prod(self.nodes.astype(np.int64) - self.nodes.min(axis=0) + 1, axis=1)
+        return over_grid([np.arange(1, size + 1, dtype=np.int64) for size in self.shape], np.multiply, 1)
+
+    def heights(self) -> np.ndarray:
+        """Each node's height (the sum of its levels, int64)."""
+        return over_grid([np.arange(size, dtype=np.int64) + a for a, size in zip(self.low.tolist(), self.shape)],
+                         np.add, 0)
 
     def below(self, i: int) -> np.ndarray:
         """Mask of node ``i`` and every node that specializes it."""

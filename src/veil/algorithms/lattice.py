@@ -55,7 +55,7 @@ from veil.algorithms._nodes import (
     ADDITIVE_METRICS, Evaluator, Lattice, LossFunction, NodeEvaluation, NodeSets, SearchResult, infeasible,
     limit_records, loss_bounds, prepare,
 )
-from veil.algorithms._chains import classify, descend, walk_candidates
+from veil.algorithms._chains import classify, descend, lexsort, walk_candidates
 from veil.algorithms._lattice_record import search_record
 from veil.classes import ClassTable
 from veil.utility import METRICS
@@ -83,7 +83,7 @@ def _search_top_down(
     sets = NodeSets(nodes)
     evaluated = np.zeros(n, dtype=np.bool_)
     losses = np.full(n, np.inf)
-    heights = nodes.sum(axis=1).astype(np.int64)
+    heights = sets.heights()
     results: dict[int, NodeEvaluation] = {}
     least = [np.inf]  # losses.min(), kept as the nodes are judged
 
@@ -117,12 +117,18 @@ def _search_top_down(
     # settle the candidates (not failing, not judged, bound within the best loss), the
     # largest down-set first (a failure there tags the most nodes), then the highest
     # (bound, height, index)
-    walk_candidates(np.lexsort((heights, bounds, sets.below_sizes()))[::-1], judge,
+    walk_candidates(lexsort((heights, bounds, sets.below_sizes()))[::-1], judge,
                     lambda c: (status[c] != -1) & ~evaluated[c] & (bounds[c] <= least[0] + 1e-12))
     if progress is not None:
         progress(n, n)
-    record = search_record(nodes, np.where(evaluated, status, 0).astype(np.int8))
+    record = _record(heights, np.where(evaluated, status, 0).astype(np.int8))
     return _least_loss_result(nodes, losses, heights, results, evaluator, start, record=record)
+
+
+def _record(heights: np.ndarray, outcome: np.ndarray) -> dict[str, Any]:
+    """The search record (:func:`search_record`) of nodes of these heights: it sums each node's
+    row of levels, so a column of the heights gives the same record without the sum."""
+    return search_record(heights[:, None], outcome)
 
 
 def _least_loss_result(nodes: np.ndarray, losses: np.ndarray, heights: np.ndarray,
@@ -215,12 +221,13 @@ def search(
     if progress is not None:
         progress(evaluator.checked, n_nodes)
 
+    heights = NodeSets(nodes).heights()
     if additive:
         bounds = evaluator.know_bounds(nodes, loss_bounds(classes, lattice, loss))
-        order = np.lexsort((nodes.sum(axis=1), bounds))
+        order = lexsort((heights, bounds))
     else:
         bounds = None
-        order = np.lexsort((nodes.sum(axis=1),))
+        order = lexsort((heights,))
 
     best: NodeEvaluation | None = None
     best_key: tuple[float, int, tuple[int, ...]] | None = None
@@ -265,7 +272,7 @@ def search(
         nodes_checked=evaluator.checked + extra_checks,
         seconds=time.perf_counter() - start,
         algorithm="lattice",
-        extra={"suppressed_records": best.suppressed_records, "lattice": search_record(nodes, outcome)},
+        extra={"suppressed_records": best.suppressed_records, "lattice": _record(heights, outcome)},
     )
 
 
@@ -294,10 +301,10 @@ def _search_mixed(
     reaches the best loss.
     """
     n = len(nodes)
-    heights = nodes.sum(axis=1).astype(np.int64)
     rest = [m for m in evaluator.models if m not in monotone_part]
     status = np.zeros(n, dtype=np.int8)  # the monotone models: 1 pass, -1 fail, 0 unknown
     sets = NodeSets(nodes)
+    heights = sets.heights()
     done = np.zeros(n, dtype=np.bool_)  # judged against every model
     losses = np.full(n, np.inf)
     best: dict[str, Any] = {"loss": np.inf, "key": None, "result": None}
@@ -326,7 +333,7 @@ def _search_mixed(
     if judge(current):
         descend(nodes, bounds, current, lambda i: losses[i] < np.inf if done[i] else judge(i))
 
-    for i in np.lexsort((heights, bounds, sets.below_sizes()))[::-1]:  # largest down-set first, then highest bound
+    for i in lexsort((heights, bounds, sets.below_sizes()))[::-1]:  # largest down-set first, then highest bound
         i = int(i)
         if status[i] != 0 or done[i] or bounds[i] > best["loss"] + 1e-12:
             continue
@@ -341,7 +348,7 @@ def _search_mixed(
         sets.tag_above(status, i, 1)
         record(i, evaluator.evaluate(node, models=rest, table=table, prior=monotone_part, mask=mask))
 
-    for i in np.lexsort((heights, bounds)):  # lowest bound first
+    for i in lexsort((heights, bounds)):  # lowest bound first
         i = int(i)
         if bounds[i] > best["loss"] + 1e-12:
             break
@@ -361,7 +368,7 @@ def _search_mixed(
         nodes_checked=evaluator.checked,
         seconds=time.perf_counter() - start,
         algorithm="lattice",
-        extra={"suppressed_records": result.suppressed_records, "lattice": search_record(nodes, outcome)},
+        extra={"suppressed_records": result.suppressed_records, "lattice": _record(heights, outcome)},
     )
 
 
