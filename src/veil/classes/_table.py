@@ -94,11 +94,8 @@ class ClassTable:
         self.quasi_identifiers = quasi_identifiers
         self.hierarchies = hierarchies
         self.levels = levels
-        if callable(codes):
-            self._codes: np.ndarray | None = None
-            self._codes_factory: Callable[[], np.ndarray] | None = codes
-        else:
-            self._codes, self._codes_factory = codes, None
+        self._codes: np.ndarray | None = None if callable(codes) else codes
+        self._codes_factory: Callable[[], np.ndarray] | None = codes if callable(codes) else None
         self.counts = counts
         self.n_records = n_records
         self.suppressed = suppressed
@@ -138,17 +135,19 @@ class ClassTable:
         return self._codes
 
     @property
-    def _base_map(self) -> np.ndarray:
+    def base_map(self) -> np.ndarray:
+        """``(base.n_classes,)`` int64: each class of :attr:`base`, the class here holding its
+        records, or -1 when they are suppressed (built on first use, then kept; do not modify it).
+        """
         if self._base_map_value is None:
             assert self._parent is not None and self._inverse is not None
-            parent_map = self._parent._base_map
+            parent_map = self._parent.base_map
             inverse = self._regrouping()
             if len(inverse) == 0:  # every parent class was suppressed
                 self._base_map_value = np.full(len(parent_map), -1, dtype=np.int64)
             else:
                 self._base_map_value = np.where(parent_map >= 0, inverse[np.maximum(parent_map, 0)], -1)
-            self._parent = None
-            self._inverse = None
+            self._parent = self._inverse = None
         return self._base_map_value
 
     def _regrouping(self) -> np.ndarray:
@@ -258,7 +257,7 @@ class ClassTable:
         if parent is not None:  # summed by key when the grouping kept its keys
             source, mapping = parent, self._inverse if isinstance(self._inverse, KeyedInverse) else self._regrouping()
         else:
-            source, mapping = self.base.sensitive, self._base_map
+            source, mapping = self.base.sensitive, self.base_map
         self._parent_histograms = None
         self._histogram_parent = None
         return roll_up_histograms(source, mapping, self.n_classes)
@@ -452,7 +451,7 @@ class ClassTable:
         base = self.base
         row_class = base._row_class
         assert row_class is not None
-        return np.where(row_class >= 0, self._base_map[np.maximum(row_class, 0)], -1)
+        return np.where(row_class >= 0, self.base_map[np.maximum(row_class, 0)], -1)
 
     def apply(self, dataset: Dataset, *, drop_suppressed: bool = False) -> pd.DataFrame:
         """Apply this table's transformation to ``dataset``'s rows (the final step).

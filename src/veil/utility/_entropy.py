@@ -291,27 +291,34 @@ def conditional_entropy(classes: ClassTable, label: str) -> float:
     return max(total / classes.n_records, 0.0)
 
 
-def _qi_cost(classes: ClassTable, i: int, f: np.ndarray) -> tuple[float, float]:
-    """Non-uniform entropy of QI ``i`` (leaf frequencies ``f``), and its value at the top level.
+def _qi_cost(classes: ClassTable, i: int, f: np.ndarray) -> float:
+    """Non-uniform entropy of QI ``i`` (leaf frequencies ``f``).
 
     Exact, per generalized value :math:`g`: :math:`\\sum_{a \\in g} f_a \\log_2 (F_g / f_a)`
     for the retained and suppressed records together, plus :math:`s_g \\log_2 (N / F_g)` for
     the :math:`s_g` records of :math:`g` the transformation suppressed.
     """
     h, level = classes.hierarchies[i], classes.levels[i]
+    suppressing = classes.suppressed > classes.input_suppressed
+    if level == 0 and not suppressing:
+        return 0.0  # every value is its own generalization
     to_level = h.maps[level]
     grouped = np.bincount(to_level, weights=f, minlength=h.n_values(level))
     with np.errstate(divide="ignore"):
         log_grouped = np.log2(np.where(grouped > 0, grouped, 1.0))
     # sum over leaves of f_a log2(F_g / f_a), exact 0 at level 0
     total = float(np.dot(f, log_grouped[to_level]) - _xlog2x(f).sum()) if level else 0.0
-    top = float(_xlog2x(np.array([f.sum()]))[0] - _xlog2x(f).sum())
-    known = classes.n_records - classes.input_suppressed
-    if classes.suppressed > classes.input_suppressed:
+    if suppressing:
+        known = classes.n_records - classes.input_suppressed
         retained = np.bincount(classes.codes[:, i], weights=classes.counts, minlength=h.n_values(level))
         lost = np.maximum(grouped - retained, 0.0)
         total += float(np.dot(lost, np.log2(known) - log_grouped)) if known else 0.0
-    return total, top
+    return total
+
+
+def _qi_top(f: np.ndarray) -> float:
+    """Non-uniform entropy of a QI with leaf frequencies ``f`` generalized to the top."""
+    return float(_xlog2x(np.array([f.sum()]))[0] - _xlog2x(f).sum())
 
 
 def non_uniform_entropy(classes: ClassTable, *, normalized: bool = False) -> float:
@@ -363,9 +370,9 @@ def non_uniform_entropy(classes: ClassTable, *, normalized: bool = False) -> flo
     >>> round(non_uniform_entropy(classes.generalize((1,))), 4)   # 3 log2(4/3) + log2(4)
     3.2451
     """
-    costs = [_qi_cost(classes, i, f) for i, f in enumerate(leaf_frequencies(classes))]
-    total = max(sum(c for c, _ in costs), 0.0)
-    top = sum(t for _, t in costs)
+    frequencies = leaf_frequencies(classes)
+    total = max(sum(_qi_cost(classes, i, f) for i, f in enumerate(frequencies)), 0.0)
     if not normalized:
         return total
+    top = sum(_qi_top(f) for f in frequencies)
     return total / top if top > 0 else 0.0

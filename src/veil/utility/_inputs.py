@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -17,6 +18,9 @@ __all__ = [
     "label_histogram", "attribute_weights", "base_columns", "leaf_frequencies", "check_k", "match_rows",
     "packs", "pack_columns", "match_keys",
 ]
+
+#: Per base table, the leaf counts of its QI columns by (column, leaves): see :func:`leaf_frequencies`.
+_LEAF_COUNTS: weakref.WeakKeyDictionary[ClassTable, dict[tuple[int, int], np.ndarray]] = weakref.WeakKeyDictionary()
 
 
 def label_histogram(classes: ClassTable, label: str, owner: str) -> SensitiveHistogram:
@@ -84,13 +88,22 @@ def leaf_frequencies(classes: ClassTable) -> list[np.ndarray]:
 
     Read from the base table's classes (level-0 leaf codes and their counts),
     never from the rows.  Records suppressed on input have no known value and
-    are not counted.
+    are not counted.  A base table never changes, so each column's counts are
+    counted once per base table and shared (read-only arrays).
     """
     base = classes.base
-    weights = base.counts.astype(np.float64)  # bincount's weights are float64: converted once, not per QI
+    known = _LEAF_COUNTS.setdefault(base, {})
+    weights = None
     out = []
     for column, h in zip(base_columns(classes), classes.hierarchies):
-        out.append(np.bincount(base.codes[:, column], weights=weights, minlength=h.n_values(0)))
+        key = (column, h.n_values(0))
+        if key not in known:
+            if weights is None:  # bincount's weights are float64: converted once, not per QI
+                weights = base.counts.astype(np.float64)
+            counts = np.bincount(base.codes[:, column], weights=weights, minlength=key[1])
+            counts.flags.writeable = False
+            known[key] = counts
+        out.append(known[key])
     return out
 
 

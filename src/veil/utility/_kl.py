@@ -61,34 +61,57 @@ def _aligned_original(original: ClassTable | None, anonymized: ClassTable) -> Cl
     return base
 
 
-def _covering_boxes(base: ClassTable, anonymized: ClassTable) -> tuple[np.ndarray, np.ndarray, float]:
-    """The retained class covering each original combination (-1: none), each class's volume
-    (leaf combinations of its box) and the volume of the whole QI domain."""
+def _derived_from(base: ClassTable, anonymized: ClassTable) -> bool:
+    """Whether ``anonymized`` was derived from ``base`` itself, along the same hierarchies."""
+    return base is anonymized.base and all(h is g for h, g in zip(base.hierarchies, anonymized.hierarchies))
+
+
+def _boxes_cover(base: ClassTable, anonymized: ClassTable, rows: np.ndarray | None = None) -> np.ndarray:
+    """The retained class whose box covers each original combination (-1: none), found by its box
+    (only the original classes ``rows``, if given)."""
     # the box of every original combination at the anonymized levels, and its retained class
     hierarchies, levels = anonymized.hierarchies, anonymized.levels
     radices = [h.n_values(l) for h, l in zip(hierarchies, levels)]
-    boxes = (h.maps[l][base.codes[:, i]] for i, (h, l) in enumerate(zip(hierarchies, levels)))
-    if base.n_classes and anonymized.n_classes and hierarchies and packs(radices):
+    codes = base.codes if rows is None else base.codes[rows]
+    boxes = (h.maps[l][codes[:, i]] for i, (h, l) in enumerate(zip(hierarchies, levels)))
+    if len(codes) and anonymized.n_classes and hierarchies and packs(radices):
         # each box packed into one key as it is mapped, no matrix of boxes (what match_rows does)
-        cover = match_keys(pack_columns(boxes, radices), pack_columns(anonymized.codes.T, radices))
-    elif base.n_classes and hierarchies:
-        cover = match_rows(np.column_stack(list(boxes)), anonymized.codes, radices)
-    else:
-        cover = match_rows(np.zeros((base.n_classes, 0), np.int32), anonymized.codes, radices)
-    # leaf combinations per box (float64: exact up to 2**53, then relative error 1e-16)
+        return match_keys(pack_columns(boxes, radices), pack_columns(anonymized.codes.T, radices))
+    if len(codes) and hierarchies:
+        return match_rows(np.column_stack(list(boxes)), anonymized.codes, radices)
+    return match_rows(np.zeros((len(codes), 0), np.int32), anonymized.codes, radices)
+
+
+def _cover(base: ClassTable, anonymized: ClassTable) -> np.ndarray:
+    """The retained class covering each original combination (-1: none)."""
+    if not _derived_from(base, anonymized):
+        return _boxes_cover(base, anonymized)
+    # the classes are the distinct boxes of their records: a retained record's class covers it
+    cover = anonymized.base_map
+    if len(cover) and cover.min() < 0:
+        # a record suppressed at finer levels may lie in the box of a class retained here
+        lost = np.flatnonzero(cover < 0)
+        cover = cover.copy()
+        cover[lost] = _boxes_cover(base, anonymized, lost)
+    return cover
+
+
+def _volumes(anonymized: ClassTable) -> tuple[np.ndarray, float]:
+    """Each class's volume (leaf combinations of its box) and the volume of the whole QI domain."""
+    # float64: exact up to 2**53, then relative error 1e-16
     volume = np.ones(anonymized.n_classes)
     domain = 1.0
-    for i, (h, l) in enumerate(zip(hierarchies, levels)):
+    for i, (h, l) in enumerate(zip(anonymized.hierarchies, anonymized.levels)):
         volume *= h.leaf_counts(l)[anonymized.codes[:, i]]
         domain *= h.n_values(0)
-    return cover, volume, domain
+    return volume, domain
 
 
 def _masses(
     base: ClassTable, anonymized: ClassTable, sensitive: str | None, n: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """:math:`N \\hat F_1` and :math:`N \\hat F_2` per original combination (by sensitive value)."""
-    cover, volume, domain = _covering_boxes(base, anonymized)
+    volume, domain = _volumes(anonymized)
     if sensitive is None:
         f1 = base.counts.astype(np.float64)[:, None]
         density = (anonymized.counts / volume)[:, None]
@@ -98,11 +121,32 @@ def _masses(
         mass = label_histogram(anonymized, sensitive, "kl_divergence").counts
         density = mass / volume[:, None]
         spread = f1.sum(axis=0) - mass.sum(axis=0)
-    # N * F2(x): the density of x's covering class (0 when none) plus the suppressed records' share
-    f2 = np.maximum(spread, 0.0)[None, :] / domain + np.where(
-        (cover >= 0)[:, None], density[np.maximum(cover, 0)] if len(density) else 0.0, 0.0
-    )
-    return f1, f2
+    return f1, _estimate(_cover(base, anonymized), density, np.maximum(spread, 0.0) / domain)
+
+
+def _estimate(cover: np.ndarray, density: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """:math:`N \\hat F_2` per original combination: the density of its covering class (0 when
+    none) plus the suppressed records' ``share``; broadcasts against :math:`N \\hat F_1`."""
+    # take: the rows of a matrix, faster than indexing it with an array
+    if len(cover) and len(density) and cover.min() >= 0:
+        covered = density.take(cover, axis=0)
+    else:
+        retained = density.take(np.maximum(cover, 0), axis=0) if len(density) else 0.0
+        covered = np.where((cover >= 0)[:, None], retained, 0.0)
+    # adding +0.0 leaves every density (all >= +0.0) as it is: skipped when nothing is spread
+    return covered + share[None, :] if share.any() else covered
+
+
+def _weighted_log_ratio(f1: np.ndarray, f2: np.ndarray) -> float:
+    """:math:`\\sum f_1 \\log_2 (f_1 / f_2)` over the entries with :math:`f_1 > 0` (``f2`` broadcasts to ``f1``)."""
+    if f1.size and f1.min() > 0:  # every entry counts: the same terms in the same order, none selected
+        terms = np.divide(f1, f2).ravel()
+        np.log2(terms, out=terms)
+        terms *= f1.ravel()
+    else:
+        positive = f1 > 0
+        terms = f1[positive] * np.log2(f1[positive] / np.broadcast_to(f2, f1.shape)[positive])
+    return float(terms.sum())
 
 
 def kl_divergence(original: ClassTable | None, anonymized: ClassTable, *, sensitive: str | None = None) -> float:
@@ -160,6 +204,4 @@ def kl_divergence(original: ClassTable | None, anonymized: ClassTable, *, sensit
     n = base.n_retained
     if n == 0:
         return 0.0
-    f1, f2 = _masses(base, anonymized, sensitive, n)
-    positive = f1 > 0
-    return max(float((f1[positive] * np.log2(f1[positive] / f2[positive])).sum()) / n, 0.0)
+    return max(_weighted_log_ratio(*_masses(base, anonymized, sensitive, n)) / n, 0.0)
