@@ -359,11 +359,8 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     from veil.pipeline._rows import take_rows
 
     _check_rows(table, dataset)
-    base = table.base
     rows = np.asarray(rows, dtype=np.int64)
-    # each released row's base class, or n_classes (one past the last) when suppressed
-    index = np.where(table.row_classes() < 0, base.n_classes, base.row_classes()).take(rows)  # one gather
-    read = np.bincount(index, minlength=base.n_classes + 1).astype(np.bool_)  # the classes released rows read
+    index, read = _release_index(table, rows)
     positions = {name: i for i, name in enumerate(table.quasi_identifiers)}
     others = [name for name in columns if name not in positions]
 
@@ -376,16 +373,40 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     if others:
         jobs[None] = taken
     made = side_by_side(jobs, len(rows))  # numpy's and Arrow's gathers release the GIL
-    out = {name: made[None][name] if name not in positions else made[name] for name in columns}  # type: ignore[index]
+    # the columns' arrays, not Series: the frame is assembled without aligning an index per column
+    out = {name: made[None][name].array if name not in positions else made[name] for name in columns}  # type: ignore[index]
     return pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)
 
 
-def _released_column(table: ClassTable, i: int, index: np.ndarray, read: np.ndarray) -> pd.Series:
+def _release_index(table: ClassTable, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(index, read)``: each of ``rows``' base class, or ``n_classes`` (one past the last) when it is
+    suppressed, and which of those some row reads.
+
+    Per class first, then one gather per row: a base class is suppressed when ``table`` maps it to
+    no class, a row when its base class is (or it arrived suppressed, base class -1, which reads
+    the appended last slot).  When ``rows`` are every row (a permutation), the classes read
+    are known per class too: each base class has rows.
+    """
+    base = table.base
+    n_classes = base.n_classes
+    slot = np.where(table.base_map >= 0, np.arange(n_classes, dtype=np.int64), n_classes)
+    slot = np.append(slot, n_classes)  # base class -1 (a row that arrived suppressed) reads it
+    index = slot.take(base.row_classes().take(rows))
+    if len(rows) == table.n_records:  # every row, each once
+        read = np.zeros(n_classes + 1, dtype=np.bool_)
+        read[slot[:n_classes][base.counts > 0]] = True
+        read[n_classes] |= int(base.counts.sum()) < table.n_records  # some row in no base class
+    else:
+        read = np.bincount(index, minlength=n_classes + 1).astype(np.bool_)
+    return index, read
+
+
+def _released_column(table: ClassTable, i: int, index: np.ndarray, read: np.ndarray) -> pd.Categorical:
     """QI ``i``'s released column: its labels at ``table``'s level gathered by each row's base class
     (``index``; one past the last: suppressed, ``'*'``), ``read`` the classes some row reads."""
-    from veil.pipeline._rows import category_column
+    from veil.pipeline._rows import category_array
 
     h, level, base = table.hierarchies[i], table.levels[i], table.base
     labels = list(h.labels[level]) + [SUPPRESSED]
     per_class = np.append(h.maps[level][base.codes[:, i]], len(labels) - 1)
-    return category_column(per_class, labels, missing=MISSING, index=index, read=read)
+    return category_array(per_class, labels, missing=MISSING, index=index, read=read)

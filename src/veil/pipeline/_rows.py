@@ -19,7 +19,7 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 
-__all__ = ["take_rows", "text_column", "category_column", "blank_rows"]
+__all__ = ["take_rows", "text_column", "category_column", "category_array", "blank_rows"]
 
 
 def _arrow(series: pd.Series):
@@ -151,6 +151,12 @@ def text_column(codes: np.ndarray, labels: Sequence[str], dtype: object = "str",
 
 def category_column(codes: np.ndarray, labels: Sequence[str], *, missing: str | None = None,
                     index: np.ndarray | None = None, read: np.ndarray | None = None) -> pd.Series:
+    """:func:`category_array` as a Series."""
+    return pd.Series(category_array(codes, labels, missing=missing, index=index, read=read), copy=False)
+
+
+def category_array(codes: np.ndarray, labels: Sequence[str], *, missing: str | None = None,
+                   index: np.ndarray | None = None, read: np.ndarray | None = None) -> pd.Categorical:
     """The labels of ``codes`` as a pandas categorical: the rows' small-integer codes, no text per row.
 
     The categories are the labels some row reads, each once, in the order of
@@ -182,7 +188,7 @@ def category_column(codes: np.ndarray, labels: Sequence[str], *, missing: str | 
     remap = np.where(used, category[inverse], -1).astype(small)
     dtype = _categories(tuple(distinct[named].tolist()))
     column = remap.take(codes) if index is None else remap.take(codes).take(index)
-    return pd.Series(pd.Categorical.from_codes(column, dtype=dtype, validate=False), copy=False)
+    return pd.Categorical.from_codes(column, dtype=dtype, validate=False)
 
 
 def _label_table(labels: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
