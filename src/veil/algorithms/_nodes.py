@@ -197,14 +197,14 @@ class Evaluator:
                              for level, h in zip(classes.levels, classes.hierarchies))
         self.hub_limit = hub_limit
         self.hub_requests: dict[tuple[int, ...], int] = {}
-        self.unsuppressed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # (bounds, low, stride)
+        self.unsuppressed: tuple[np.ndarray, list[int], list[int]] | None = None  # (bounds, low, stride)
 
     def know_bounds(self, nodes: np.ndarray, bounds: np.ndarray) -> np.ndarray:
         """Take an additive metric's per-node bounds (:func:`loss_bounds`) as the loss of
         a node that suppresses nothing: that loss is the sum of the per-attribute terms
         the bound adds up, so the node's table is not measured.  Returns ``bounds``."""
         low, stride = node_index(nodes)
-        self.unsuppressed = (bounds, low, stride)
+        self.unsuppressed = (bounds, low.tolist(), stride.tolist())  # lists: a node's row is summed in Python
         return bounds
 
     def exact_loss(self, result: NodeEvaluation) -> float:
@@ -254,7 +254,9 @@ class Evaluator:
         return hub
 
     def violations(self, table: ClassTable, models: Sequence[PrivacyModel]) -> np.ndarray:
-        """Classes of ``table`` that violate any of ``models``."""
+        """Classes of ``table`` that violate any of ``models`` (do not modify it: it may be a model's)."""
+        if len(models) == 1:
+            return np.asarray(models[0].violating(table), dtype=np.bool_)
         mask = np.zeros(table.n_classes, dtype=np.bool_)
         for model in models:
             mask |= model.violating(table)
@@ -296,8 +298,10 @@ class Evaluator:
         judged = self.models if models is None else list(models)
         violating = self.violations(table, judged)
         if mask is not None:
-            violating |= mask
-        suppressed = int(table.counts[violating].sum()) + table.suppressed - table.input_suppressed
+            violating = violating | mask
+        suppressed = table.suppressed - table.input_suppressed
+        if violating.any():
+            suppressed += int(table.counts[violating].sum())
         if suppressed > self.limit:
             return NodeEvaluation(node, table, False, suppressed, None)
         result = table.suppress(violating)
@@ -308,7 +312,7 @@ class Evaluator:
             return NodeEvaluation(node, result, True, suppressed, None)
         if self.unsuppressed is not None and suppressed == 0:
             bounds, low, stride = self.unsuppressed
-            loss = float(bounds[int(((np.asarray(node, dtype=np.int64) - low) * stride).sum())])
+            loss = float(bounds[sum((a - b) * c for a, b, c in zip(node, low, stride))])
         else:
             loss = float(self.loss(result))
         return NodeEvaluation(node, result, True, suppressed, loss)
@@ -342,11 +346,13 @@ def loss_bounds(
     that depends only on that attribute's level, so each term is measured with
     the other attributes at their highest level: those tables have a handful
     of classes, and the bound of every node is the lowest node's loss plus the
-    terms of its levels.
+    terms of its levels.  With every attribute at its highest level the table is
+    the same whichever attribute it was rolled up for: it is measured once.
     """
     low, high = list(lattice.low), list(lattice.high)
     base_loss = float(loss(classes.generalize(low)))
     per_attribute = []
+    top: float | None = None  # the highest node's loss: every attribute's last term starts from it
     for i, (a, b) in enumerate(zip(low, high)):
         if a == b:  # one level: no term, and one entry of the grid's axis i
             continue
@@ -354,10 +360,13 @@ def loss_bounds(
         reference[i] = a
         coarse = classes.generalize(reference)  # attribute i at its lowest level, the rest at the top
         start = float(loss(coarse))
+        if top is None:
+            top = float(loss(coarse.roll_up(tuple(high))))
         terms = np.zeros(b - a + 1, dtype=np.float64)
-        for level in range(a + 1, b + 1):
+        for level in range(a + 1, b):
             reference[i] = level
             terms[level - a] = float(loss(coarse.roll_up(tuple(reference)))) - start  # levels above coarse's
+        terms[b - a] = top - start
         per_attribute.append(terms)
     return over_grid(per_attribute, np.add, base_loss)
 

@@ -15,7 +15,7 @@ from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
 __all__ = ["SUPPRESSED", "SensitiveHistogram", "all_star_rows", "key_space", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key", "sum_by_sorted_key",
-           "Regrouping", "regroup_codes", "roll_up_histograms", "KeyedInverse"]
+           "Regrouping", "regroup_codes", "roll_up_histograms", "KeyedInverse", "SortedInverse"]
 
 @dataclass(frozen=True, eq=False)
 class SensitiveHistogram:
@@ -220,16 +220,33 @@ def sum_by_key(
     return keys, sums, KeyedInverse(key, keys, space)
 
 
-def sum_by_sorted_key(
-    key: np.ndarray, space: int, weights: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, Callable[[], np.ndarray]] | None:
+class SortedInverse:
+    """The row -> group index of a grouping by sorted keys (:func:`sum_by_sorted_key`), built
+    when called, from the rows in key order and the flags of each group's first row."""
+
+    __slots__ = ("order", "first", "starts")
+
+    def __init__(self, order: np.ndarray, first: np.ndarray, starts: np.ndarray) -> None:
+        self.order, self.first, self.starts = order, first, starts
+
+    def __call__(self) -> np.ndarray:
+        index = np.empty(len(self.order), dtype=np.int64)
+        index[self.order] = np.cumsum(self.first, dtype=np.int64) - 1
+        return index
+
+    def members(self) -> np.ndarray:
+        """One row of each group (its first in the original order), group by group."""
+        return self.order[self.starts]
+
+
+def sum_by_sorted_key(key: np.ndarray, space: int, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, SortedInverse] | None:
     """:func:`sum_by_key` for a key space too large for a dense array: each key and its
     position are packed into one int64 (the position in the low bits) and sorted, so
     that one sort of plain integers groups the keys and gives the order of their rows.
 
     Returns the distinct keys in increasing order (as :func:`sum_by_key` does), their
-    summed weights (int64) and a function giving the inverse index on demand, or
-    ``None`` when a key and a position do not fit in 62 bits together.
+    summed weights (int64) and the inverse index (:class:`SortedInverse`, built when
+    called), or ``None`` when a key and a position do not fit in 62 bits together.
     """
     n = len(key)
     bits = max((n - 1).bit_length(), 1)
@@ -245,13 +262,7 @@ def sum_by_sorted_key(
     np.not_equal(grouped[1:], grouped[:-1], out=first[1:])
     starts = np.flatnonzero(first)
     sums = np.add.reduceat(weights[order], starts).astype(np.int64, copy=False)
-
-    def inverse() -> np.ndarray:
-        index = np.empty(n, dtype=np.int64)
-        index[order] = np.cumsum(first, dtype=np.int64) - 1
-        return index
-
-    return grouped[starts], sums, inverse
+    return grouped[starts], sums, SortedInverse(order, first, starts)
 
 
 def group_codes(codes: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -291,8 +302,8 @@ def regroup_codes(column: Callable[[int], np.ndarray], radices: Sequence[int], c
     ``positive``, or the dense one-pass sum is not used).
 
     An attribute with one value adds nothing to the key.  A dense key space sums the
-    sizes in one pass and builds the inverse only on demand; a sparse one is hashed and
-    each group's codes are read at one of its members.
+    sizes in one pass and builds the inverse only on demand; a sparse one is sorted (or
+    hashed) and each group's codes are read at one of its members.
     """
     q = len(radices)
     varying = [i for i, r in enumerate(radices) if r > 1]
@@ -305,21 +316,29 @@ def regroup_codes(column: Callable[[int], np.ndarray], radices: Sequence[int], c
         codes, inverse = group_codes(matrix, radices)
         return Regrouping(codes, inverse, None, len(codes))
     space = key_space(radices)
-    summed = (sum_by_key(key, space, counts) or sum_by_sorted_key(key, space, counts)) if positive else None
-    if summed is not None:
-        keys, sums, regrouping = summed
+    dense = sum_by_key(key, space, counts) if positive else None
+    if dense is not None:
+        keys, sums, regrouping = dense
         return Regrouping(lambda: unpack_codes(keys, radices), regrouping, sums, len(keys))
-    keys, inverse = group_keys(key, space)
-    return Regrouping(lambda: _member_codes(columns, varying, q, inverse, len(keys)), inverse, None, len(keys))
+    ordered = sum_by_sorted_key(key, space, counts) if positive else None
+    if ordered is not None:
+        keys, sums, inverse = ordered
+        return Regrouping(lambda: _member_codes(columns, varying, q, inverse.members()), inverse, sums, len(keys))
+    keys, index = group_keys(key, space)
+    return Regrouping(lambda: _member_codes(columns, varying, q, _members(index, len(keys))), index, None, len(keys))
 
 
-def _member_codes(columns: Sequence[np.ndarray], varying: Sequence[int], q: int, inverse: np.ndarray,
-                  n_groups: int) -> np.ndarray:
-    """Each group's codes, read at one of its members (all members share them): ``q`` gathers
-    of the groups instead of a division and a remainder per attribute over the packed keys."""
+def _members(inverse: np.ndarray, n_groups: int) -> np.ndarray:
+    """One row of each group of ``inverse`` (row -> group), group by group."""
     member = np.empty(n_groups, dtype=np.int64)
     member[inverse] = np.arange(len(inverse), dtype=np.int64)
-    codes = np.zeros((n_groups, q), dtype=np.int32)
+    return member
+
+
+def _member_codes(columns: Sequence[np.ndarray], varying: Sequence[int], q: int, member: np.ndarray) -> np.ndarray:
+    """Each group's codes, read at one of its members (all members share them): ``q`` gathers
+    of the groups instead of a division and a remainder per attribute over the packed keys."""
+    codes = np.zeros((len(member), q), dtype=np.int32)
     for i, values in zip(varying, columns):
         codes[:, i] = values[member]
     return codes

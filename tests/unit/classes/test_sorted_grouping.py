@@ -57,3 +57,32 @@ def test_sparse_regrouping_gives_the_general_path_classes():
     assert [tuple(row) for row in codes.tolist()] == list(expected.index)
     assert grouped.counts.tolist() == expected.tolist()
     assert np.array_equal(codes[inverse], np.column_stack(columns))
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 200), distinct=st.integers(1, 40), seed=st.integers(0, 2**16))
+def test_sorted_members_are_each_groups_first_row(n, distinct, seed):
+    rng = np.random.default_rng(seed)
+    key = rng.integers(0, 10**9, distinct)[rng.integers(0, distinct, n)]
+    keys, _, inverse = sum_by_sorted_key(key, 10**9, np.ones(n, np.int64))
+    members = inverse.members()
+    assert np.array_equal(key[members], keys)
+    assert np.array_equal(members, [int(np.flatnonzero(key == k)[0]) for k in keys])
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 120), seed=st.integers(0, 2**16), positive=st.booleans())
+def test_sparse_codes_read_at_members_are_the_unpacked_keys(n, seed, positive):
+    """Sorted (positive sizes) or hashed, the codes read at one member of each group are
+    those the packed keys unpack to, in the order of the groups."""
+    rng = np.random.default_rng(seed)
+    radices = [int(r) for r in rng.integers(1, 5000, 3)]
+    columns = [rng.integers(0, r, n).astype(np.int32) for r in radices]
+    columns[1][: n // 2] = columns[1][n - n // 2:]  # some rows share their codes
+    columns[0][: n // 2], columns[2][: n // 2] = columns[0][n - n // 2:], columns[2][n - n // 2:]
+    grouped = regroup_codes(lambda i: columns[i], radices, np.ones(n, np.int64), positive=positive)
+    codes = grouped.codes() if callable(grouped.codes) else grouped.codes
+    inverse = grouped.inverse() if callable(grouped.inverse) else grouped.inverse
+    assert np.array_equal(codes[inverse], np.column_stack(columns))
+    if positive:  # sorted: the groups in increasing order of their codes
+        assert [tuple(row) for row in codes.tolist()] == sorted({tuple(row) for row in np.column_stack(columns).tolist()})
