@@ -16,7 +16,7 @@ import numpy as np
 
 from veil.classes import ClassTable
 from veil.errors import ParameterError
-from veil.utility._inputs import label_histogram, leaf_frequencies
+from veil.utility._inputs import label_histogram, leaf_counts, per_base
 from veil.utility._kl import kl_divergence
 
 __all__ = [
@@ -291,23 +291,24 @@ def conditional_entropy(classes: ClassTable, label: str) -> float:
     return max(total / classes.n_records, 0.0)
 
 
-def _qi_cost(classes: ClassTable, i: int, f: np.ndarray) -> float:
-    """Non-uniform entropy of QI ``i`` (leaf frequencies ``f``).
+def _qi_cost(classes: ClassTable, i: int) -> float:
+    """Non-uniform entropy of QI ``i``.
 
     Exact, per generalized value :math:`g`: :math:`\\sum_{a \\in g} f_a \\log_2 (F_g / f_a)`
     for the retained and suppressed records together, plus :math:`s_g \\log_2 (N / F_g)` for
-    the :math:`s_g` records of :math:`g` the transformation suppressed.
+    the :math:`s_g` records of :math:`g` the transformation suppressed (:math:`f`: the leaf
+    frequencies, only counted when needed).
     """
     h, level = classes.hierarchies[i], classes.levels[i]
     suppressing = classes.suppressed > classes.input_suppressed
     if level == 0 and not suppressing:
         return 0.0  # every value is its own generalization
+    f = leaf_counts(classes, i)
     to_level = h.maps[level]
     grouped = np.bincount(to_level, weights=f, minlength=h.n_values(level))
-    with np.errstate(divide="ignore"):
-        log_grouped = np.log2(np.where(grouped > 0, grouped, 1.0))
+    log_grouped = np.log2(np.where(grouped > 0, grouped, 1.0))  # no 0: nothing to silence
     # sum over leaves of f_a log2(F_g / f_a), exact 0 at level 0
-    total = float(np.dot(f, log_grouped[to_level]) - _xlog2x(f).sum()) if level else 0.0
+    total = float(np.dot(f, log_grouped[to_level]) - _leaf_xlog2x(classes, i, f)) if level else 0.0
     if suppressing:
         known = classes.n_records - classes.input_suppressed
         retained = np.bincount(classes.codes[:, i], weights=classes.counts, minlength=h.n_values(level))
@@ -316,9 +317,16 @@ def _qi_cost(classes: ClassTable, i: int, f: np.ndarray) -> float:
     return total
 
 
-def _qi_top(f: np.ndarray) -> float:
-    """Non-uniform entropy of a QI with leaf frequencies ``f`` generalized to the top."""
-    return float(_xlog2x(np.array([f.sum()]))[0] - _xlog2x(f).sum())
+def _leaf_xlog2x(classes: ClassTable, i: int, f: np.ndarray) -> np.floating:
+    """:math:`\\sum_a f_a \\log_2 f_a` over QI ``i``'s leaf frequencies ``f`` (once per base table)."""
+    key = ("leaf xlog2x", classes.quasi_identifiers[i], len(f))
+    return per_base(classes.base, key, lambda: _xlog2x(f).sum())
+
+
+def _qi_top(classes: ClassTable, i: int) -> float:
+    """Non-uniform entropy of QI ``i`` generalized to the top."""
+    f = leaf_counts(classes, i)
+    return float(_xlog2x(np.array([f.sum()]))[0] - _leaf_xlog2x(classes, i, f))
 
 
 def non_uniform_entropy(classes: ClassTable, *, normalized: bool = False) -> float:
@@ -370,9 +378,9 @@ def non_uniform_entropy(classes: ClassTable, *, normalized: bool = False) -> flo
     >>> round(non_uniform_entropy(classes.generalize((1,))), 4)   # 3 log2(4/3) + log2(4)
     3.2451
     """
-    frequencies = leaf_frequencies(classes)
-    total = max(sum(_qi_cost(classes, i, f) for i, f in enumerate(frequencies)), 0.0)
+    q = len(classes.quasi_identifiers)
+    total = max(sum(_qi_cost(classes, i) for i in range(q)), 0.0)
     if not normalized:
         return total
-    top = sum(_qi_top(f) for f in frequencies)
+    top = sum(_qi_top(classes, i) for i in range(q))
     return total / top if top > 0 else 0.0

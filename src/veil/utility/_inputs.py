@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import numbers
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -15,12 +16,13 @@ from veil.classes import ClassTable, SensitiveHistogram
 from veil.errors import ColumnNotFoundError, ParameterError
 
 __all__ = [
-    "label_histogram", "attribute_weights", "base_columns", "leaf_frequencies", "check_k", "match_rows",
-    "packs", "pack_columns", "match_keys",
+    "label_histogram", "attribute_weights", "per_base", "leaf_counts", "float_counts", "check_k", "match_rows", "packs",
+    "pack_columns", "match_keys",
 ]
 
-#: Per base table, the leaf counts of its QI columns by (column, leaves): see :func:`leaf_frequencies`.
-_LEAF_COUNTS: weakref.WeakKeyDictionary[ClassTable, dict[tuple[int, int], np.ndarray]] = weakref.WeakKeyDictionary()
+_T = TypeVar("_T")
+#: What :func:`per_base` computed, by base table (dropped with it) and key.
+_PER_BASE: weakref.WeakKeyDictionary[ClassTable, dict[Hashable, Any]] = weakref.WeakKeyDictionary()
 
 
 def label_histogram(classes: ClassTable, label: str, owner: str) -> SensitiveHistogram:
@@ -77,34 +79,39 @@ def check_k(k: object, owner: str) -> int:
     return check_int("k", k, owner, low=1)
 
 
-def base_columns(classes: ClassTable) -> list[int]:
-    """For each QI of ``classes``, its column in ``classes.base.codes``."""
-    base = classes.base
-    return [base.quasi_identifiers.index(name) for name in classes.quasi_identifiers]
+def per_base(base: ClassTable, key: Hashable, compute: Callable[[], _T]) -> _T:
+    """``compute()``, computed once per base table and ``key``, then shared (a base table never changes)."""
+    memo = _PER_BASE.setdefault(base, {})
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
 
 
-def leaf_frequencies(classes: ClassTable) -> list[np.ndarray]:
-    """For each QI, the count of every leaf in the original table (records with known values).
+def leaf_counts(classes: ClassTable, i: int) -> np.ndarray:
+    """QI ``i``'s count of every leaf in the original table (records with known values), float64.
 
     Read from the base table's classes (level-0 leaf codes and their counts),
     never from the rows.  Records suppressed on input have no known value and
-    are not counted.  A base table never changes, so each column's counts are
-    counted once per base table and shared (read-only arrays).
+    are not counted.  Counted once per base table and shared: a read-only array.
     """
-    base = classes.base
-    known = _LEAF_COUNTS.setdefault(base, {})
-    weights = None
-    out = []
-    for column, h in zip(base_columns(classes), classes.hierarchies):
-        key = (column, h.n_values(0))
-        if key not in known:
-            if weights is None:  # bincount's weights are float64: converted once, not per QI
-                weights = base.counts.astype(np.float64)
-            counts = np.bincount(base.codes[:, column], weights=weights, minlength=key[1])
-            counts.flags.writeable = False
-            known[key] = counts
-        out.append(known[key])
-    return out
+    base, h = classes.base, classes.hierarchies[i]
+    name, n_leaves = classes.quasi_identifiers[i], h.n_values(0)
+
+    def count() -> np.ndarray:
+        column = base.codes[:, base.quasi_identifiers.index(name)]
+        return _read_only(np.bincount(column, weights=float_counts(base), minlength=n_leaves))
+
+    return per_base(base, ("leaf counts", name, n_leaves), count)
+
+
+def float_counts(base: ClassTable) -> np.ndarray:
+    """``base.counts`` as float64 (bincount's weights), converted once per base table: a read-only array."""
+    return per_base(base, "float counts", lambda: _read_only(base.counts.astype(np.float64)))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 def packs(radices: Sequence[int]) -> bool:

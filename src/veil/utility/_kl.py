@@ -26,7 +26,7 @@ import numpy as np
 
 from veil.classes import ClassTable
 from veil.errors import ParameterError
-from veil.utility._inputs import label_histogram, match_keys, match_rows, pack_columns, packs
+from veil.utility._inputs import float_counts, label_histogram, match_keys, match_rows, pack_columns, packs
 
 __all__ = ["kl_divergence"]
 
@@ -113,7 +113,7 @@ def _masses(
     """:math:`N \\hat F_1` and :math:`N \\hat F_2` per original combination (by sensitive value)."""
     volume, domain = _volumes(anonymized)
     if sensitive is None:
-        f1 = base.counts.astype(np.float64)[:, None]
+        f1 = float_counts(base)[:, None]
         density = (anonymized.counts / volume)[:, None]
         spread = np.array([float(n - anonymized.n_retained)])
     else:
