@@ -35,6 +35,7 @@ import pandas as pd
 
 from veil.algorithms.lattice import SearchResult
 from veil.classes import SUPPRESSED, ClassTable
+from veil.classes._build import build
 from veil.dataset import MISSING, Dataset
 from veil.errors import VerificationError
 from veil.models import PrivacyModel
@@ -176,7 +177,9 @@ def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[
         domains=domains, missing=dataset.missing,
     )
     hierarchies = {name: dataset.hierarchies[name] for name in sensitive if name in dataset.hierarchies}
-    classes = ClassTable.from_dataset(released, hierarchies=hierarchies, weights=weights, suppressed_rows=left_out)
+    # a QI released as a categorical is read from its own codes (what its encoding would read), not re-encoded
+    qis = {name: data[name] for name in dataset.quasi_identifiers}
+    classes = build(released, hierarchies=hierarchies, weights=weights, suppressed_rows=left_out, columns=qis)
     if classes.n_records - classes.suppressed < dataset.n_records:
         for name in sensitive:
             hist = classes.sensitive[name]
