@@ -138,9 +138,11 @@ def _estimate(cover: np.ndarray, density: np.ndarray, share: np.ndarray) -> np.n
 
 
 def _weighted_log_ratio(f1: np.ndarray, f2: np.ndarray) -> float:
-    """:math:`\\sum f_1 \\log_2 (f_1 / f_2)` over the entries with :math:`f_1 > 0` (``f2`` broadcasts to ``f1``)."""
+    """:math:`\\sum f_1 \\log_2 (f_1 / f_2)` over the entries with :math:`f_1 > 0` (``f2`` broadcasts to
+    ``f1``; when it has ``f1``'s shape, its memory is reused)."""
     if f1.size and f1.min() > 0:  # every entry counts: the same terms in the same order, none selected
-        terms = np.divide(f1, f2).ravel()
+        # a new array of this size costs more than the division into it
+        terms = np.divide(f1, f2, out=f2 if f2.shape == f1.shape else None).ravel()
         np.log2(terms, out=terms)
         terms *= f1.ravel()
     else:
