@@ -102,7 +102,8 @@ def _volumes(anonymized: ClassTable) -> tuple[np.ndarray, float]:
     volume = np.ones(anonymized.n_classes)
     domain = 1.0
     for i, (h, l) in enumerate(zip(anonymized.hierarchies, anonymized.levels)):
-        volume *= h.leaf_counts(l)[anonymized.codes[:, i]]
+        if l:  # a leaf covers itself: times 1 changes no volume
+            volume *= h.leaf_counts(l)[anonymized.codes[:, i]]
         domain *= h.n_values(0)
     return volume, domain
 
