@@ -34,10 +34,8 @@ def build(
     suppressed_rows: np.ndarray | None = None,
     columns: Mapping[str, pd.Series] | None = None,
 ) -> ClassTable:
-    """Build the class table of ``dataset`` (the only pass over its rows).
-
-    From a table's rows, or (``weights``) from an engine's grouped counts
-    (:func:`veil.engines.class_table_from_counts`).
+    """Build the class table of ``dataset`` (the only pass over its rows): from a table's rows, or
+    (``weights``) from an engine's grouped counts (:func:`veil.engines.class_table_from_counts`).
 
     Parameters
     ----------
@@ -55,9 +53,8 @@ def build(
         not read (a release's check passes the rows it knows suppressed).  Default:
         the rows with ``*`` in every QI, whose sensitive values count in the overall.
     columns : mapping of str to pandas.Series, optional
-        QI columns of ``dataset``'s rows (a released frame's own): one that is a categorical
-        of text with no missing cell, and has no hierarchy given, is read from its own codes
-        (:func:`categorical_codes`) instead of being encoded; the table is the same.
+        QI columns of ``dataset`` (a released frame's): a flat one read from its own codes
+        when it can be (:func:`categorical_codes`), not encoded; the table is the same.
 
     Raises
     ------
@@ -71,10 +68,8 @@ def build(
     given = dict(dataset.hierarchies, **(hierarchies or {}))
     w = None if weights is None else np.asarray(weights, dtype=np.int64)
     n = dataset.n_records
-    coded = {name: found for name, column in (columns or {}).items() if name in qis and name not in given
-             and (found := categorical_codes(column, name, dataset.schema.kind(name), _domain(dataset, name))) is not None}
-    dataset.encode_all([name for name in qis + sens if name not in coded])  # side by side; cached for what follows
-    bound, leaves, value_codes, star_rows = _bind_quasi_identifiers(dataset, qis, given, suppressed_rows, coded)
+    bound, leaves, value_codes, star_rows = _bind_quasi_identifiers(dataset, qis, sens, given, suppressed_rows,
+                                                                    columns or {})
     keep = ~star_rows
     every = not star_rows.any()  # no row left out: no filter over the rows
     input_suppressed = int(star_rows.sum() if w is None else w[star_rows].sum())
@@ -82,15 +77,20 @@ def build(
     n_classes = len(codes)
     kept = None if w is None else w if every else w[keep]
     counts = _count(inverse, kept, n_classes)
-    row_class = inverse if every else np.full(n, -1, dtype=np.int64)
-    if not every:
-        row_class[keep] = inverse
+    row_class = inverse if every else _scattered(inverse, keep)
     return ClassTable(
         quasi_identifiers=qis, hierarchies=tuple(bound), levels=tuple(0 for _ in qis), codes=codes, counts=counts,
         n_records=n if w is None else int(w.sum()), suppressed=input_suppressed, input_suppressed=input_suppressed,
         base=None, base_map=np.arange(n_classes, dtype=np.int64), row_class=row_class if w is None else None,
         sensitive=_histograms(dataset, sens, given, inverse, keep, kept, w, n_classes, whole=suppressed_rows is None),
     )
+
+
+def _scattered(inverse: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Each row's class: the kept rows' ``inverse``, -1 for the others."""
+    row_class = np.full(len(keep), -1, dtype=np.int64)
+    row_class[keep] = inverse
+    return row_class
 
 
 def _count(index: np.ndarray, weights: np.ndarray | None, length: int) -> np.ndarray:
@@ -117,12 +117,16 @@ def _check_columns(dataset: Dataset, qis: tuple[str, ...], sens: tuple[str, ...]
 
 
 def _bind_quasi_identifiers(
-    dataset: Dataset, qis: tuple[str, ...], given: Mapping[str, Hierarchy], suppressed: np.ndarray | None,
-    coded: Mapping[str, tuple[EncodedColumn, np.ndarray, np.ndarray]],
+    dataset: Dataset, qis: tuple[str, ...], sens: tuple[str, ...], given: Mapping[str, Hierarchy],
+    suppressed: np.ndarray | None, columns: Mapping[str, pd.Series],
 ) -> tuple[list[Hierarchy], list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Each QI's hierarchy, its leaf code per value code, its per-row value codes, and
-    the suppressed rows (``suppressed``; default: ``*`` in every QI).  A QI of ``coded``
-    (:func:`categorical_codes`) has its column's own codes as value codes."""
+    the suppressed rows (``suppressed``; default: ``*`` in every QI).  A flat QI of ``columns``
+    read from its own codes (:func:`categorical_codes`) has those as value codes."""
+    schema = dataset.schema
+    coded = {name: found for name, column in columns.items() if name in qis and name not in given and (found := (
+        categorical_codes(column, name, schema.kind(name), schema[name].domain if name in schema else None)))}
+    dataset.encode_all([name for name in qis + sens if name not in coded])  # side by side; cached for what follows
     n = dataset.n_records
     bound: list[Hierarchy] = []
     leaves: list[np.ndarray] = []
@@ -153,8 +157,7 @@ def _bind_quasi_identifiers(
 
 def _leaves(name: str, labels: np.ndarray, missing_code: int, needed: np.ndarray, hierarchy: Hierarchy | None,
             whole: bool) -> tuple[Hierarchy, np.ndarray]:
-    """A QI's hierarchy (``hierarchy``, else flat: the ``needed`` labels, or all when ``whole``)
-    and the leaf code of each of its ``labels`` (-1: not needed)."""
+    """A QI's hierarchy (else flat: the ``needed`` labels, all when ``whole``) and ``labels``' leaf codes."""
     flat = hierarchy is None
     if flat:  # given suppressed rows: the values that occur (not the '*' of those rows alone)
         every = whole or bool(needed.all())
@@ -188,20 +191,12 @@ def _code_counts(codes: np.ndarray, n_codes: int) -> np.ndarray:
     return np.bincount(codes, minlength=n_codes).astype(np.int64, copy=False)
 
 
-def _domain(dataset: Dataset, name: str) -> tuple[str, ...] | None:
-    return dataset.schema[name].domain if name in dataset.schema else None
-
-
 def categorical_codes(column: pd.Series, name: str, kind: Kind, domain: tuple[str, ...] | None = None,
                       ) -> tuple[EncodedColumn, np.ndarray, np.ndarray] | None:
-    """A categorical of text with no missing cell (a released QI) read from its own codes.
-
-    Returns ``(encoded, ordered, rank)``: the column's encoding in its categories' order (its
-    codes as they are, each category's rows), the categories some row reads in the order
-    :meth:`~veil.dataset.Dataset.encode` puts them for ``kind`` (:func:`~veil.data.sort_labels`),
-    and each category's place there (-1: no row reads it).  The rows' codes are neither
-    copied nor remapped: only the categories are sorted.  None for any other column.
-    """
+    """A categorical of text with no missing cell (a released QI) read from its own codes (not
+    copied nor remapped): ``(encoded, ordered, rank)``, its encoding in its categories' order,
+    the categories some row reads in :meth:`~veil.dataset.Dataset.encode`'s order for ``kind``
+    (:func:`~veil.data.sort_labels`) and each one's place there (-1: unread); None for another column."""
     dtype = column.dtype
     if not (isinstance(dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(dtype.categories.dtype)):
         return None
@@ -395,11 +390,10 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     record reads the label of its class at ``table``'s level, :data:`SUPPRESSED`
     when its class is suppressed, and an empty cell (missing) where that label
     is :data:`~veil.dataset.MISSING` (a missing value is released as it came).
-    The codes are gathered in release order into a categorical of the labels
-    (no text per row), so each released column is made once, already shuffled; the
-    other columns are the input's, taken once.  :meth:`ClassTable.apply`
-    followed by a take of ``rows`` gives the same cells (with the missing
-    label blanked), at twice the memory.
+    The codes are gathered in release order into a categorical of the labels (no text per
+    row), each released column made once, already shuffled; the other columns are the input's,
+    taken once.  :meth:`ClassTable.apply` then a take of ``rows`` gives the same cells (with
+    the missing label blanked), at twice the memory.
 
     Parameters
     ----------
@@ -446,14 +440,9 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
 
 
 def _release_index(table: ClassTable, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(index, read)``: each of ``rows``' base class, or ``n_classes`` (one past the last) when it is
-    suppressed, and which of those some row reads.
-
-    Per class first, then one gather per row: a base class is suppressed when ``table`` maps it to
-    no class, a row when its base class is (or it arrived suppressed, base class -1, which reads
-    the appended last slot).  When ``rows`` are every row (a permutation), the classes read
-    are known per class too: each base class has rows.
-    """
+    """``(index, read)``: each of ``rows``' base class, ``n_classes`` (one past the last) when it is
+    suppressed (its base class mapped to none, or it arrived so: base class -1, the last slot),
+    and which slots some row reads (per class when ``rows`` are every row: each class has rows)."""
     base = table.base
     n_classes = base.n_classes
     slot = np.where(table.base_map >= 0, np.arange(n_classes, dtype=np.int64), n_classes)
