@@ -10,7 +10,7 @@ import numpy as np
 
 from veil.algorithms._nodes import Evaluator, NodeEvaluation, NodeSets, node_index, predecessors
 
-__all__ = ["descend", "classify", "walk_candidates", "lexsort"]
+__all__ = ["descend", "classify", "walk_candidates", "lexsort", "sort_rows"]
 
 
 def lexsort(keys: Sequence[np.ndarray]) -> np.ndarray:
@@ -40,6 +40,13 @@ def lexsort(keys: Sequence[np.ndarray]) -> np.ndarray:
     packed += np.arange(n, dtype=np.int64)
     packed.sort()
     return packed % max(n, 1)
+
+
+def sort_rows(chosen: np.ndarray, keys: Sequence[np.ndarray]) -> np.ndarray:
+    """The rows where ``chosen`` (a mask) is true, in the order :func:`lexsort` gives them
+    among all rows (``keys`` has one entry per row): only those rows are sorted."""
+    rows = np.flatnonzero(chosen)
+    return rows[lexsort([key[rows] for key in keys])]
 
 
 def descend(

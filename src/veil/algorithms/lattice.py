@@ -55,7 +55,7 @@ from veil.algorithms._nodes import (
     ADDITIVE_METRICS, Evaluator, Lattice, LossFunction, NodeEvaluation, NodeSets, SearchResult, infeasible,
     limit_records, loss_bounds, prepare,
 )
-from veil.algorithms._chains import classify, descend, lexsort, walk_candidates
+from veil.algorithms._chains import classify, descend, lexsort, sort_rows, walk_candidates
 from veil.algorithms._lattice_record import search_record
 from veil.classes import ClassTable
 from veil.utility import METRICS
@@ -113,12 +113,15 @@ def _search_top_down(
             judge(i)
         return bool(status[i] == 1)
 
+    def is_open(c: np.ndarray | slice) -> np.ndarray:
+        return (status[c] != -1) & ~evaluated[c] & (bounds[c] <= least[0] + 1e-12)
+
     descend(nodes, bounds, current, step)
     # settle the candidates (not failing, not judged, bound within the best loss), the
     # largest down-set first (a failure there tags the most nodes), then the highest
-    # (bound, height, index)
-    walk_candidates(lexsort((heights, bounds, sets.below_sizes()))[::-1], judge,
-                    lambda c: (status[c] != -1) & ~evaluated[c] & (bounds[c] <= least[0] + 1e-12))
+    # (bound, height, index); a node that is no candidate now never becomes one (the
+    # best loss only falls, statuses only settle), so only today's are sorted
+    walk_candidates(sort_rows(is_open(slice(None)), (heights, bounds, sets.below_sizes()))[::-1], judge, is_open)
     if progress is not None:
         progress(n, n)
     record = _record(heights, np.where(evaluated, status, 0).astype(np.int8))
@@ -333,7 +336,9 @@ def _search_mixed(
     if judge(current):
         descend(nodes, bounds, current, lambda i: losses[i] < np.inf if done[i] else judge(i))
 
-    for i in lexsort((heights, bounds, sets.below_sizes()))[::-1]:  # largest down-set first, then highest bound
+    # largest down-set first, then highest bound; a node out of these now never comes back
+    still_open = (status == 0) & ~done & (bounds <= best["loss"] + 1e-12)
+    for i in sort_rows(still_open, (heights, bounds, sets.below_sizes()))[::-1]:
         i = int(i)
         if status[i] != 0 or done[i] or bounds[i] > best["loss"] + 1e-12:
             continue
@@ -348,7 +353,7 @@ def _search_mixed(
         sets.tag_above(status, i, 1)
         record(i, evaluator.evaluate(node, models=rest, table=table, prior=monotone_part, mask=mask))
 
-    for i in lexsort((heights, bounds)):  # lowest bound first
+    for i in sort_rows(bounds <= best["loss"] + 1e-12, (heights, bounds)):  # lowest bound first
         i = int(i)
         if bounds[i] > best["loss"] + 1e-12:
             break

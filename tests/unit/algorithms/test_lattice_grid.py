@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veil.algorithms._chains import lexsort
+from veil.algorithms._chains import lexsort, sort_rows
 from veil.algorithms._nodes import Lattice, NodeSets, loss_bounds, node_index, over_grid
 from veil.classes import ClassTable
 from veil.dataset import Dataset
@@ -30,6 +30,7 @@ def meshgrid_nodes(lattice):
     return np.stack([g.ravel() for g in np.meshgrid(*ranges, indexing="ij")], axis=1)
 
 
+@settings(deadline=None)
 @given(lattices())
 def test_nodes_heights_sizes_and_indexes_of_the_grid(lattice):
     nodes = lattice.nodes()
@@ -52,6 +53,7 @@ def test_over_grid_folds_in_attribute_order():
 floats = st.sampled_from([0.0, -0.0, 0.5, 1.0, 1e-300, np.inf, -np.inf, np.nan, 0.1 + 0.2, 0.3])
 
 
+@settings(deadline=None)
 @given(st.data())
 def test_lexsort_is_numpys(data):
     n = data.draw(st.integers(0, 60))
@@ -132,3 +134,14 @@ def test_adult_bounds_are_the_reference_bit_for_bit(adult, metric):
     lattice = Lattice((0,) * 8, tuple(h.height for h in classes.hierarchies))
     loss = get_metric(metric).loss
     assert loss_bounds(classes, lattice, loss).tobytes() == reference_bounds(classes, lattice, loss).tobytes()
+
+
+@settings(deadline=None)
+@given(st.data())
+def test_sorted_rows_keep_their_order_among_all(data):
+    n = data.draw(st.integers(0, 50))
+    keys = (np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=np.int64),
+            np.array(data.draw(st.lists(floats, min_size=n, max_size=n)), dtype=np.float64))
+    chosen = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=np.bool_)
+    everything = np.lexsort(keys)
+    assert sort_rows(chosen, keys).tolist() == everything[chosen[everything]].tolist()
