@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -15,7 +17,8 @@ from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
 __all__ = ["SUPPRESSED", "SensitiveHistogram", "all_star_rows", "key_space", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key", "sum_by_sorted_key",
-           "Regrouping", "regroup_codes", "roll_up_histograms", "KeyedInverse", "SortedInverse"]
+           "Regrouping", "regroup_codes", "roll_up_histograms", "KeyedInverse", "SortedInverse",
+           "float_weights"]
 
 @dataclass(frozen=True, eq=False)
 class SensitiveHistogram:
@@ -199,6 +202,34 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(keys, dtype=np.int64), inverse.astype(np.int64, copy=False)
 
 
+#: Float copies of integer weights, by the id of their array (see :func:`float_weights`).
+_FLOATS: OrderedDict[int, tuple[weakref.ref, np.ndarray]] = OrderedDict()
+_FLOATS_KEPT, _FLOATS_MIN = 16, 1024
+
+
+def float_weights(weights: np.ndarray) -> np.ndarray:
+    """``weights`` as float64, the copy kept while the array lives (the 16 last used, of 1024
+    weights or more).
+
+    ``numpy.bincount`` converts integer weights to floats at every call, and a search sums
+    the class sizes of one hub or base table for dozens of roll-ups.  A copy is used only
+    for the very array it was made from (held weakly, dropped with it); the grouping never
+    writes weights, nor does anything write a class table's sizes once it is built.
+    """
+    if weights.dtype == np.float64 or len(weights) < _FLOATS_MIN:
+        return weights
+    ident = id(weights)
+    kept = _FLOATS.get(ident)
+    if kept is not None and kept[0]() is weights:
+        _FLOATS.move_to_end(ident)
+        return kept[1]
+    floats = weights.astype(np.float64)
+    _FLOATS[ident] = (weakref.ref(weights, lambda _: _FLOATS.pop(ident, None)), floats)
+    while len(_FLOATS) > _FLOATS_KEPT:
+        _FLOATS.popitem(last=False)
+    return floats
+
+
 def sum_by_key(
     key: np.ndarray, space: int, weights: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, Callable[[], np.ndarray]] | None:
@@ -214,7 +245,7 @@ def sum_by_key(
     n = len(key)
     if space > 4 * n + 4096:  # the bound of group_keys' dense path
         return None
-    total = np.bincount(key, weights=weights, minlength=space)
+    total = np.bincount(key, weights=float_weights(weights), minlength=space)
     keys = np.flatnonzero(total > 0)  # a boolean scan: 5-20x faster than one over the floats
     sums = total[keys].astype(np.int64)  # float sums of integers are exact integers
     return keys, sums, KeyedInverse(key, keys, space)
