@@ -35,7 +35,7 @@ import pandas as pd
 
 from veil.algorithms.lattice import SearchResult
 from veil.classes import SUPPRESSED, ClassTable
-from veil.classes._build import build
+from veil.classes._build import build, code_counts
 from veil.dataset import MISSING, Dataset
 from veil.errors import VerificationError
 from veil.models import PrivacyModel
@@ -184,7 +184,7 @@ def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[
         for name in sensitive:
             hist = classes.sensitive[name]
             original = dataset.encode(name)
-            counts = np.bincount(original.codes, minlength=original.n_values)
+            counts = code_counts(original.codes, original.n_values)
             if original.missing_code >= 0 and MISSING not in hist.labels:
                 # missing values only in records left out: the input's domain has them (coded last)
                 hierarchy = None if hist.hierarchy is None else hist.hierarchy.with_value(MISSING)

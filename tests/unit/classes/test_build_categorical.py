@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veil.anonymization import anonymize, verify
-from veil.classes._build import build, categorical_codes
+from veil.classes._build import build, categorical_codes, code_counts
 from veil.data import Kind
 from veil.datasets import load_adult
 from veil.dataset import Dataset
@@ -123,3 +123,12 @@ def test_relabelled_categories_are_read_as_the_cells_they_make(release):
     checked = _check(adult, frame, result)
     assert sorted(checked.counts.tolist()) == sorted(_check(adult, result.data, result).counts.tolist())
     assert _check(adult, frame.astype("str"), result).counts.tolist() == checked.counts.tolist()
+
+
+@settings(max_examples=80, deadline=None)
+@given(n_codes=st.integers(1, 20), dtype=st.sampled_from([np.int8, np.int16, np.int32]), data=st.data())
+def test_code_counts_by_comparing_or_bincount_are_the_bincount(n_codes, dtype, data):
+    codes = np.array(data.draw(st.lists(st.integers(0, n_codes - 1), max_size=60)), dtype=dtype)
+    expected = np.bincount(codes.astype(np.int64), minlength=n_codes)
+    got = code_counts(codes, n_codes)
+    assert got.dtype == np.int64 and got.tolist() == expected.tolist()
