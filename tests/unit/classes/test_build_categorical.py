@@ -132,3 +132,21 @@ def test_code_counts_by_comparing_or_bincount_are_the_bincount(n_codes, dtype, d
     expected = np.bincount(codes.astype(np.int64), minlength=n_codes)
     got = code_counts(codes, n_codes)
     assert got.dtype == np.int64 and got.tolist() == expected.tolist()
+
+
+@settings(max_examples=80, deadline=None)
+@given(sizes=st.lists(st.integers(1, 50), min_size=1, max_size=6), seed=st.integers(0, 2**16),
+       m=st.integers(0, 30), wide=st.booleans())
+def test_leaf_codes_are_the_unpacked_values_leaves(sizes, seed, m, wide):
+    from veil.classes._build import _leaf_codes
+    from veil.classes._grouping import pack_codes, unpack_codes
+
+    rng = np.random.default_rng(seed)
+    values = [rng.integers(0, size, m).astype(np.int32) for size in sizes]
+    keys = pack_codes(iter(values), sizes)
+    keys = keys.astype(np.int64) if wide else keys
+    leaves = [rng.permutation(size).astype(np.int32) - 1 for size in sizes]  # -1: a value not needed
+    unpacked = unpack_codes(keys, sizes)
+    expected = np.column_stack([leaf.take(unpacked[:, i]) for i, leaf in enumerate(leaves)]).reshape(m, len(sizes))
+    got = _leaf_codes(keys, sizes, leaves)
+    assert got.dtype == np.int32 and got.flags["C_CONTIGUOUS"] and got.tolist() == expected.tolist()
