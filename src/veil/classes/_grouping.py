@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -146,17 +145,21 @@ def all_star_rows(encodings: Sequence[Any], n: int) -> np.ndarray:
 
 def key_space(radices: Iterable[int]) -> int:
     """The number of keys the radices span: their product (a radix below 1 counts as 1)."""
-    return math.prod(max(int(r), 1) for r in radices)
+    space = 1
+    for r in radices:  # a plain loop: called a few times per roll-up of a search
+        if r > 1:
+            space *= int(r)
+    return space
 
 
-def pack_codes(columns: Iterable[np.ndarray], radices: Sequence[int]) -> np.ndarray | None:
+def pack_codes(columns: Iterable[np.ndarray], radices: Sequence[int], space: int | None = None) -> np.ndarray | None:
     """Pack code columns into one integer key (mixed radix), or None if it would overflow.
 
     The key is int32 when the key space fits in 31 bits, else int64.  ``columns``
     may be a generator: each column is read once, when it is packed, so only the
-    key is held whole.
+    key is held whole.  ``space``: the radices' :func:`key_space`, when the caller has it.
     """
-    space = key_space(radices)
+    space = key_space(radices) if space is None else space
     if space >= 1 << 62:
         return None
     # int32 keys when they fit: half the memory traffic of the multiply-adds
@@ -270,7 +273,9 @@ class SortedInverse:
         return self.order[self.starts]
 
 
-def sum_by_sorted_key(key: np.ndarray, space: int, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, SortedInverse] | None:
+def sum_by_sorted_key(
+    key: np.ndarray, space: int, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, SortedInverse] | None:
     """:func:`sum_by_key` for a key space too large for a dense array: each key and its
     position are packed into one int64 (the position in the low bits) and sorted, so
     that one sort of plain integers groups the keys and gives the order of their rows.
@@ -339,14 +344,15 @@ def regroup_codes(column: Callable[[int], np.ndarray], radices: Sequence[int], c
     q = len(radices)
     varying = [i for i, r in enumerate(radices) if r > 1]
     columns = [column(i) for i in varying]
-    key = pack_codes(columns, [radices[i] for i in varying]) if columns else np.zeros(len(counts), dtype=np.int32)
+    space = key_space(radices)  # that of the varying attributes: the others' radices are 1
+    key = (pack_codes(columns, [radices[i] for i in varying], space) if columns
+           else np.zeros(len(counts), dtype=np.int32))
     if key is None:
         matrix = np.zeros((len(counts), q), dtype=np.int32)
         for i, values in zip(varying, columns):
             matrix[:, i] = values
         codes, inverse = group_codes(matrix, radices)
         return Regrouping(codes, inverse, None, len(codes))
-    space = key_space(radices)
     dense = sum_by_key(key, space, counts) if positive else None
     if dense is not None:
         keys, sums, regrouping = dense

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veil.classes import ClassTable
-from veil.classes._grouping import group_keys, regroup_codes, sum_by_key, sum_by_sorted_key
+from veil.classes._grouping import group_keys, key_space, regroup_codes, sum_by_key, sum_by_sorted_key
 from veil.hierarchy import Hierarchy
 
 
@@ -86,3 +86,11 @@ def test_sparse_codes_read_at_members_are_the_unpacked_keys(n, seed, positive):
     assert np.array_equal(codes[inverse], np.column_stack(columns))
     if positive:  # sorted: the groups in increasing order of their codes
         assert [tuple(row) for row in codes.tolist()] == sorted({tuple(row) for row in np.column_stack(columns).tolist()})
+
+
+@given(st.lists(st.one_of(st.integers(-3, 10**6), st.floats(-2, 50, allow_nan=False)), max_size=8))
+def test_key_space_is_the_product_of_the_radices_above_one(radices):
+    expected = 1
+    for r in radices:
+        expected *= max(int(r), 1)
+    assert key_space(radices) == expected
