@@ -444,29 +444,24 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
 
 
 def _release_index(table: ClassTable, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(index, read)``: each of ``rows``' base class, ``n_classes`` (one past the last) when it is
-    suppressed (its base class mapped to none, or it arrived so: base class -1, the last slot),
+    """``(index, read)``: each of ``rows``' class in ``table``, ``n_classes`` (one past the last) when it
+    is suppressed (its base class mapped to none, or it arrived so: base class -1, the last slot),
     and which slots some row reads (per class when ``rows`` are every row: each class has rows)."""
-    base = table.base
-    n_classes = base.n_classes
-    slot = np.where(table.base_map >= 0, np.arange(n_classes, dtype=np.int64), n_classes)
-    slot = np.append(slot, n_classes)  # base class -1 (a row that arrived suppressed) reads it
-    index = slot.take(base.row_classes().take(rows))
+    n_classes = table.n_classes
+    slot = np.append(np.where(table.base_map >= 0, table.base_map, n_classes), n_classes)  # base class -1: last
+    index = slot.take(table.base.row_classes().take(rows))
     if len(rows) == table.n_records:  # every row, each once
-        read = np.zeros(n_classes + 1, dtype=np.bool_)
-        read[slot[:n_classes][base.counts > 0]] = True
-        read[n_classes] |= int(base.counts.sum()) < table.n_records  # some row in no base class
+        read = np.append(table.counts > 0, int(table.counts.sum()) < table.n_records)  # a row in no class
     else:
         read = np.bincount(index, minlength=n_classes + 1).astype(np.bool_)
     return index, read
 
 
 def _released_column(table: ClassTable, i: int, index: np.ndarray, read: np.ndarray) -> pd.Categorical:
-    """QI ``i``'s released column: its labels at ``table``'s level gathered by each row's base class
-    (``index``; one past the last: suppressed, ``'*'``), ``read`` the classes some row reads."""
+    """QI ``i``'s released column: its labels at ``table``'s level (its classes' codes) gathered by each
+    row's class (``index``; one past the last: suppressed, ``'*'``), ``read`` the classes some row reads."""
     from veil.pipeline._rows import category_array
 
-    h, level, base = table.hierarchies[i], table.levels[i], table.base
-    labels = list(h.labels[level]) + [SUPPRESSED]
-    per_class = np.append(h.maps[level][base.codes[:, i]], len(labels) - 1)
+    labels = list(table.hierarchies[i].labels[table.levels[i]]) + [SUPPRESSED]
+    per_class = np.append(table.codes[:, i], len(labels) - 1)
     return category_array(per_class, labels, missing=MISSING, index=index, read=read)

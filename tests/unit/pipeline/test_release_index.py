@@ -1,6 +1,6 @@
 """The released rows' classes, found per class (``_release_index``), are the rows' own.
 
-Each released row reads its base class, or one past the last when it is suppressed (its
+Each released row reads its class, or one past the last when it is suppressed (its base
 class suppressed, or it arrived with '*' in every QI); the classes read are those of the
 rows released, worked out per class when every row is released.
 """
@@ -39,10 +39,9 @@ def test_release_index_is_each_rows_class_and_the_classes_read(rows, node, k, se
     if subset:
         order = order[: len(order) // 2]
     index, read = _release_index(table, order)
-    base = table.base
-    expected = np.where(table.row_classes() < 0, base.n_classes, base.row_classes())[order]
+    expected = np.where(table.row_classes() < 0, table.n_classes, table.row_classes())[order]
     assert index.tolist() == expected.tolist()
-    assert read.tolist() == np.bincount(expected, minlength=base.n_classes + 1).astype(bool).tolist()
+    assert read.tolist() == np.bincount(expected, minlength=table.n_classes + 1).astype(bool).tolist()
 
 
 @settings(max_examples=40, deadline=None)
