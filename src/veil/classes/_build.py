@@ -421,7 +421,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     ParameterError
         ``table`` was not built from ``dataset``'s rows.
     """
-    from veil.pipeline._rows import take_rows
+    from veil.pipeline._rows import taken_columns
 
     _check_rows(table, dataset)
     rows = np.asarray(rows, dtype=np.int64)
@@ -429,9 +429,10 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     positions = {name: i for i, name in enumerate(table.quasi_identifiers)}
     others = [name for name in columns if name not in positions]
 
-    def taken() -> pd.DataFrame:  # the other columns, as the input has them
+    def taken() -> dict[str, pd.Series]:  # the other columns, as the input has them
         encoded = {name: dataset.encoded(name) for name in others if dataset.encoded(name) is not None}
-        return take_rows(dataset.frame_of(others), rows, encoded=encoded, blank=blank, blanked=set(blanked))
+        return dict(zip(others, taken_columns(dataset.frame_of(others), rows, encoded=encoded, blank=blank,
+                                              blanked=set(blanked))))
 
     jobs: dict[object, Callable[[], object]] = {name: partial(_released_column, table, positions[name], index, read)
                                                 for name in columns if name in positions}

@@ -19,7 +19,7 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED
 
-__all__ = ["take_rows", "text_column", "category_column", "category_array", "blank_rows"]
+__all__ = ["take_rows", "taken_columns", "text_column", "category_column", "category_array", "blank_rows"]
 
 
 def _arrow(series: pd.Series):
@@ -61,11 +61,21 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False
         Over the taken rows: those whose columns ``blanked`` read :data:`~veil.classes.SUPPRESSED`
         (as :func:`blank_rows` after the take; an encoded column gets it by code).
     """
+    out = taken_columns(frame, rows, categories=categories, encoded=encoded, blank=blank, blanked=blanked)
+    result = pd.DataFrame(dict(enumerate(out)), index=pd.RangeIndex(len(rows)), copy=False)
+    result.columns = frame.columns
+    return result
+
+
+def taken_columns(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False,
+                  encoded: Mapping[str, Any] | None = None, blank: np.ndarray | None = None,
+                  blanked: Collection[str] = ()) -> list[pd.Series]:
+    """:func:`take_rows`' columns, in ``frame``'s order, without assembling a frame of them."""
     import pyarrow as pa
 
     rows = np.asarray(rows, dtype=np.int64)
     indices = pa.array(rows)
-    out = {}
+    out: dict[int, pd.Series] = {}
     for position, name in enumerate(frame.columns):
         column = frame.iloc[:, position]
         data = _arrow(column)
@@ -81,9 +91,7 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False
             out[position] = _series(_take(data, indices), column.dtype)
         if blank is not None and name in blanked:
             out[position] = blank_rows(out[position], blank, SUPPRESSED)
-    result = pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)
-    result.columns = frame.columns
-    return result
+    return list(out.values())
 
 
 def _is_text(data) -> bool:

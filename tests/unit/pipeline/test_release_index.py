@@ -58,3 +58,18 @@ def test_rows_that_arrived_suppressed_are_released_as_such(rows, node, k, seed):
     for name in ("q", "r"):  # only the labels some row shows are categories
         assert set(released[name].cat.categories) == set(released[name].dropna())
     pd.testing.assert_frame_equal(released.astype({"q": "str", "r": "str"}), expected)
+
+
+def test_columns_published_as_they_are_keep_their_dtypes_and_cells():
+    rows = [("a", "b", "x"), ("b", "b", "y"), ("a", "c", "x"), ("*", "*", "y")]
+    dataset, table = _table(rows, (1, 0), 1)
+    frame = dataset.frame.assign(n=np.arange(5), f=np.linspace(0, 1, 5), o=pd.Series([{"i": i} for i in range(5)]),
+                                 d=pd.Timestamp("2020-01-01") + pd.to_timedelta(np.arange(5), unit="D"))
+    dataset = Dataset.from_pandas(frame, quasi_identifiers=["q", "r"], sensitive=["s"],
+                                  hierarchies=dict(dataset.hierarchies))
+    table = ClassTable.from_dataset(dataset).generalize((1, 0))
+    order = np.array([3, 0, 4, 1, 2])
+    released = release_rows(table, dataset, order, ["n", "q", "f", "o", "s", "d"])
+    expected = frame.iloc[order][["n", "f", "o", "s", "d"]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(released[["n", "f", "o", "s", "d"]], expected)
+    assert list(released.columns) == ["n", "q", "f", "o", "s", "d"]
