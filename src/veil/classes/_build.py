@@ -21,7 +21,7 @@ from veil.dataset import MISSING, Dataset, EncodedColumn
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 from veil.hierarchy import Hierarchy
 
-__all__ = ["build", "categorical_codes", "code_counts", "suppressed_group", "apply_to_rows", "release_rows"]
+__all__ = ["build", "categorical_codes", "code_counts", "row_slots", "suppressed_group", "apply_to_rows", "release_rows"]
 
 
 def build(
@@ -387,7 +387,8 @@ def apply_to_rows(table: ClassTable, dataset: Dataset, *, drop_suppressed: bool 
 
 
 def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns: Sequence[str], *,
-                 blank: np.ndarray | None = None, blanked: Sequence[str] = ()) -> pd.DataFrame:
+                 blank: np.ndarray | None = None, blanked: Sequence[str] = (),
+                 slots: np.ndarray | None = None) -> pd.DataFrame:
     """The released rows ``rows`` of ``dataset`` under ``table``'s transformation, in that order.
 
     Each quasi-identifier of ``columns`` is built straight from the codes: a
@@ -410,6 +411,8 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
         The released columns, in order.
     blank : numpy.ndarray of bool, optional
         Over ``rows``: the rows whose columns ``blanked`` (not QIs) read :data:`SUPPRESSED`.
+    slots : numpy.ndarray, optional
+        :func:`row_slots` of ``table`` when made already.
 
     Returns
     -------
@@ -425,7 +428,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
 
     _check_rows(table, dataset)
     rows = np.asarray(rows, dtype=np.int64)
-    index, read = _release_index(table, rows)
+    index, read = _release_index(table, rows, row_slots(table) if slots is None else slots)
     positions = {name: i for i, name in enumerate(table.quasi_identifiers)}
     others = [name for name in columns if name not in positions]
 
@@ -444,13 +447,16 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     return pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)
 
 
-def _release_index(table: ClassTable, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(index, read)``: each of ``rows``' class in ``table``, ``n_classes`` (one past the last) when it
-    is suppressed (its base class mapped to none, or it arrived so: base class -1, the last slot),
-    and which slots some row reads (per class when ``rows`` are every row: each class has rows)."""
-    n_classes = table.n_classes
-    slot = np.append(np.where(table.base_map >= 0, table.base_map, n_classes), n_classes)  # base class -1: last
-    index = slot.take(table.base.row_classes().take(rows))
+def row_slots(table: ClassTable) -> np.ndarray:
+    """Each input row's class in ``table``, ``n_classes`` (one past the last) when it is suppressed (its
+    base class mapped to none, or it arrived so: base class -1, the last slot); in input order."""
+    slot = np.append(np.where(table.base_map >= 0, table.base_map, table.n_classes), table.n_classes)
+    return slot.take(table.base.row_classes())
+
+
+def _release_index(table: ClassTable, rows: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``rows``' slot, and which slots some row reads (per class when ``rows`` are every row)."""
+    n_classes, index = table.n_classes, slots.take(rows)
     if len(rows) == table.n_records:  # every row, each once
         read = np.append(table.counts > 0, int(table.counts.sum()) < table.n_records)  # a row in no class
     else:

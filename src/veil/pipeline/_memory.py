@@ -10,15 +10,17 @@ frame is the caller's, through :class:`veil.pipeline.Outputs`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from veil.classes import SUPPRESSED, ClassTable
-from veil.classes._build import release_rows
+from veil.classes._build import release_rows, row_slots
+from veil.data import PARALLEL_ROWS, column_pool
 from veil.dataset import MISSING
 from veil.errors import InfeasibleError, VerificationError
 from veil.pipeline._released import Released
@@ -95,6 +97,21 @@ def check_suppression(outcome: Any, star: np.ndarray, problem: Any, mode: str) -
             ) from None
 
 
+def _permutation_beside(n: int, seed: int | None, work: Callable[[], Any] | None) -> tuple[np.ndarray, Any]:
+    """``np.random.default_rng(seed).permutation(n)`` (seed None: OS entropy) and ``work()``'s result
+    (None without ``work``).  From :data:`~veil.data.PARALLEL_ROWS` rows on, the permutation is
+    drawn on the column pool while this thread does ``work`` (the shuffle releases the GIL); the
+    same generator draws it, so a seed gives the same order either way."""
+    if work is None or n < PARALLEL_ROWS:
+        return np.random.default_rng(seed).permutation(n), None if work is None else work()
+    drawn = column_pool().submit(lambda: np.random.default_rng(seed).permutation(n))
+    try:
+        done = work()
+    finally:
+        order = drawn.result()
+    return order, done
+
+
 def publish(data: pd.DataFrame | None, star: np.ndarray, dataset: Any, mode: str, published: Sequence[str], *,
             shuffle: bool, seed: int | None, classes: ClassTable | None = None) -> tuple[pd.DataFrame, np.ndarray]:
     """The released rows: suppressed ones dropped, blanked or kept; the published
@@ -106,15 +123,18 @@ def publish(data: pd.DataFrame | None, star: np.ndarray, dataset: Any, mode: str
     cells, one copy of the table instead of two).
     """
     rows = np.flatnonzero(~star) if mode == "drop" else None  # None: every row
+    slots = None  # each input row's class, made beside the shuffle
     if shuffle:
-        order = np.random.default_rng(seed).permutation(len(star) if rows is None else len(rows))  # seed None: OS entropy
+        order, slots = _permutation_beside(len(star) if rows is None else len(rows), seed,
+                                           None if data is not None or classes is None else partial(row_slots, classes))
         rows = order if rows is None else rows[order]  # every row's permutation is its own row order
     elif rows is None:
         rows = np.arange(len(star))
     blank = star[rows] if mode == "blank" and star.any() else None
     if data is None:
         assert classes is not None  # the sensitive cells of suppressed rows blanked as they are taken
-        out = release_rows(classes, dataset, rows, list(published), blank=blank, blanked=dataset.sensitive)
+        out = release_rows(classes, dataset, rows, list(published), blank=blank, blanked=dataset.sensitive,
+                           slots=slots)
         blank = None
     else:
         out = take_rows(data.loc[:, list(published)], rows)  # one take per column, drop and shuffle together

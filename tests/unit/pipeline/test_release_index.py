@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veil.classes import ClassTable
-from veil.classes._build import _release_index, release_rows
+from veil.classes._build import _release_index, release_rows, row_slots
 from veil.dataset import MISSING, Dataset
 from veil.hierarchy import Hierarchy
 
@@ -38,7 +38,7 @@ def test_release_index_is_each_rows_class_and_the_classes_read(rows, node, k, se
     order = np.random.default_rng(seed).permutation(table.n_records)
     if subset:
         order = order[: len(order) // 2]
-    index, read = _release_index(table, order)
+    index, read = _release_index(table, order, row_slots(table))
     expected = np.where(table.row_classes() < 0, table.n_classes, table.row_classes())[order]
     assert index.tolist() == expected.tolist()
     assert read.tolist() == np.bincount(expected, minlength=table.n_classes + 1).astype(bool).tolist()
