@@ -448,9 +448,10 @@ class ClassTable:
     # ------------------------------------------------------------------ rows
     def row_classes(self) -> np.ndarray:
         """For each record of the original table, its class here, or -1 if suppressed."""
-        base = self.base
-        row_class = base._row_class
+        row_class = self.base._row_class
         assert row_class is not None
+        if not len(self.base_map):  # every record arrived suppressed: no class to map to
+            return row_class.copy()
         return np.where(row_class >= 0, self.base_map[np.maximum(row_class, 0)], -1)
 
     def apply(self, dataset: Dataset, *, drop_suppressed: bool = False) -> pd.DataFrame:
