@@ -273,6 +273,25 @@ class SortedInverse:
         return self.order[self.starts]
 
 
+#: Row positions ``0 .. n-1`` (read-only int64) by ``n``, the 8 last used (see :func:`positions`).
+_POSITIONS: OrderedDict[int, np.ndarray] = OrderedDict()
+
+
+def positions(n: int) -> np.ndarray:
+    """``np.arange(n)`` as read-only int64, made once per ``n`` while it is among the 8 last
+    used: a search's sorted roll-ups come from a few source tables, dozens of times each."""
+    kept = _POSITIONS.get(n)
+    if kept is None:
+        kept = np.arange(n, dtype=np.int64)
+        kept.setflags(write=False)
+        _POSITIONS[n] = kept
+        while len(_POSITIONS) > 8:
+            _POSITIONS.popitem(last=False)
+    else:
+        _POSITIONS.move_to_end(n)
+    return kept
+
+
 def sum_by_sorted_key(
     key: np.ndarray, space: int, weights: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, SortedInverse] | None:
@@ -288,8 +307,8 @@ def sum_by_sorted_key(
     bits = max((n - 1).bit_length(), 1)
     if n == 0 or space >= 1 << (62 - bits):
         return None
-    packed = key.astype(np.int64) << bits
-    packed |= np.arange(n, dtype=np.int64)
+    packed = np.left_shift(key, bits, dtype=np.int64)
+    packed |= positions(n)
     packed.sort()
     grouped = packed >> bits
     order = packed & ((1 << bits) - 1)  # the rows, sorted by key

@@ -94,3 +94,31 @@ def test_key_space_is_the_product_of_the_radices_above_one(radices):
     for r in radices:
         expected *= max(int(r), 1)
     assert key_space(radices) == expected
+
+
+def test_positions_are_a_read_only_range_made_once_per_length():
+    from veil.classes._grouping import positions
+
+    first = positions(1000)
+    assert first.dtype == np.int64 and first.tolist() == list(range(1000))
+    assert positions(1000) is first  # made once
+    with pytest.raises(ValueError):
+        first[0] = 5  # read-only: a caller cannot spoil the next grouping's positions
+    for n in range(1, 10):  # eight other lengths push the first one out
+        positions(n)
+    assert positions(1000) is not first and positions(1000).tolist() == list(range(1000))
+
+
+@settings(max_examples=60, deadline=None)
+@given(keys=st.lists(st.integers(0, 10**6), min_size=1, max_size=300))
+def test_sorted_sums_equal_a_count_of_each_key(keys):
+    from veil.classes._grouping import sum_by_sorted_key
+
+    key = np.array(keys, dtype=np.int32)
+    weights = np.arange(1, len(keys) + 1, dtype=np.int64)
+    distinct, sums, inverse = sum_by_sorted_key(key, 10**6 + 1, weights)
+    expected: dict[int, int] = {}
+    for k, w in zip(keys, weights.tolist()):
+        expected[k] = expected.get(k, 0) + w
+    assert distinct.tolist() == sorted(expected) and sums.tolist() == [expected[k] for k in sorted(expected)]
+    assert distinct[inverse()].tolist() == keys
