@@ -17,18 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from veil.classes import ClassTable
-from veil.hierarchy import Hierarchy
 from veil.utility import kl_divergence
 from veil.utility._kl import _boxes_cover, _cover
+from zip_age_sex import AGE, HEIGHTS, HIERARCHIES_WITH_UNUSED, QIS, ZIP_WITH_UNUSED
 
-ZIP = Hierarchy.from_rows(
-    [[z, z[:4] + "*", z[:3] + "**", "*"] for z in ["47677", "47678", "47602", "47905", "47909", "47906", "47999"]]
-)
-AGE = Hierarchy.from_rows([[str(a), "<40" if a < 40 else ">=40", "*"] for a in (22, 27, 29, 43, 47, 52)])
-SEX = Hierarchy.flat(["F", "M"])
-HIERARCHIES = {"zip": ZIP, "age": AGE, "sex": SEX}
-QIS = ["zip", "age", "sex"]
-HEIGHTS = [3, 2, 1]
+ZIP, HIERARCHIES = ZIP_WITH_UNUSED, HIERARCHIES_WITH_UNUSED
 
 rows = st.tuples(
     st.sampled_from(list(ZIP.leaves)[:6]), st.sampled_from(list(AGE.leaves)), st.sampled_from(["F", "M"]),

@@ -10,7 +10,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from veil.classes import ClassTable
-from veil.hierarchy import Hierarchy
 from veil.utility import (
     METRICS,
     classification_metric,
@@ -22,15 +21,10 @@ from veil.utility import (
     precision,
     utility_report,
 )
+from zip_age_sex import AGE, HEIGHTS, QIS, SEX, ZIPS, zip_hierarchy
 
-ZIP = Hierarchy.from_rows(
-    [[z, z[:4] + "*", z[:3] + "**", "*"] for z in ["47677", "47678", "47602", "47905", "47909", "47906"]]
-)
-AGE = Hierarchy.from_rows([[str(a), "<40" if a < 40 else ">=40", "*"] for a in (22, 27, 29, 43, 47, 52)])
-SEX = Hierarchy.flat(["F", "M"])
+ZIP = zip_hierarchy(ZIPS)
 HIERARCHIES = {"zip": ZIP, "age": AGE, "sex": SEX}
-QIS = ["zip", "age", "sex"]
-HEIGHTS = [3, 2, 1]
 
 rows = st.tuples(
     st.sampled_from(list(ZIP.leaves)), st.sampled_from(list(AGE.leaves)), st.sampled_from(["F", "M"]),
