@@ -113,6 +113,14 @@ def sort_labels(labels: np.ndarray, kind: Kind, domain: tuple[str, ...] | None, 
     return _ordered(labels, kind, domain, column)[0]
 
 
+class _UnfitValue(SchemaError):
+    """A value that does not fit its column's kind or domain (``value``: its label)."""
+
+    def __init__(self, message: str, value: str) -> None:
+        super().__init__(message)
+        self.value = value
+
+
 def _ordered(
     labels: np.ndarray, kind: Kind, domain: tuple[str, ...] | None, column: str
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -123,9 +131,9 @@ def _ordered(
     if domain is not None:
         extra = sorted(set(labels.tolist()) - set(domain))
         if kind is Kind.ORDINAL and extra:
-            raise SchemaError(
+            raise _UnfitValue(
                 f"Column {column!r} has value {extra[0]!r}, which is not in its declared "
-                f"ordinal domain; add it to the domain in its place in the order."
+                f"ordinal domain; add it to the domain in its place in the order.", extra[0]
             )
         ordered = np.array(list(domain) + extra, dtype=object)
         if len(ordered) > _DICT_LOOKUP_MAX:
@@ -138,15 +146,13 @@ def _ordered(
         numbers = np.asarray(pd.to_numeric(labels.astype(object), errors="coerce"), dtype=float)
         if np.isnan(numbers).any():
             bad = labels[np.isnan(numbers)][0]
-            raise SchemaError(
-                f"Column {column!r} is declared numeric but has the non-numeric value {bad!r}."
-            )
+            raise _UnfitValue(f"Column {column!r} is declared numeric but has the non-numeric value {bad!r}.", bad)
         order = np.lexsort((labels.astype(str), numbers))
     elif kind is Kind.DATE:
         dates = pd.to_datetime(pd.Series(labels, dtype=object), errors="coerce", format="mixed")
         if dates.isna().any():
             bad = labels[dates.isna().to_numpy()][0]
-            raise SchemaError(f"Column {column!r} is declared a date but has the value {bad!r}.")
+            raise _UnfitValue(f"Column {column!r} is declared a date but has the value {bad!r}.", bad)
         order = np.lexsort((labels.astype(str), dates.to_numpy().astype("int64")))
     else:
         order = np.argsort(labels.astype(str), kind="stable")
@@ -373,6 +379,20 @@ def _with_missing(ordered: np.ndarray, raw: np.ndarray, uniques: np.ndarray, col
     return np.append(ordered, np.array([MISSING], dtype=object)), len(ordered)
 
 
+def _ordered_at(raw: np.ndarray, uniques: np.ndarray, kind: Kind, domain: tuple[str, ...] | None,
+                column: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_ordered` of a column's labels; a value that does not fit is refused with the first
+    rows (0-based) that hold it (``raw``: each row's index into ``uniques``)."""
+    try:
+        return _ordered(uniques, kind, domain, column)
+    except _UnfitValue as error:
+        code = np.flatnonzero(uniques == error.value)
+        if not len(code):  # (every label comes from ``uniques``; never reached)
+            raise SchemaError(str(error)) from None
+        rows = np.flatnonzero(raw == int(code[0]))[:5].tolist()
+        raise SchemaError(f"{str(error).rstrip('.')} (first rows, 0-based: {rows}).") from None
+
+
 def encode_values(
     values: "pd.Series | pa.ChunkedArray | pa.Array",
     *,
@@ -411,12 +431,12 @@ def encode_values(
     complete = _complete_categorical(values)
     if complete is not None:  # a categorical with no missing value (a release's QI): counted on the way
         raw, uniques, counts = complete
-        ordered, position = _ordered(uniques, kind, domain, column)
+        ordered, position = _ordered_at(raw, uniques, kind, domain, column)
         sorted_counts = np.zeros(len(ordered), dtype=np.int64)
         sorted_counts[position] = counts
         return EncodedColumn(column, position.take(raw), ordered, -1, sorted_counts, bool(sorted_counts.all()))
     raw, uniques, any_missing = _dictionary(values)
-    ordered, position = _ordered(uniques, kind, domain, column)
+    ordered, position = _ordered_at(raw, uniques, kind, domain, column)
     missing_code = -1
     if any_missing:
         ordered, missing_code = _with_missing(ordered, raw, uniques, column, missing)
