@@ -32,7 +32,7 @@ def print_summary(report: dict[str, Any], written: dict[str, str] | None = None)
     share = report["suppressed"] / records if records else 0.0
     summary.add_row("suppressed records", f"{report['suppressed']:,} ({share:.2%}; limit {report['suppression_limit']:.2%})")
     summary.add_row("models", escape(", ".join(report["models"])))
-    achieved = report["achieved"]
+    achieved = report["achieved"] or {}  # None: no class released (every record suppressed)
     summary.add_row("achieved k", _fmt(achieved.get("k")))
     for name, figures in achieved.get("sensitive", {}).items():
         summary.add_row(f"{escape(str(name))}: distinct l / entropy l", f"{_fmt(figures.get('distinct_l'))} / {_fmt(figures.get('entropy_l'))}")
@@ -90,8 +90,8 @@ def _print_utility_and_risk(report: dict[str, Any]) -> None:
     risk.add_column("average", justify="right")
     risk.add_column("records at risk", justify="right")
     for label, key in (("before", "risk_before"), ("after", "risk_after")):
-        p = report[key]["prosecutor"]
-        risk.add_row(label, _fmt(p["highest"]), _fmt(p["average"]), _fmt(p["records_at_risk"]))
+        p = (report[key] or {}).get("prosecutor", {})  # None: no class released (every record suppressed)
+        risk.add_row(label, _fmt(p.get("highest")), _fmt(p.get("average")), _fmt(p.get("records_at_risk")))
     console.print(risk)
 
 

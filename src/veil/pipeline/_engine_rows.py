@@ -117,7 +117,8 @@ class EngineRows:
 
     def verify(self, plan: Any, problem: Any, outcome: Any, released: Released) -> ClassTable | None:
         """Rebuild the class table of the written file and check it (see the module docstring);
-        ``None`` when nothing was released (every record suppressed and dropped)."""
+        ``None`` when no class was released (every record suppressed, and dropped or blanked:
+        the rows and the blanked cells are checked, there is no class to judge)."""
         from veil.engines import COUNT_COLUMN, Source, class_table_from_counts
 
         base, chosen, drop = problem.base, outcome.search.classes, plan.mode == "drop"
@@ -135,6 +136,8 @@ class EngineRows:
         if plan.mode == "blank" and sensitive:  # blanked records checked, then judged as left out
             counts = _without_blanked(counts, qis, sensitive, chosen)
             drop = True
+            if not int(counts[COUNT_COLUMN].sum()):  # every record arrived suppressed: no class to judge
+                return None
         # at the top node the one class reads '*' in every QI like suppressed records: when the
         # search kept it, it is a class of the file, not records left out
         top = chosen.n_classes > 0 and all(level == h.height for level, h in zip(chosen.levels, chosen.hierarchies))

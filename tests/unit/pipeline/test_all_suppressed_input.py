@@ -41,3 +41,19 @@ def test_through_the_cli(tmp_path, mode):
         checked = CliRunner().invoke(app, ["check", str(out), "--qi", "zip,age", "--sensitive", "diag"])
         assert checked.exit_code == 0, checked.output
         assert "3 records, 0 classes, 3 suppressed" in checked.output
+
+
+@pytest.mark.parametrize("mode", ["blank", "drop", "keep"])
+def test_through_the_duckdb_engine(tmp_path, mode):
+    # before: blank was refused ("The table has no records", the check's count of the file less its
+    # blanked rows), and drop wrote the file, then crashed printing the summary (exit 1)
+    path = tmp_path / "in.csv"
+    path.write_text("zip,age,diag\n*,*,flu\n*,*,cold\n*,*,flu\n")
+    out = tmp_path / "out.csv"
+    run = CliRunner().invoke(app, ["anonymize", str(path), "--engine", "duckdb", "--qi", "zip,age", "--sensitive",
+                                   "diag", "--auto-hierarchies", "-k", "2", "--suppressed", mode, "-o", str(out)])
+    assert run.exit_code == 0, run.output
+    released = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert (released[["zip", "age"]] == "*").all().all()
+    expected = {"blank": ["*", "*", "*"], "drop": [], "keep": ["cold", "flu", "flu"]}[mode]
+    assert sorted(released["diag"]) == expected
