@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from veil.classes._grouping import (
-    SUPPRESSED, SensitiveHistogram, all_star_rows, group_codes, group_keys, key_space, pack_codes,
+    SUPPRESSED, SensitiveHistogram, all_star_rows, group_codes, group_keys, key_space, pack_codes, unpack_codes,
 )
 from veil.classes._table import ClassTable
 from veil.data import Kind, side_by_side, sort_labels
@@ -285,8 +285,8 @@ def _group_values(
     else:
         found, distinct = pd.factorize(key, sort=False)
         keys, inverse = np.asarray(distinct, dtype=np.int64), found.astype(np.int64, copy=False)
-    narrow, key = key.dtype, None
-    codes = _leaf_codes(keys.astype(narrow, copy=False), sizes, leaves)  # int32 divisions when the keys fit
+    key = None  # the row-length key is not needed past here
+    codes = unpack_codes(keys, sizes, maps=leaves)  # each value's leaf, as it is unpacked (int32 divisions when they fit)
     if dense and len(codes) > 1:
         leaf_key = pack_codes((codes[:, i].astype(np.int64) for i in range(len(radices))), radices)
         if not bool((np.diff(leaf_key) > 0).all()):  # not in leaf-key order yet
@@ -295,21 +295,6 @@ def _group_values(
             rank[order] = np.arange(len(order), dtype=np.int64)
             codes, inverse = np.ascontiguousarray(codes[order]), rank[inverse]
     return codes, inverse
-
-
-def _leaf_codes(keys: np.ndarray, sizes: list[int], leaves: list[np.ndarray]) -> np.ndarray:
-    """The ``(m, q)`` int32 leaf codes of packed value keys (``unpack_codes``, each value then
-    mapped to its leaf): a floor division by a scalar and a subtraction per QI, which numpy
-    vectorizes (a third of ``np.divmod``'s time), each column unpacked and mapped at once."""
-    codes = np.empty((len(keys), len(sizes)), dtype=np.int32)
-    rest = keys
-    for i in range(len(sizes) - 1, 0, -1):
-        above = rest // sizes[i]
-        codes[:, i] = leaves[i].take(rest - above * sizes[i])
-        rest = above
-    if sizes:
-        codes[:, 0] = leaves[0].take(rest)
-    return codes
 
 
 def _histograms(

@@ -171,19 +171,30 @@ def pack_codes(columns: Iterable[np.ndarray], radices: Sequence[int], space: int
     return key
 
 
-def unpack_codes(keys: np.ndarray, radices: Sequence[int]) -> np.ndarray:
-    """Decode packed keys back to a ``(n, q)`` int32 code matrix."""
+def unpack_codes(keys: np.ndarray, radices: Sequence[int], maps: Sequence[np.ndarray] | None = None) -> np.ndarray:
+    """Decode packed keys back to a ``(n, q)`` int32 code matrix; with ``maps``, each attribute's
+    codes read through its map (``maps[i][code]``, gathered as the column is unpacked).
+
+    A floor division by a scalar and a subtraction per attribute, which numpy vectorizes (a
+    third of ``np.divmod``'s time).
+    """
     q = len(radices)
     rows = np.empty((q, len(keys)), dtype=np.int32)  # one contiguous row per attribute, then transposed
     rest = keys.astype(np.int32) if key_space(radices) < 1 << 31 else keys  # int32 division is faster
     for i in range(q - 1, 0, -1):
         r = int(radices[i])
         if r == 1:  # one value: code 0, nothing to divide
-            rows[i] = 0
+            rows[i] = 0 if maps is None else maps[i][0]
+            continue
+        above = rest // r
+        column = rest - above * r
+        if maps is None:
+            rows[i] = column
         else:
-            rest, rows[i] = np.divmod(rest, r)
+            np.take(maps[i], column, out=rows[i])
+        rest = above
     if q:
-        rows[0] = rest
+        rows[0] = rest if maps is None else maps[0].take(rest)
     return np.ascontiguousarray(rows.T)
 
 
@@ -227,6 +238,7 @@ def float_weights(weights: np.ndarray) -> np.ndarray:
         _FLOATS.move_to_end(ident)
         return kept[1]
     floats = weights.astype(np.float64)
+    floats.flags.writeable = False  # shared by every caller while ``weights`` lives
     _FLOATS[ident] = (weakref.ref(weights, lambda _: _FLOATS.pop(ident, None)), floats)
     while len(_FLOATS) > _FLOATS_KEPT:
         _FLOATS.popitem(last=False)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from veil._validation import check_int
-from veil.classes import ClassTable, SensitiveHistogram
+from veil.classes import ClassTable, SensitiveHistogram, float_weights
 from veil.errors import ColumnNotFoundError, ParameterError
 
 __all__ = [
@@ -105,8 +105,10 @@ def leaf_counts(classes: ClassTable, i: int) -> np.ndarray:
 
 
 def float_counts(base: ClassTable) -> np.ndarray:
-    """``base.counts`` as float64 (bincount's weights), converted once per base table: a read-only array."""
-    return per_base(base, "float counts", lambda: _read_only(base.counts.astype(np.float64)))
+    """``base.counts`` as float64 (bincount's weights): the grouping's copy, made once while the
+    counts live (:func:`veil.classes.float_weights`; read-only), or converted here when short."""
+    floats = float_weights(base.counts)
+    return floats if floats.dtype == np.float64 else _read_only(floats.astype(np.float64))
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -138,7 +138,6 @@ def test_code_counts_by_comparing_or_bincount_are_the_bincount(n_codes, dtype, d
 @given(sizes=st.lists(st.integers(1, 50), min_size=1, max_size=6), seed=st.integers(0, 2**16),
        m=st.integers(0, 30), wide=st.booleans())
 def test_leaf_codes_are_the_unpacked_values_leaves(sizes, seed, m, wide):
-    from veil.classes._build import _leaf_codes
     from veil.classes._grouping import pack_codes, unpack_codes
 
     rng = np.random.default_rng(seed)
@@ -148,5 +147,5 @@ def test_leaf_codes_are_the_unpacked_values_leaves(sizes, seed, m, wide):
     leaves = [rng.permutation(size).astype(np.int32) - 1 for size in sizes]  # -1: a value not needed
     unpacked = unpack_codes(keys, sizes)
     expected = np.column_stack([leaf.take(unpacked[:, i]) for i, leaf in enumerate(leaves)]).reshape(m, len(sizes))
-    got = _leaf_codes(keys, sizes, leaves)
+    got = unpack_codes(keys, sizes, maps=leaves)
     assert got.dtype == np.int32 and got.flags["C_CONTIGUOUS"] and got.tolist() == expected.tolist()
