@@ -16,7 +16,7 @@ from veil.classes._grouping import (
     SUPPRESSED, SensitiveHistogram, all_star_rows, group_codes, group_keys, key_space, pack_codes, unpack_codes,
 )
 from veil.classes._table import ClassTable
-from veil.data import Kind, side_by_side, sort_labels
+from veil.data import Kind, complete_text_categorical, side_by_side, sort_labels
 from veil.dataset import MISSING, Dataset, EncodedColumn
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 from veil.hierarchy import Hierarchy
@@ -199,13 +199,10 @@ def categorical_codes(column: pd.Series, name: str, kind: Kind, domain: tuple[st
     copied nor remapped): ``(encoded, ordered, rank)``, its encoding in its categories' order,
     the categories some row reads in :meth:`~veil.dataset.Dataset.encode`'s order for ``kind``
     (:func:`~veil.data.sort_labels`) and each one's place there (-1: unread); None for another column."""
-    dtype = column.dtype
-    if not (isinstance(dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(dtype.categories.dtype)):
+    found = complete_text_categorical(column)
+    if found is None:  # not a categorical of text, or a missing cell: the encoding's own path
         return None
-    codes = np.asarray(column.array.codes)
-    if len(codes) == 0 or codes.min() < 0:  # a missing cell: the encoding's own path
-        return None
-    categories = dtype.categories.to_numpy(dtype=object)
+    codes, categories = found
     counts = code_counts(codes, len(categories))
     used = counts > 0
     ordered = sort_labels(categories[used], kind, domain, name)

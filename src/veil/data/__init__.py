@@ -20,7 +20,8 @@
 
 from veil.data._dataset import Dataset, MissingPolicy, read_csv
 from veil.data._encoding import (
-    MISSING, EncodedColumn, categorical_of, encode_values, format_labels, infer_kind, sort_labels,
+    MISSING, EncodedColumn, categorical_of, complete_text_categorical, encode_values, format_labels, infer_kind,
+    sort_labels,
 )
 from veil.data._pool import HASHED_PARALLEL_ROWS, PARALLEL_ROWS, column_pool, side_by_side
 from veil.data._reader import (
@@ -39,6 +40,7 @@ __all__ = [
     "PARALLEL_ROWS",
     "HASHED_PARALLEL_ROWS",
     "categorical_of",
+    "complete_text_categorical",
     "column_pool",
     "side_by_side",
     "DEFAULT_NA_VALUES",

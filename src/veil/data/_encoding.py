@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 __all__ = ["MISSING", "EncodedColumn", "format_labels", "sort_labels", "infer_kind", "encode_values", "distinct_codes",
-           "categorical_of"]
+           "categorical_of", "complete_text_categorical"]
 
 #: The label of a missing value when missing values are kept as a value of their own.
 MISSING = "<missing>"
@@ -253,17 +253,27 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
     return raw, labels.astype(object), bool((raw < 0).any())
 
 
+def complete_text_categorical(values: object) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(codes, categories)`` of a pandas categorical of text with no missing cell: its codes as
+    they are (not copied) and its categories (object, some perhaps unused); None for any other
+    column."""
+    if not (isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype)
+            and pd.api.types.is_string_dtype(values.dtype.categories.dtype)):
+        return None
+    codes = np.asarray(values.array.codes)  # the Categorical's own codes (no Series made)
+    if len(codes) == 0 or codes.min() < 0:
+        return None
+    return codes, values.dtype.categories.to_numpy(dtype=object)
+
+
 def _complete_categorical(values: object) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(raw, labels, counts)`` of a pandas categorical of text with no missing value: its codes as
     they are (indices into ``labels``, the categories some row uses) and each label's records;
     None for any other column (:func:`_dictionary` encodes it)."""
-    if not (isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype)
-            and pd.api.types.is_string_dtype(values.dtype.categories.dtype)):
+    found = complete_text_categorical(values)
+    if found is None:
         return None
-    raw = np.asarray(values.array.codes)  # the Categorical's own codes (no Series made)
-    if len(raw) == 0 or raw.min() < 0:
-        return None
-    raw, labels, counts, _ = _used_only(raw, values.dtype.categories.to_numpy(dtype=object))
+    raw, labels, counts, _ = _used_only(*found)
     return raw, labels, counts
 
 

@@ -79,3 +79,15 @@ def test_a_long_text_column_encodes_as_arrow_dictionary_encoding_does(seed, rare
     slow = encode_values(pa.array(values, type=pa.large_string()).dictionary_encode(), column="c")
     np.testing.assert_array_equal(fast.codes, slow.codes)
     assert fast.labels.tolist() == slow.labels.tolist() and fast.missing_code == slow.missing_code
+
+
+def test_complete_text_categorical_reads_the_codes_of_a_text_categorical_only():
+    from veil.data import complete_text_categorical
+
+    column = pd.Series(pd.Categorical(["b", "a", "b"], categories=["a", "b", "c"]))
+    codes, categories = complete_text_categorical(column)
+    assert codes.tolist() == [1, 0, 1] and categories.tolist() == ["a", "b", "c"]  # unused 'c' kept
+    assert complete_text_categorical(pd.Series(pd.Categorical(["a", None]))) is None  # a missing cell
+    assert complete_text_categorical(pd.Series(pd.Categorical([1, 2]))) is None  # not text
+    assert complete_text_categorical(pd.Series(["a", "b"])) is None  # not a categorical
+    assert complete_text_categorical(pd.Series(pd.Categorical([], categories=["a"]))) is None  # no row
