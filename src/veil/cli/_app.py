@@ -17,6 +17,7 @@ from rich.errors import MarkupError
 from rich.markup import escape
 
 from veil import __version__
+from veil.cli._lists import split_items, split_list, split_named  # noqa: F401 - split_list: every command's
 from veil.errors import VeilError
 
 app = typer.Typer(
@@ -93,21 +94,15 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(EXIT_INPUT_ERROR) from None
 
 
-def split_list(value: str | None) -> list[str]:
-    """Split a comma-separated CLI list (``"age,sex"``), dropping blanks."""
-    if not value:
-        return []
-    return [part.strip() for part in value.split(",") if part.strip()]
-
-
 def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
-    """Parse repeated ``NAME=VALUE`` options (e.g. ``--hierarchy age=age.csv``)."""
+    """Parse repeated ``NAME=VALUE`` options (e.g. ``--hierarchy age=age.csv``); a name holding a
+    comma or ``=`` is quoted as in a CSV row (``'"zip, code"=categorical'``)."""
     from veil.errors import ParameterError
 
     out: dict[str, str] = {}
     for value in values or []:
-        for item in split_list(value) if "," in value and value.count("=") > 1 else [value]:
-            name, sep, rest = item.partition("=")
+        for item in split_items(value, option) if "," in value and value.count("=") > 1 else [value]:
+            name, sep, rest = split_named(item, "=", option)
             if not sep or not name.strip() or not rest.strip():
                 raise ParameterError(f"{option} expects NAME=VALUE. Got {item!r} instead.")
             out[name.strip()] = rest.strip()

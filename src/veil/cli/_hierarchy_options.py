@@ -16,6 +16,7 @@ import typer
 from rich.markup import escape
 
 from veil.cli._app import console, split_list
+from veil.cli._lists import split_items, split_named
 from veil.errors import HierarchyError, ParameterError
 
 __all__ = ["hierarchy_option", "auto_hierarchies_option", "parse_hierarchy_options", "hierarchy_specs",
@@ -38,10 +39,15 @@ def auto_hierarchies_option() -> Any:
 
 def _items(option: str) -> list[str]:
     """``a=x.csv,b=mask:1`` (several in one option, as before) → two items; ``age=interval:5,10`` stays one."""
-    parts = [p.strip() for p in option.split(",")]
-    several = len(parts) > 1 and all(p.partition("=")[1] and p.partition("=")[0].strip().replace("_", "").replace(
-        "-", "").replace(" ", "").isalnum() for p in parts)
+    parts = split_items(option, "--hierarchy") if '"' in option else [p.strip() for p in option.split(",")]
+    several = len(parts) > 1 and all(_named(p)[1] and _named(p)[0].strip().replace("_", "").replace(
+        "-", "").replace(" ", "").replace(",", "").isalnum() for p in parts)
     return parts if several else [option]
+
+
+def _named(item: str) -> tuple[str, str, str]:
+    """``COL=SPEC`` split at its first ``=`` (after a quoted name: ``"zip, code"=mask:1``)."""
+    return split_named(item, "=", "--hierarchy")
 
 
 def parse_hierarchy_options(values: list[str] | None) -> dict[str, str]:
@@ -58,7 +64,7 @@ def parse_hierarchy_options(values: list[str] | None) -> dict[str, str]:
 
     out: dict[str, str] = {}
     for value in (item for option in values or [] for item in _items(option)):
-        name, sep, spec = value.partition("=")
+        name, sep, spec = _named(value)
         name, spec = name.strip(), spec.strip()
         if not sep or not name or not spec:
             raise ParameterError(f"--hierarchy expects COL=SPEC (e.g. age=interval:5,10). Got {value!r} instead.")

@@ -15,12 +15,14 @@ _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
-    """Parse ``ATTRIBUTE:VALUE`` options such as ``-l salary-class:2``."""
+    """Parse ``ATTRIBUTE:VALUE`` options such as ``-l salary-class:2`` (a quoted name may hold a
+    colon or a comma: ``-l '"salary: class":2'``)."""
+    from veil.cli._lists import split_named
     from veil.errors import ParameterError
 
     out = {}
     for value in values or []:
-        name, sep, rest = value.rpartition(":")
+        name, sep, rest = split_named(value, ":", option, last=True)
         if not sep or not name or not rest:
             raise ParameterError(f"{option} expects SENSITIVE:VALUE (e.g. salary-class:2). Got {value!r} instead.")
         out[name] = rest
@@ -191,8 +193,8 @@ def anonymize_command(
             config = load_config(target)
         else:
             config = _config_from_flags(
-                target, qi=split_list(qi), sensitive=split_list(sensitive),
-                hierarchies=hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=split_list(qi),
+                target, qi=split_list(qi, "--qi"), sensitive=split_list(sensitive, "--sensitive"),
+                hierarchies=hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=split_list(qi, "--qi"),
                                             file=target if engine == "local" else None,
                                             kinds=parse_assignments(kind, "--kind"), sep=sep),
                 kinds=parse_assignments(kind, "--kind"),
@@ -200,8 +202,9 @@ def anonymize_command(
                 suppression=suppression, metric=metric, label=label, target=workload_target, sep=sep, seed=seed,
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
                 algorithm=algorithm, options=_options(option), engine=engine, require=require,
-                identifiers=split_list(identifier), insensitive=split_list(insensitive), suppressed=suppressed,
-                keep_unlisted=keep_unlisted, allow_identifiers=[c for v in allow_identifier or [] for c in split_list(v)],
+                identifiers=split_list(identifier, "--identifier"), insensitive=split_list(insensitive, "--insensitive"),
+                suppressed=suppressed, keep_unlisted=keep_unlisted,
+                allow_identifiers=[c for v in allow_identifier or [] for c in split_list(v, "--allow-identifier")],
             )
         with phase_display(err_console, quiet=quiet) as progress:  # stderr: stdout keeps the summary only
             result, written = run_config(

@@ -181,7 +181,7 @@ def check_command(
         # every input named, and the --json destination refused if it is one of them, before any work
         outputs = Outputs({"json": json_out}, inputs=input_files(file, population, *hierarchy_files(hierarchy)))
         clauses, qis = _check_options(missing, require, qi, population=population)
-        classes = _check_classes(file, qis, split_list(sensitive), engine=engine, population=population,
+        classes = _check_classes(file, qis, split_list(sensitive, "--sensitive"), engine=engine, population=population,
                                  hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kind=kind, sep=sep,
                                  encoding=encoding, missing=missing)
         report = evaluate(classes, recursive_l=recursive_l, strict=not non_strict)
@@ -203,7 +203,7 @@ def _check_options(missing: str, require: str | None, qi: str, *, population: Pa
     if missing not in ("value", "error"):
         raise ParameterError(f"--missing must be 'value' or 'error'. Got {missing!r} instead.")
     clauses = [] if require is None else _parse_cli_requirements(require, population=population is not None)
-    qis = split_list(qi)
+    qis = split_list(qi, "--qi")
     if not qis:
         raise ParameterError("--qi needs at least one quasi-identifier.")
     return clauses, qis

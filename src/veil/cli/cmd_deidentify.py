@@ -123,7 +123,7 @@ def deidentify_command(
             key = _read_key(key_env, key_file, needs_key)
             if chosen == "safe-harbor":
                 zips = _zip3_file(restricted_zip3) if restricted_zip3 is not None else section.get("restricted_zip3")
-                links = split_list(link) if link else list(section.get("link", []))
+                links = split_list(link, "--link") if link else list(section.get("link", []))
                 result = safe_harbor(frame, restricted_zip3=zips, as_of=as_of or section.get("as_of"), link=links,
                                      rng=seed, key=key, overrides=plan)
             else:

@@ -40,14 +40,14 @@ def _dataset(target: Path, config: Any, *, qi: str | None, sensitive: str | None
         from veil.release import dataset_from_config
 
         return dataset_from_config(config), {"metric": config.metric, "suppression": config.suppression_limit}
-    qis = split_list(qi)
+    qis = split_list(qi, "--qi")
     if not qis:
         raise ParameterError("--qi is required when exploring a data file (or pass a configuration file).")
     files = parse_assignments(hierarchy, "--hierarchy")
     missing = [name for name in qis if name not in files]
     if missing:
         raise ParameterError(f"No hierarchy for quasi-identifier {missing[0]!r}: add --hierarchy {missing[0]}=FILE.csv.")
-    data = load_dataset(target, quasi_identifiers=qis, sensitive=split_list(sensitive), hierarchy_files=files,
+    data = load_dataset(target, quasi_identifiers=qis, sensitive=split_list(sensitive, "--sensitive"), hierarchy_files=files,
                         kinds=parse_assignments(kind, "--kind"), sep=sep)
     return data, {}
 
@@ -208,7 +208,7 @@ def _spec(data: Any, defaults: dict, *, k: str | None, l_values: str | None, t_v
         t=parse_values(t_values, kind=float, option="--t") if t_values else (),
         suppression=parse_values(suppression, kind=float, option="--suppression") if suppression
         else (float(defaults.get("suppression", 0.0)),),
-        algorithms=tuple(split_list(algorithm)),
+        algorithms=tuple(split_list(algorithm, "--algorithm")),
         sensitive=sensitive or (data.sensitive[0] if len(data.sensitive) == 1 else None),
         metric=metric or defaults.get("metric", "loss"),
     )

@@ -67,7 +67,7 @@ def build_command(
     from veil.pipeline import Outputs
 
     with user_errors():
-        columns = split_list(qi)
+        columns = split_list(qi, "--qi")
         if not columns:
             from veil.errors import ParameterError
 

@@ -108,13 +108,14 @@ def query(
     from veil.pipeline import Outputs
 
     with user_errors():
-        specs = _warn_shared_keys([parse_query(q) for q in queries], split_list(categories))
+        specs = _warn_shared_keys([parse_query(q) for q in queries], split_list(categories, "--categories"))
         with Outputs({"json": json_out}, inputs=[file, *_ledger_files(budget_file, file)]) as out:
             units = (privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group)
             if engine.strip().lower() != "local":
                 answers = _engine_answers(engine, file, specs, sep=sep, budget_file=budget_file, delta=delta,
                                           dataset_name=dataset_name, budget=budget, budget_delta=budget_delta, lower=lower,
-                                          upper=upper, epsilon=epsilon, categories=split_list(categories), unit_options=units)
+                                          upper=upper, epsilon=epsilon, categories=split_list(categories, "--categories"),
+                                          unit_options=units)
             else:
                 answers = _local_answers(file, specs, sep=sep, budget_file=budget_file, dataset_name=dataset_name,
                                          budget=budget, budget_delta=budget_delta, epsilon=epsilon, delta=delta,
@@ -134,7 +135,7 @@ def _local_answers(file: Path, specs: list[Any], *, sep: Optional[str], budget_f
     from veil.dp import PrivateTable
 
     privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group, missing_units, selection_seed = unit_options
-    _check_keys(specs, split_list(categories), delta)  # before anything is read or spent
+    _check_keys(specs, split_list(categories, "--categories"), delta)  # before anything is read or spent
     frame = _read_csv(file, sep)
     _check_batch(specs, frame, categories, delta, bounds=(lower, upper))
     accountant = _accountant(frame, budget_file, dataset_name, budget, budget_delta)
@@ -192,7 +193,7 @@ def _check_batch(specs: list[Any], frame: Any, categories: Optional[str], delta:
 
     from veil.errors import ColumnNotFoundError, SchemaError
 
-    _check_keys(specs, split_list(categories), delta)
+    _check_keys(specs, split_list(categories, "--categories"), delta)
     _check_bounds(specs, *bounds)
     for spec in specs:
         used = [*spec.columns, *(spec.by or ()), *(sorted(spec.where.columns) if spec.where is not None else ())]
@@ -205,9 +206,9 @@ def _check_batch(specs: list[Any], frame: Any, categories: Optional[str], delta:
             raise SchemaError(f"The query {spec.text!r} needs a numeric column; {spec.columns[0]!r} is not. "
                               "Nothing was spent.")
         if spec.kind == "histogram":
-            if split_list(categories) and len(spec.columns) != 1:
+            if split_list(categories, "--categories") and len(spec.columns) != 1:
                 raise ParameterError("--categories applies to a one-column histogram; nothing was spent.")
-            if not split_list(categories) and delta <= 0:
+            if not split_list(categories, "--categories") and delta <= 0:
                 raise ParameterError(
                     "A histogram without --categories releases keys found in the data; give public keys "
                     "with --categories or a --delta > 0 for private partition selection. Nothing was spent.")
@@ -271,7 +272,7 @@ def _keys_of(table: Any, column: str, categories: Optional[str]) -> Optional[lis
     """The public keys of --categories (None when absent), as numbers for a numeric column."""
     import pandas as pd
 
-    cats = split_list(categories)
+    cats = split_list(categories, "--categories")
     if not cats:
         return None
     if column in table.columns and table.is_numeric(column):
@@ -298,7 +299,7 @@ def _run(table: Any, spec: Any, epsilon: float, delta: float, lower: Any, upper:
     if spec.kind == "quantile":
         return table.quantile(spec.columns[0], spec.q, lower=lower, upper=upper, epsilon=epsilon,
                               where=spec.where)
-    cats = split_list(categories)
+    cats = split_list(categories, "--categories")
     if cats:
         if len(spec.columns) != 1:
             raise ParameterError("--categories applies to a one-column histogram.")

@@ -180,7 +180,7 @@ def randomize_command(
 
 def _chosen_columns(method: Method, columns: Optional[str]) -> list[str]:
     """The ``--columns`` list, required by both methods."""
-    chosen = split_list(columns)
+    chosen = split_list(columns, "--columns")
     if not chosen:
         what = "the categorical columns to randomize" if method is Method.PRAM else "the columns to publish"
         raise ParameterError(f"--columns is required with --method {method.value}: name {what}, "

@@ -58,8 +58,8 @@ def risk(
 
     # every input named, and the --json destination refused if it is one of them, before any work
     with user_errors(), publishing({"json": json_out}, inputs=input_files(file, population, *hierarchy_files(hierarchy))) as out:
-        qis = split_list(qi)
-        sens = split_list(sensitive)
+        qis = split_list(qi, "--qi")
+        sens = split_list(sensitive, "--sensitive")
         if not qis:
             raise ParameterError("--qi needs at least one column.")
         if population is not None and population_fraction is not None:

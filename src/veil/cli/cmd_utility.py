@@ -71,7 +71,7 @@ def utility_command(
         files = parse_assignments(hierarchy, "--hierarchy")
         with Outputs({"json": json_out}, inputs=[original, release, report, *files.values()]) as out:
             report_qis, levels = _report_facts(report)
-            qis = split_list(qi) or report_qis
+            qis = split_list(qi, "--qi") or report_qis
             if not qis:
                 raise ParameterError("Name the quasi-identifiers with --qi, or give the release's report with --report.")
             data = load_dataset(original, quasi_identifiers=qis, sep=sep)
@@ -80,7 +80,7 @@ def utility_command(
                 levels = None  # the report is about other QIs: infer the levels instead
             released = Dataset.read(release, sep=sep).frame
             result = workload(
-                data, released, target=target, classifiers=split_list(classifiers), levels=levels,
+                data, released, target=target, classifiers=split_list(classifiers, "--classifiers"), levels=levels,
                 aligned=aligned, test_size=test_size, random_state=random_state,
             ).to_dict()
             if json_out is not None:
