@@ -399,7 +399,8 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     Returns
     -------
     pandas.DataFrame
-        ``len(rows)`` rows, a fresh RangeIndex; QIs as categoricals of their labels, the rest as the input has them.
+        ``len(rows)`` rows, a fresh RangeIndex; QIs as categoricals of their labels, an encoded text column (a
+        sensitive one) as a categorical of the values its rows show, the rest as the input has them.
 
     Raises
     ------
@@ -414,7 +415,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
     positions = {name: i for i, name in enumerate(table.quasi_identifiers)}
     others = [name for name in columns if name not in positions]
 
-    def taken() -> dict[str, pd.Series]:  # the other columns, as the input has them
+    def taken() -> dict[str, pd.Series]:  # the other columns (an encoded text one from its codes)
         encoded = {name: dataset.encoded(name) for name in others if dataset.encoded(name) is not None}
         return dict(zip(others, taken_columns(dataset.frame_of(others), rows, encoded=encoded, blank=blank,
                                               blanked=set(blanked))))

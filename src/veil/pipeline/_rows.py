@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from veil.classes import SUPPRESSED
+from veil.dataset import MISSING
 
 __all__ = ["take_rows", "taken_columns", "text_column", "category_column", "category_array", "blank_rows"]
 
@@ -83,7 +84,7 @@ def taken_columns(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = F
             out[position] = column.iloc[rows].reset_index(drop=True)
         elif not categories and encoded and name in encoded and _is_text(data):
             mask = blank if name in blanked else None
-            out[position] = _decoded(encoded[name], rows, data.type, column.dtype, blank=mask)
+            out[position] = _decoded(encoded[name], rows, blank=mask)
             continue
         elif categories and (pa.types.is_string(data.type) or pa.types.is_large_string(data.type)):
             out[position] = pd.Series(data.dictionary_encode().take(indices).to_pandas(), copy=False)
@@ -100,20 +101,17 @@ def _is_text(data) -> bool:
     return pa.types.is_string(data.type) or pa.types.is_large_string(data.type)
 
 
-def _decoded(encoding: Any, rows: np.ndarray, arrow_type: Any, dtype: object, *,
-             blank: np.ndarray | None = None) -> pd.Series:
-    """The text of ``rows`` from the column's encoding: its labels (as the column has them; the
-    missing code a missing cell) taken by the rows' codes; the rows of ``blank`` read
-    :data:`~veil.classes.SUPPRESSED` (a code of its own, after the labels)."""
-    import pyarrow as pa
-
+def _decoded(encoding: Any, rows: np.ndarray, *, blank: np.ndarray | None = None) -> pd.Series:
+    """The cells of ``rows`` from the column's encoding, as a categorical of its labels: the rows'
+    codes gathered (an int32 take, no text per row), the missing code a missing cell; the rows of
+    ``blank`` read :data:`~veil.classes.SUPPRESSED` (a code of its own, after the labels).  Only
+    the labels some released row reads are categories (:func:`category_array`)."""
     labels = np.append(np.asarray(encoding.labels, dtype=object), np.array([SUPPRESSED], dtype=object))
-    if encoding.missing_code >= 0:
-        labels[encoding.missing_code] = None
     codes = encoding.codes.take(rows)
     if blank is not None:
         codes = np.where(blank, np.int32(len(labels) - 1), codes).astype(np.int32, copy=False)
-    return _series(pa.array(labels, type=arrow_type).take(pa.array(codes)), dtype)
+    missing = MISSING if encoding.missing_code >= 0 else None
+    return pd.Series(category_array(codes, labels, missing=missing), copy=False)
 
 
 #: From this many rows on, repeated text is taken through its dictionary (measured crossover).

@@ -46,10 +46,10 @@ def test_release_rows_equals_apply_then_take(rows, node, k, seed, drop):
     for name in ("q", "r"):  # the release writes a missing value as an empty cell
         expected[name] = expected[name].where(expected[name] != MISSING, None)
     released = release_rows(table, dataset, order, columns)
-    for name in ("q", "r"):  # the QIs come as categoricals of the labels some row reads
-        assert isinstance(released[name].dtype, pd.CategoricalDtype)
+    for name in ("q", "r", "s"):  # the QIs and the (encoded) sensitive column come as categoricals of
+        assert isinstance(released[name].dtype, pd.CategoricalDtype)  # the labels some row reads
         assert set(released[name].cat.categories) == set(released[name].dropna())
-    pd.testing.assert_frame_equal(released.astype({"q": "str", "r": "str"}), expected)
+    pd.testing.assert_frame_equal(released.astype({"q": "str", "r": "str", "s": "str"}), expected)
 
 
 def test_class_key_past_62_bits_groups_like_pandas():

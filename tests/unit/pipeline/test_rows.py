@@ -91,8 +91,16 @@ def test_take_rows_decoding_an_encoded_column_equals_the_take(values, seed, drop
     if drop:
         rows = np.sort(rows[: len(values) // 2])
     encoded = {"text": dataset.encode("text")}
-    pd.testing.assert_frame_equal(take_rows(frame, rows, encoded=encoded), take_rows(frame, rows))
-    pd.testing.assert_frame_equal(take_rows(frame, rows, encoded=encoded), frame.iloc[rows].reset_index(drop=True))
+    decoded = take_rows(frame, rows, encoded=encoded)
+    _assert_shown_categories(decoded["text"])  # a categorical of the labels its rows show, no other
+    decoded["text"] = decoded["text"].astype("str")
+    pd.testing.assert_frame_equal(decoded, take_rows(frame, rows))
+    pd.testing.assert_frame_equal(decoded, frame.iloc[rows].reset_index(drop=True))
+
+
+def _assert_shown_categories(column: pd.Series) -> None:
+    assert isinstance(column.dtype, pd.CategoricalDtype)
+    assert sorted(column.cat.categories) == sorted(set(column.dropna()))
 
 
 def test_category_column_labels_that_are_not_text_are_not_mixed_up_by_the_cache():
@@ -115,6 +123,9 @@ def test_take_rows_blanking_equals_blank_rows_after_the_take(values, seed, encod
     blank = rng.random(len(values)) < 0.4
     encoded = {"text": dataset.encode("text")} if encode else None
     fast = take_rows(frame, rows, encoded=encoded, blank=blank, blanked={"text", "n"})
+    if encode:  # decoded from its codes: a categorical of the labels shown ('*' among them)
+        _assert_shown_categories(fast["text"])
+        fast["text"] = fast["text"].astype("str")
     slow = take_rows(frame, rows)
     for name in ("text", "n"):
         slow[name] = blank_rows(slow[name], blank, "*")
