@@ -70,6 +70,12 @@ def test_malformed_file_is_refused(faults, tmp_path, case, command):
     args = _args(command, file, tmp_path)
     before = faults.snapshot(tmp_path)
     outcome = faults.invoke(*args)
+    if command == "check" and case.startswith("header-only"):
+        # a header and no row is what `anonymize --suppressed drop` writes when every record is
+        # suppressed: check reports it (no class, levels null), it does not refuse it
+        assert outcome.exit_code == 0, outcome.text
+        assert "0 records, 0 classes" in outcome.stdout
+        return
     faults.assert_refused(outcome, before, faults.snapshot(tmp_path), *mentions)
 
 

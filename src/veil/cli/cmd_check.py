@@ -24,7 +24,20 @@ from veil.cli._app import (
     split_list,
     user_errors,
 )
-from veil.cli._hierarchy_options import attach_hierarchies, auto_hierarchies_option, hierarchy_files
+from veil.cli._hierarchy_options import (
+    attach_hierarchies,
+    auto_hierarchies_option,
+    hierarchy_files,
+    parse_hierarchy_options,
+)
+from veil.cli._no_class import (
+    empty_file_report,
+    header_only_columns,
+    judge_without_classes,
+    no_class_notes,
+    no_class_payload,
+    no_class_requested_levels,
+)
 
 #: ``--require`` keys that need ``--population`` (clauses ``KEY OP NUMBER``, like the others).
 POPULATION_REQUIREMENT_KEYS: dict[str, str] = {
@@ -76,7 +89,7 @@ def _parse_cli_requirements(text: str, *, population: bool) -> list[Any]:
     return out
 
 
-def _population_levels(classes: Any, path: Path, *, sep: str | None, encoding: str) -> dict[str, Any]:
+def _population_levels(classes: Any, path: Path, qis: list[str], *, sep: str | None, encoding: str) -> dict[str, Any]:
     """k-map and δ-presence of ``classes`` against the population file ``path``.
 
     The population is matched by the released table's labels, as they are: it
@@ -93,19 +106,19 @@ def _population_levels(classes: Any, path: Path, *, sep: str | None, encoding: s
         frame = Dataset.read(path, sep=sep, encoding=encoding).frame
     except VeilError as exc:  # name the option: the released table is read the same way
         raise type(exc)(f"--population: {exc}") from None
-    absent = [q for q in classes.quasi_identifiers if q not in frame.columns]
+    absent = [q for q in qis if q not in frame.columns]
     if absent:
         raise ColumnNotFoundError(
             f"The population file {str(path)!r} has no quasi-identifier column "
             f"{', '.join(map(repr, absent))}; its columns are: {', '.join(map(str, frame.columns))}."
         )
-    # raises naming only the number of released classes the population lacks (no record values)
-    sizes = population_counts(classes, frame, "--population")
-    if classes.n_classes:
+    if classes is not None and classes.n_classes:
+        # raises naming only the number of released classes the population lacks (no record values)
+        sizes = population_counts(classes, frame, "--population")
         ratios = classes.counts.astype(np.float64) / sizes.astype(np.float64)  # |T_E| <= |P_E|, never 0/0
         k_map, delta_min, delta_max = int(sizes.min()), float(ratios.min()), float(ratios.max())
-    else:  # every record suppressed: no class (as KMap / DeltaPresence report it)
-        k_map, delta_min, delta_max = 0, 0.0, 0.0
+    else:  # no class (every record suppressed, or a file of a header): no level (see veil.cli._no_class)
+        k_map, delta_min, delta_max = None, None, None
     return {
         "population_records": int(len(frame)),
         "k_map": k_map,
@@ -181,19 +194,35 @@ def check_command(
         # every input named, and the --json destination refused if it is one of them, before any work
         outputs = Outputs({"json": json_out}, inputs=input_files(file, population, *hierarchy_files(hierarchy)))
         clauses, qis = _check_options(missing, require, qi, population=population)
-        classes = _check_classes(file, qis, split_list(sensitive, "--sensitive"), engine=engine, population=population,
-                                 hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kind=kind, sep=sep,
-                                 encoding=encoding, missing=missing)
-        report = evaluate(classes, recursive_l=recursive_l, strict=not non_strict)
-        levels = None if population is None else _population_levels(classes, population, sep=sep, encoding=encoding)
-        results = [_judge_population(c, levels) if isinstance(c, tuple) else c.judge(report, classes) for c in clauses]
+        sens = split_list(sensitive, "--sensitive")
+        columns = header_only_columns(file, sep=sep, encoding=encoding)
+        if columns is None:
+            classes = _check_classes(file, qis, sens, engine=engine, population=population, hierarchy=hierarchy,
+                                     auto_hierarchies=auto_hierarchies, kind=kind, sep=sep, encoding=encoding,
+                                     missing=missing)
+            report = evaluate(classes, recursive_l=recursive_l, strict=not non_strict)
+        else:  # a header and no row (--suppressed drop of a table whose every record is suppressed)
+            classes = None
+            report = empty_file_report(columns, qis, sens, kinds=parse_assignments(kind, "--kind"),
+                                       hierarchies=list(parse_hierarchy_options(hierarchy)), recursive_l=recursive_l,
+                                       strict=not non_strict, source=repr(str(file)))
+        levels = None if population is None else _population_levels(classes, population, qis, sep=sep,
+                                                                        encoding=encoding)
+        results = [_judge(c, report, classes, levels) for c in clauses]
         payload = _check_payload(report, classes, clauses, levels, results)
         with outputs:
             if json_out is not None:
                 outputs.write_json("json", payload)
             outputs.commit()
     _print_check_report(file, report, levels)
-    _print_requirements(results)
+    _print_requirements(results, blank=not report.classes)
+
+
+def _judge(clause: Any, report: Any, classes: Any, levels: dict[str, Any] | None) -> Any:
+    """One ``--require`` clause judged: with no class as veil anonymize decides (veil.cli._no_class)."""
+    if not report.classes:
+        return judge_without_classes(clause, report, classes)
+    return _judge_population(clause, levels) if isinstance(clause, tuple) else clause.judge(report, classes)
 
 
 def _check_options(missing: str, require: str | None, qi: str, *, population: Path | None) -> tuple[list[Any], list[str]]:
@@ -231,18 +260,22 @@ def _check_payload(report, classes, clauses, levels, results) -> dict:
     from veil.models import requested_levels
 
     payload = report.to_dict()
-    payload.update(requested_levels([c for c in clauses if not isinstance(c, tuple)], report, classes, list(payload)))
+    if report.classes:
+        payload.update(requested_levels([c for c in clauses if not isinstance(c, tuple)], report, classes, list(payload)))
+    else:
+        payload.update(no_class_requested_levels(clauses, list(payload)))
     if levels is not None:  # new keys after "quasi_identifiers", before "sensitive"
         at = list(payload).index("sensitive")
         items = list(payload.items())
         payload = dict(items[:at] + list(levels.items()) + items[at:])
         payload["facts"].update(_POPULATION_FACTS)
     payload["requirements"] = [r.to_dict() for r in results]
-    return payload
+    return payload if report.classes else no_class_payload(payload)
 
 
 def _print_check_report(file, report, levels) -> None:
-    """The table of model levels, then the notes."""
+    """The table of model levels, then the notes; with no class every per-class level reads "—"."""
+    fmt = _fmt if report.classes else _no_level
     title = (
         f"{esc(file.name)}: {report.records:,} records, {report.classes:,} classes, "
         f"{report.suppressed_records:,} suppressed ({report.input_suppressed:,} in the input)"
@@ -251,54 +284,60 @@ def _print_check_report(file, report, levels) -> None:
     table.add_column("model")
     table.add_column("level", justify="right")
     table.add_column("notes")
-    table.add_row("k-anonymity", _fmt(report.k), "smallest class")
-    table.add_row("max prosecutor risk", _fmt(report.max_prosecutor_risk), "1/k")
-    table.add_row("average risk", _fmt(report.average_risk), "classes / retained records")
+    table.add_row("k-anonymity", fmt(report.k), "smallest class")
+    table.add_row("max prosecutor risk", fmt(report.max_prosecutor_risk), "1/k")
+    table.add_row("average risk", fmt(report.average_risk), "classes / retained records")
     if levels is not None:
         table.add_section()
         table.add_row(
-            "k-map", _fmt(levels["k_map"]),
+            "k-map", fmt(levels["k_map"]),
             f"smallest population match ({levels['population_records']:,} population records)",
         )
         presence = levels["delta_presence"]
         table.add_row(
-            "δ-presence", f"δmin={_fmt(presence['delta_min'])}, δmax={_fmt(presence['delta_max'])}",
+            "δ-presence", f"δmin={fmt(presence['delta_min'])}, δmax={fmt(presence['delta_max'])}",
             "|T_E|/|P_E| over released classes",
         )
     for name, s in report.sensitive.items():
-        _add_sensitive_rows(table, name, s, strict=report.strict)
+        _add_sensitive_rows(table, name, s, strict=report.strict, fmt=fmt)
     console.print(table)
-    for note in report.notes + tuple(n for s in report.sensitive.values() for n in s.notes):
+    notes = list(report.notes) if report.classes else no_class_notes(report.notes)
+    for note in notes + [n for s in report.sensitive.values() for n in s.notes]:
         console.print(f"[yellow]note:[/] {esc(note)}", highlight=False)
 
 
-def _add_sensitive_rows(table, name, s, *, strict: bool) -> None:
+def _no_level(value: object) -> str:
+    """A per-class level of a table with no class: there is none."""
+    return "—"
+
+
+def _add_sensitive_rows(table, name, s, *, strict: bool, fmt: Callable[[object], str] = _fmt) -> None:
     """One section of rows for a sensitive attribute."""
     op = "<" if strict else "<="
     table.add_section()
     name = esc(f"[{name}]")  # "[diagnosis]" would otherwise be read as a markup tag and vanish
-    table.add_row(f"distinct l-diversity {name}", _fmt(s.distinct_l), f"{s.distinct_values} distinct values in table")
-    table.add_row(f"entropy l-diversity {name}", _fmt(s.entropy_l), "exp(min class entropy), natural log")
+    table.add_row(f"distinct l-diversity {name}", fmt(s.distinct_l), f"{s.distinct_values} distinct values in table")
+    table.add_row(f"entropy l-diversity {name}", fmt(s.entropy_l), "exp(min class entropy), natural log")
     table.add_row(
-        f"recursive (c,{s.recursive_l})-diversity {name}", _fmt(s.recursive_c),
+        f"recursive (c,{s.recursive_l})-diversity {name}", fmt(s.recursive_c),
         f"smallest c; r1 {op} c*sum(r_i, i>={s.recursive_l})" + (" (c must exceed it)" if strict else ""),
     )
     if s.ordered:
-        table.add_row(f"t-closeness, ordered {name}", _fmt(s.t_ordered), "EMD, ordered distance /(m-1)")
+        table.add_row(f"t-closeness, ordered {name}", fmt(s.t_ordered), "EMD, ordered distance /(m-1)")
     else:
-        table.add_row(f"t-closeness, equal {name}", _fmt(s.t_equal), "EMD, equal distance")
+        table.add_row(f"t-closeness, equal {name}", fmt(s.t_equal), "EMD, equal distance")
     if s.t_hierarchical is not None:
-        table.add_row(f"t-closeness, hierarchical {name}", _fmt(s.t_hierarchical), "EMD, hierarchy distance")
-    table.add_row(f"δ-disclosure {name}", _fmt(s.delta_disclosure), "ln, every value; holds for δ above it")
+        table.add_row(f"t-closeness, hierarchical {name}", fmt(s.t_hierarchical), "EMD, hierarchy distance")
+    table.add_row(f"δ-disclosure {name}", fmt(s.delta_disclosure), "ln, every value; holds for δ above it")
     table.add_row(
-        f"δ-disclosure, present values {name}", _fmt(s.delta_disclosure_present_values), "ln, ARX/pycanon variant",
+        f"δ-disclosure, present values {name}", fmt(s.delta_disclosure_present_values), "ln, ARX/pycanon variant",
     )
-    table.add_row(f"(α,k)-anonymity {name}", f"α={_fmt(s.alpha)}, k={s.alpha_k}", "largest value share")
-    table.add_row(f"basic β-likeness {name}", _fmt(s.beta_likeness), "largest relative gain")
-    table.add_row(f"enhanced β-likeness {name}", _fmt(s.enhanced_beta_likeness), "cap -ln q(s)")
+    table.add_row(f"(α,k)-anonymity {name}", f"α={fmt(s.alpha)}, k={fmt(s.alpha_k)}", "largest value share")
+    table.add_row(f"basic β-likeness {name}", fmt(s.beta_likeness), "largest relative gain")
+    table.add_row(f"enhanced β-likeness {name}", fmt(s.enhanced_beta_likeness), "cap -ln q(s)")
 
 
-def _print_requirements(results) -> None:
+def _print_requirements(results, *, blank: bool = False) -> None:
     """The requirements table; exit 1 when one is not met."""
     if not results:
         return
@@ -307,7 +346,7 @@ def _print_requirements(results) -> None:
     req.add_column("level", justify="right")
     req.add_column("met")
     for r in results:
-        req.add_row(esc(r.clause), _fmt(r.actual), ("[green]yes[/]" if r.met else "[red]no[/]") + (f" ({r.note})" if r.note else ""))
+        req.add_row(esc(r.clause), _no_level(r.actual) if blank else _fmt(r.actual), ("[green]yes[/]" if r.met else "[red]no[/]") + (f" ({r.note})" if r.note else ""))
     console.print(req)
     if not all(r.met for r in results):
         raise typer.Exit(EXIT_REQUIREMENT_FAILED)
