@@ -158,7 +158,7 @@ def written_batches(path: Path) -> Iterator[pd.DataFrame]:
             parse_options=pa_csv.ParseOptions(delimiter=",", quote_char='"', ignore_empty_lines=True,
                                               newlines_in_values=True),
             convert_options=pa_csv.ConvertOptions(null_values=[], strings_can_be_null=False,
-                                                  default_column_type=pa.string()))
+                                                  default_column_type=pa.large_string()))  # pandas str storage: no cast
         schema = batches.schema
     held: list[Any] = []
     rows, empty = 0, True
