@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,14 @@ class _Columns:
     def __init__(self, frame: pd.DataFrame) -> None:
         self.frame = frame
         self._encoded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def encode_all(self, names: Sequence[str]) -> None:
+        """Encode ``names`` now, side by side (:func:`~veil.data.side_by_side`: Arrow's hashing
+        releases the GIL), for the checks that then read them one by one."""
+        from veil.data import side_by_side
+
+        jobs = {name: partial(_encode, self.frame[name]) for name in dict.fromkeys(names) if name not in self._encoded}
+        self._encoded.update(side_by_side(jobs, len(self.frame), hashing=True))
 
     def codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         if name not in self._encoded:
@@ -266,6 +275,7 @@ def _verify_batches(batches: Iterable[pd.DataFrame], result: Any, dataset: Any, 
             continue  # more rows than released: counted, then refused below
         part = rows[start:tally.rows]
         cells = _Columns(frame)  # each column hashed once; the checks below compare codes
+        cells.encode_all(names + [c["name"] for c in report["columns"] if c["treatment"] == "unchanged"])
         star = np.ones(len(frame), dtype=np.bool_)
         for name in qis:
             star &= cells.equals(name, SUPPRESSED)
