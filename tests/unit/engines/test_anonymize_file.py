@@ -75,8 +75,8 @@ def test_local_engine_output_is_the_in_memory_output(adult, adult_csv, tmp_path)
     result = veil.anonymize(adult, K5_L2, suppression_limit=0.05, seed=9, suppressed="keep")
     out = tmp_path / "adult.parquet"
     run(adult_csv, out, K5_L2, hierarchies=adult.hierarchies, engine="local", seed=9)
-    # in memory the released QIs are categoricals, in the file text: the cells must match
-    expected = result.data.astype({name: "str" for name in QIS})
+    # in memory the released QIs and the sensitive column are categoricals, in the file text: the cells must match
+    expected = result.data.astype({name: "str" for name in [*QIS, *adult.sensitive]})
     pd.testing.assert_frame_equal(pd.read_parquet(out), expected, check_dtype=False)
 
 
