@@ -142,9 +142,27 @@ class ReleasePolicy:
     def columns(self, dataset: Any) -> list[ColumnTreatment]:
         """One :class:`ColumnTreatment` per column of ``dataset``, in its order."""
         schema = dataset.schema
+        return self.treatments(dataset.columns, {n: schema[n].role.value for n in dataset.columns if n in schema})
+
+    def treatments(self, names: Iterable[str], roles: Mapping[str, str]) -> list[ColumnTreatment]:
+        """One :class:`ColumnTreatment` per column of ``names``, in that order, from the declared
+        ``roles`` (``{column: role}``; a column not in it is unlisted).
+
+        The one decision of every release path: :meth:`columns` reads the roles of a
+        :class:`~veil.dataset.Dataset`, a release through an engine those of its
+        configuration for the columns of its input file.
+
+        Examples
+        --------
+        >>> [c.treatment for c in ReleasePolicy().treatments(["id", "zip", "note"], {"id": "identifier",
+        ...                                                  "zip": "quasi-identifier"})]
+        ['dropped', 'generalized', 'dropped']
+        >>> [c.treatment for c in ReleasePolicy(keep_unlisted=True).treatments(["note"], {})]
+        ['unchanged']
+        """
         out = []
-        for name in dataset.columns:
-            role = schema[name].role.value if name in schema else UNLISTED
+        for name in names:
+            role = roles.get(name, UNLISTED)
             action = self.actions.get(name)
             if role == "identifier":
                 treatment = "pseudonymized" if action == "pseudonymized" else "dropped"
