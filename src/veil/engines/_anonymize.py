@@ -17,7 +17,7 @@ from typing import Any
 
 from veil.dataset import DEFAULT_NA_VALUES
 from veil.engines._output import check_output
-from veil.engines._protocol import Engine
+from veil.engines._protocol import Engine, selected_columns
 from veil.engines._recoding import FullDomainRecoding
 from veil.engines._registry import get_engine
 from veil.engines._source import Source
@@ -58,6 +58,7 @@ def anonymize_file(
     algorithm: str = "lattice",
     phases: Callable[[str, int | None, int | None], None] | None = None,
     suppressed: str | None = None,
+    columns: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Anonymize a CSV or Parquet file into another through an engine, verified.
 
@@ -109,6 +110,13 @@ def anonymize_file(
     phases : callable, optional
         ``phases(phase, done, total)`` for every phase of the pipeline (encode,
         search, apply, verify; :mod:`veil.progress`); replaces ``progress``.
+    columns : sequence of str, optional
+        The columns written, in the input's order (default: every column of
+        the input).  :func:`veil.release.run_config` passes the columns its
+        release policy publishes (:meth:`veil.pipeline.ReleasePolicy.treatments`):
+        an identifier, or a column with no declared role without
+        ``keep_unlisted``, is never written.  Every QI and sensitive attribute
+        must be in it; the written file's header is verified against it.
     algorithm : {"lattice", "datafly"}, default "lattice"
         A full-domain algorithm of :data:`veil.algorithms.ALGORITHMS` (the
         engine applies one level per QI; local recodings need the rows in memory).
@@ -159,7 +167,9 @@ def anonymize_file(
         )
         source = Source.from_path(path, sep=sep, na_values=na_values)
         source.require(plan.quasi_identifiers + plan.sensitive)
-        rows = EngineRows(resolved, source, check_output(output, source.path), hierarchies, dict(kinds or {}), domains)
+        written = selected_columns(source, columns, plan.quasi_identifiers + plan.sensitive)
+        rows = EngineRows(resolved, source, check_output(output, source.path), hierarchies, dict(kinds or {}), domains,
+                          columns=None if written == source.columns else written)
         return run(plan, rows, progress=phases or _search_only(progress)).report
     finally:
         if isinstance(engine, str) and hasattr(resolved, "close"):

@@ -325,11 +325,13 @@ class DuckDBEngine(AggregatingEngine):
     def _write_released(
         self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
         suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
-        blank: tuple[str, ...] = (),
+        blank: tuple[str, ...] = (), columns: tuple[str, ...] | None = None,
     ) -> int:
         """The row work of :meth:`veil.engines.Engine.apply`: the rows recoded through joins
         with the mapping tables and the suppressed classes into a staging Parquet file,
-        then sorted by ``hash(row, seed)`` into the output; the rows written."""
+        then sorted by ``hash(row, seed)`` into the output; the rows written.  Only the
+        ``columns`` (default every column) are read from the source: a column left out is
+        in neither the staging file nor the output, nor in the row's hash."""
         import duckdb
 
         seed %= 1 << 62
@@ -341,7 +343,8 @@ class DuckDBEngine(AggregatingEngine):
                 try:
                     self._load_tables(con, qis, mappings, suppressed_rows)
                     stage = Path(spill) / "released.parquet"
-                    recode, shuffle = self._apply_sql(con, source, qis, seed, drop_suppressed, stage, tmp, blank)
+                    recode, shuffle = self._apply_sql(con, source, qis, seed, drop_suppressed, stage, tmp, blank,
+                                                      columns)
                     try:
                         con.execute(recode)
                         written[0] = int(con.execute(shuffle).fetchone()[0])
@@ -376,7 +379,7 @@ class DuckDBEngine(AggregatingEngine):
 
     def _apply_sql(
         self, con: Any, source: Source, qis: Sequence[str], seed: int, drop: bool, stage: Path, tmp: Path,
-        blank: Sequence[str] = (),
+        blank: Sequence[str] = (), columns: Sequence[str] | None = None,
     ) -> tuple[str, str]:
         """Two statements: recode the rows into a staging Parquet file (streaming,
         with each row's shuffle key), then sort that file by the key into the output.
@@ -407,10 +410,13 @@ class DuckDBEngine(AggregatingEngine):
         # NULL when a label is (an uncovered value): never a suppressed class, so the error fires
         class_key = " || chr(31) || ".join(f"g0.__veil_r{i}" for i in range(len(qis)))
         helpers = ", ".join([f"__veil_r{i}" for i in range(len(qis))] + ["__veil_sup"])
-        hashed = ", ".join(f"g0.{_ident(c)}" for c in source.columns)
+        written = source.columns if columns is None else columns
+        hashed = ", ".join(f"g0.{_ident(c)}" for c in written)
+        # only the written columns leave the scan: a withheld column is never staged
+        kept = "src.*" if columns is None else ", ".join(f"src.{_ident(c)}" for c in columns)
         # nested subqueries, not CTEs: DuckDB may materialize a CTE in memory
         inner = (
-            f"SELECT src.*, ({star}) AS __veil_star, {', '.join(released)} "
+            f"SELECT {kept}, ({star}) AS __veil_star, {', '.join(released)} "
             f"FROM {self._scan(source)} AS src {' '.join(joins)}"
         )
         middle = (

@@ -125,10 +125,13 @@ class LocalEngine(AggregatingEngine):
     def _write_released(
         self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
         suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
-        blank: tuple[str, ...] = (),
+        blank: tuple[str, ...] = (), columns: tuple[str, ...] | None = None,
     ) -> int:
-        """The row work of :meth:`veil.engines.Engine.apply`, in memory; the rows written."""
+        """The row work of :meth:`veil.engines.Engine.apply`, in memory; the rows written
+        (only the ``columns``, default every column)."""
         frame = self._read(source)
+        if columns is not None:  # a withheld column is dropped as soon as it is read
+            frame = frame.loc[:, list(columns)]
         n = len(frame)
         labels = {name: self._labels(frame, source, name) for name in qis}
         star = np.ones(n, dtype=np.bool_)  # arrived suppressed: '*' in every QI

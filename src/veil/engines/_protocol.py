@@ -11,12 +11,12 @@ these two:
     size is the number of distinct combinations, not of records; the class
     table is built from it (:func:`~veil.engines.class_table_from_counts`).
 
-``apply(source, transformation, suppressed, output, *, shuffle_seed, drop_suppressed)``
+``apply(source, transformation, suppressed, output, *, shuffle_seed, drop_suppressed, blank, columns)``
     "replace values through small mapping tables, blank out suppressed
     classes, write the result": each QI value is replaced through its mapping
     (original label -> released label), every record of a suppressed class
     gets ``*`` in every QI (or is dropped), the rows are shuffled, and the
-    file is written atomically.
+    file is written atomically, with only the ``columns`` the release publishes.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from veil.errors import HierarchyError, ParameterError, SchemaError, VeilError
 
 __all__ = [
     "Engine", "AggregatingEngine", "EngineError", "ApplyResult", "Transformation", "Suppressed", "normalize_apply_arguments", "resolve_seed", "uncovered",
+    "selected_columns",
     "parse_uncovered", "UNCOVERED_MARK", "MARK_SEPARATOR",
 ]
 
@@ -113,6 +114,7 @@ class Engine(Protocol):
         shuffle_seed: int | None = None,
         drop_suppressed: bool = False,
         blank: Sequence[str] = (),
+        columns: Sequence[str] | None = None,
     ) -> ApplyResult:
         """Write the released table to ``output`` (CSV, or Parquet by extension).
 
@@ -122,7 +124,11 @@ class Engine(Protocol):
         with ``*`` in every QI, get ``*`` in every QI or, with
         ``drop_suppressed``, are left out.  The columns of ``blank`` (the
         sensitive attributes under ``suppressed: blank``) read ``*`` on the
-        suppressed records.  Other columns are copied unchanged.  Rows are shuffled by a seeded pseudo-random order
+        suppressed records.  Other columns are copied unchanged.  Only the
+        columns of ``columns`` are written (default: every column of the
+        source), in the source's order: a column left out (an identifier, a
+        column the release policy withholds) is never written, and the row
+        order is drawn from the written columns only.  Rows are shuffled by a seeded pseudo-random order
         (``shuffle_seed=None`` draws a fresh secret seed).  The file is
         written to a temporary file in the same folder and renamed into
         place; it is never the input.
@@ -131,20 +137,22 @@ class Engine(Protocol):
         engine that subclasses :class:`Engine`, then hands the checked
         arguments to the engine's ``_write_released(source, qis, mappings,
         suppressed_rows, out_path, seed, drop_suppressed, blank)``, which writes the
-        rows and returns how many it wrote.  An engine that only follows the
-        protocol structurally implements ``apply`` itself.
+        rows and returns how many it wrote; a selection of columns is passed as
+        its keyword ``columns`` (a tuple), and only when it leaves a column out.
+        An engine that only follows the protocol structurally implements ``apply`` itself.
 
         Raises
         ------
         ColumnNotFoundError
-            A QI of ``transformation`` or a column of ``blank`` is not in the source.
+            A QI of ``transformation``, a column of ``blank`` or of ``columns`` is not in the source.
         HierarchyError
             A value has no entry in its QI's mapping (names the column and
             the value); nothing is written.
         OutputError
             ``output`` is the input, or its folder is not writable.
         ParameterError
-            ``blank`` with ``drop_suppressed``, or a QI in ``blank``.
+            ``blank`` with ``drop_suppressed``, a QI in ``blank``, or
+            ``columns`` without a QI of ``transformation`` or a column of ``blank``.
         """
         source = as_source(source)
         qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
@@ -155,11 +163,40 @@ class Engine(Protocol):
             raise ParameterError(f"The column {sorted(set(blank) & set(qis))[0]!r} is a quasi-identifier; "
                                  "its suppressed records read '*' already.")
         source.require(blank)
+        selected = selected_columns(source, columns, (*qis, *blank))
         out_path = check_output(output, source.path)
         seed = resolve_seed(shuffle_seed)
+        selection = {} if selected == source.columns else {"columns": selected}  # every column: the plain call
         written = self._write_released(  # type: ignore[attr-defined]
-            source, qis, mappings, suppressed_rows, out_path, seed, drop_suppressed, blank)
+            source, qis, mappings, suppressed_rows, out_path, seed, drop_suppressed, blank, **selection)
         return ApplyResult(out_path, int(written))
+
+
+def selected_columns(source: Source, columns: Sequence[str] | None, required: Sequence[str]) -> tuple[str, ...]:
+    """The columns :meth:`Engine.apply` writes: those of ``columns`` (default every column of
+    ``source``), in the source's order, checked to hold every column of ``required``.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        A column of ``columns`` is not in the source.
+    ParameterError
+        ``columns`` names a column twice, or leaves out a column of ``required``.
+    """
+    if columns is None:
+        return tuple(source.columns)
+    if isinstance(columns, str):
+        raise ParameterError(f"The 'columns' parameter must be a sequence of column names. Got {columns!r} instead.")
+    names = [str(name) for name in columns]
+    source.require(names)
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise ParameterError(f"The 'columns' parameter names the column {twice!r} twice.")
+    missing = [name for name in required if name not in names]
+    if missing:
+        raise ParameterError(f"The 'columns' parameter leaves out the column {missing[0]!r}, which the release "
+                             "writes (a quasi-identifier or a blanked sensitive attribute).")
+    return tuple(name for name in source.columns if name in set(names))
 
 
 class AggregatingEngine(Engine):

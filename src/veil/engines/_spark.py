@@ -296,14 +296,14 @@ class SparkEngine(AggregatingEngine):
     def _write_released(
         self, source: Source, qis: tuple[str, ...], mappings: dict[str, dict[str, str]],
         suppressed_rows: list[tuple[str, ...]], out_path: Path, seed: int, drop_suppressed: bool,
-        blank: tuple[str, ...] = (),
+        blank: tuple[str, ...] = (), columns: tuple[str, ...] | None = None,
     ) -> int:
         """The row work of :meth:`veil.engines.Engine.apply`: broadcast joins with the
         mapping tables and the suppressed classes, ``orderBy(xxhash64(row, seed))``,
-        one file; the rows written."""
+        one file; the rows written (only the ``columns``, default every column)."""
         with _quiet():
             return self._write(source, qis, mappings, suppressed_rows, out_path, seed % (1 << 62), drop_suppressed,
-                               blank)
+                               blank, columns)
 
     # long because it is the Spark plan and its write, closures over one session
     def _write(
@@ -316,6 +316,7 @@ class SparkEngine(AggregatingEngine):
         seed: int,
         drop_suppressed: bool,
         blank: tuple[str, ...] = (),
+        selected: tuple[str, ...] | None = None,
     ) -> int:
         _, F, _ = _import_pyspark()
         from pyspark.sql import Observation
@@ -325,7 +326,8 @@ class SparkEngine(AggregatingEngine):
 
         def build() -> tuple[Any, Any]:
             frame = self._read(source)
-            columns = list(frame.columns)
+            # only the written columns are selected, and hashed for the row order
+            columns = list(frame.columns) if selected is None else list(selected)
             labels = {q: self._label(frame, q, source) for q in qis}
             star = functools.reduce(
                 lambda a, b: a & b, [F.coalesce(labels[q] == F.lit(SUPPRESSED), F.lit(False)) for q in qis]

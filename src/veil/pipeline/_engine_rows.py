@@ -63,7 +63,8 @@ class EngineRows:
     """The rows of ``source`` (a :class:`veil.engines.Source`), released through ``engine`` into ``output``.
 
     ``hierarchies``, ``kinds`` and ``domains`` describe the attributes as for
-    :func:`veil.engines.class_table_from_counts`.
+    :func:`veil.engines.class_table_from_counts`.  ``columns`` are the columns
+    written (the published ones, in the input's order; ``None``: every column).
     """
 
     engine: Any
@@ -75,6 +76,7 @@ class EngineRows:
     dataset: None = None  # the rows are not in memory
     base: ClassTable | None = field(default=None, repr=False)
     outputs: Outputs | None = field(default=None, repr=False)
+    columns: tuple[str, ...] | None = None
 
     def class_table(self, plan: Any, seconds: dict[str, float]) -> ClassTable:
         """Group-count the input, then the class table from the counts (each timed in ``seconds``)."""
@@ -111,6 +113,7 @@ class EngineRows:
             self.source, recoding.mappings, recoding.suppressed, unverified,
             shuffle_seed=plan.seed, drop_suppressed=plan.mode == "drop",
             blank=list(plan.sensitive) if plan.mode == "blank" else (),
+            **({} if self.columns is None else {"columns": self.columns}),  # a withheld column is not written
         )
         return Released(records=problem.base.n_records, records_out=applied.records_out,
                         suppressed=int(chosen.suppressed), path=unverified)
@@ -126,10 +129,13 @@ class EngineRows:
         if released.records_out == 0:  # the reader refuses a file with no data row: count its rows directly
             from veil.pipeline._verify import read_written
 
-            seen = len(read_written(released.path))
+            empty = read_written(released.path)
+            self._check_header(tuple(map(str, empty.columns)))
+            seen = len(empty)
             _check_row_counts(seen, released.path, base, chosen, drop_suppressed=drop, records_out=0)
             return None
         written = Source.from_path(released.path, sep=",", na_values=self.source.na_values)
+        self._check_header(written.columns)
         counts = reader_for(self.engine).group_count(written, qis, sensitive)
         seen = int(counts[COUNT_COLUMN].sum())
         _check_row_counts(seen, written.path, base, chosen, drop_suppressed=drop, records_out=released.records_out)
@@ -152,6 +158,14 @@ class EngineRows:
         _check_sensitive_values(verified, base, sensitive, drop_suppressed=drop)
         check_models(plan.searched, verified)
         return verified
+
+    def _check_header(self, header: tuple[str, ...]) -> None:
+        """The written file holds the published columns, in the input's order, and no other."""
+        expected = tuple(self.source.columns if self.columns is None else self.columns)
+        if tuple(header) != expected:
+            raise VerificationError(
+                "The columns of the output are not the published ones. This is a bug in veil; nothing was written."
+            )
 
     def finish(self, report: dict[str, Any], seconds: dict[str, float]) -> None:
         """The engine's keys: ``engine``, ``output``, ``classes`` (of the input) and ``seconds`` per step."""
