@@ -24,7 +24,7 @@ from veil.anonymization import AnonymizationResult, anonymize
 from veil.config import ReleaseConfig, build_hierarchies, build_hierarchy, build_model, deidentify_frame
 from veil.dataset import MISSING, Dataset
 from veil.data import write_frame
-from veil.errors import ConfigError, DataFormatError, OutputError
+from veil.errors import ConfigError, OutputError
 from veil.pipeline import Outputs, ReleasePolicy, verify_written
 from veil.pipeline._policy import suppressed_mode
 
@@ -299,34 +299,6 @@ def _engine_hierarchies(config: ReleaseConfig, engine: Any, input_path: Path) ->
     return hierarchies
 
 
-def _engine_policy(config: ReleaseConfig, input_path: Path, mode: str) -> None:
-    """The release policy for the file-to-file engines, which publish every column:
-    refuse a release that would publish a column the policy withholds."""
-    from veil.engines import Source
-
-    source = Source.from_path(input_path, sep=config.input.sep)
-    withheld = [n for n in config.names("identifier") if n in source.columns]
-    withheld += [c for c in source.columns if c not in config.attributes and not config.keep_unlisted]
-    if withheld:
-        raise ConfigError(
-            f"engine: the {config.engine} engine publishes every column of the input; the column "
-            f"{withheld[0]!r} is an identifier or has no declared role. Remove it from the input, declare it "
-            "insensitive, set keep_unlisted: true, or use engine: local (which withholds it)."
-        )
-    try:  # the identifier scan reads a sample: the first 10,000 rows
-        if source.format == "csv":
-            sample = pd.read_csv(input_path, sep=source.sep, dtype=str, keep_default_na=False, nrows=10_000,
-                                 encoding="utf-8")
-        else:
-            sample = _parquet_head(input_path, 10_000)
-    except (ValueError, UnicodeDecodeError, OSError) as exc:  # ragged rows, bad encoding, unreadable
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataFormatError(f"Cannot read {str(input_path)!r}: {first}") from None
-    policy = policy_from_config(config)
-    unscanned = set(config.names("identifier")) | set(config.names("quasi-identifier"))  # QIs are generalized
-    policy.check_identifiers(sample, [c for c in source.columns if c not in unscanned])
-
-
 def _run_with_engine(
     config: ReleaseConfig,
     models: list[Any],
@@ -334,13 +306,15 @@ def _run_with_engine(
     progress: Callable[[str, int | None, int | None], None] | None,
 ) -> FileRelease:
     """Run the release through the DuckDB or Spark engine, file to file, into ``out``'s temporary."""
+    from veil._release_columns import engine_columns, published, report_columns
     from veil.engines import anonymize_file, get_engine
 
     _refuse_for_engine(config, out)
     input_path = config.resolve(config.input.path)
     options = _options(config)
     mode = options["suppressed"]
-    _engine_policy(config, input_path, mode)
+    # the in-memory release's columns: identifiers dropped, unlisted columns withheld unless keep_unlisted
+    columns = engine_columns(config, input_path, policy_from_config(config))
     engine = get_engine(config.engine)
     report = anonymize_file(
         input_path, engine=engine, quasi_identifiers=config.names("quasi-identifier"),
@@ -350,11 +324,11 @@ def _run_with_engine(
         kinds={n: a.kind for n, a in config.attributes.items()},
         domains={n: a.domain for n, a in config.attributes.items() if a.domain},
         label=config.label, weights=options["weights"], min_levels=options["min_levels"],
-        max_levels=options["max_levels"], phases=progress, algorithm=config.algorithm,
+        max_levels=options["max_levels"], phases=progress, algorithm=config.algorithm, columns=published(columns),
     )
     report["output"] = str(out.destination("data"))
     report["suppressed_records"] = mode
-    _engine_columns(report, config, input_path)
+    report_columns(report, columns)
     return FileRelease(report)
 
 
@@ -377,34 +351,3 @@ def _refuse_for_engine(config: ReleaseConfig, out: Outputs) -> None:
         )
     if "data" not in out:
         raise ConfigError(f"output.path: the {config.engine} engine writes the released table to a file; name one.")
-
-
-def _parquet_head(path: Path, rows: int) -> pd.DataFrame:
-    """The first ``rows`` rows of a Parquet file, reading no more than the batches they are in."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    parquet = pq.ParquetFile(path)
-    first = next(parquet.iter_batches(batch_size=rows), None)
-    return pa.Table.from_batches([] if first is None else [first], schema=parquet.schema_arrow).to_pandas()
-
-
-def _engine_columns(report: dict[str, Any], config: ReleaseConfig, input_path: Path) -> None:
-    """The report's ``columns`` (and the warning for columns released unchanged) of an engine release."""
-    report["columns"] = [
-        {"name": n, "role": config.attributes[n].role if n in config.attributes else "unlisted",
-         "treatment": "generalized" if n in report["transformation"] else "unchanged",
-         **({"level": report["transformation"][n]} if n in report["transformation"] else {})}
-        for n in _columns_of(input_path, config)
-    ]
-    unchanged = [c["name"] for c in report["columns"] if c["role"] == "unlisted"]
-    if unchanged:
-        report.setdefault("warnings", []).append(
-            f"Columns with no declared role released unchanged: {', '.join(unchanged)}."
-        )
-
-
-def _columns_of(path: Path, config: ReleaseConfig) -> list[str]:
-    from veil.engines import Source
-
-    return list(Source.from_path(path, sep=config.input.sep).columns)
