@@ -193,7 +193,7 @@ def _full_domain(search: Callable[[Problem], SearchResult]) -> Callable[[Problem
     The rows are not recoded here (``data`` stays ``None``): the in-memory
     pipeline builds the released rows from the search's class table, already
     in their released order and only the published columns
-    (:func:`veil.classes._build.release_rows`), one copy of the table instead
+    (:func:`veil.classes._release.release_rows`), one copy of the table instead
     of a recoded copy and then a shuffled one.
     """
 

@@ -4,6 +4,8 @@
   int64 key and regrouped) and :class:`SensitiveHistogram`;
 * :mod:`veil.classes._build` — the one builder (from rows, or from an engine's
   grouped counts);
+* :mod:`veil.classes._release` — the way back: a transformation applied to the rows,
+  and the released rows built from the codes;
 * :mod:`veil.classes._table` — :class:`ClassTable`: generalize, roll up,
   project, suppress, apply.
 """

@@ -1,27 +1,27 @@
 """The one class-table builder: from a table's rows, or from an engine's grouped counts.
 
 :meth:`ClassTable.from_dataset` (and :func:`veil.engines.class_table_from_counts`,
-which calls it with ``weights``) run :func:`build`: the only pass over rows.
+which calls it with ``weights``) run :func:`build`: the only pass over rows.  The way
+back, from a class table to released rows, is :mod:`veil.classes._release`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from veil.classes._grouping import (
-    SUPPRESSED, SensitiveHistogram, all_star_rows, group_codes, group_keys, key_space, pack_codes, unpack_codes,
+    SensitiveHistogram, all_star_rows, group_codes, group_keys, key_space, pack_codes, unpack_codes,
 )
 from veil.classes._table import ClassTable
-from veil.data import Kind, complete_text_categorical, side_by_side, sort_labels
+from veil.data import Kind, complete_text_categorical, sort_labels
 from veil.dataset import MISSING, Dataset, EncodedColumn
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 from veil.hierarchy import Hierarchy
 
-__all__ = ["build", "categorical_codes", "code_counts", "row_slots", "suppressed_group", "apply_to_rows", "release_rows"]
+__all__ = ["build", "categorical_codes", "code_counts", "suppressed_group"]
 
 
 def build(
@@ -73,9 +73,9 @@ def build(
     keep = ~star_rows
     every = not star_rows.any()  # no row left out: no filter over the rows
     input_suppressed = int(star_rows.sum() if w is None else w[star_rows].sum())
-    codes, inverse = _group(leaves, value_codes, keep, bound, w)
-    n_classes = len(codes)
     kept = None if w is None else w if every else w[keep]
+    codes, inverse = _group(leaves, value_codes, keep, bound, kept)
+    n_classes = len(codes)
     counts = _count(inverse, kept, n_classes)
     row_class = inverse if every else _scattered(inverse, keep)
     return ClassTable(
@@ -119,18 +119,23 @@ def _check_columns(dataset: Dataset, qis: tuple[str, ...], sens: tuple[str, ...]
 def _bind_quasi_identifiers(
     dataset: Dataset, qis: tuple[str, ...], sens: tuple[str, ...], given: Mapping[str, Hierarchy],
     suppressed: np.ndarray | None, columns: Mapping[str, pd.Series],
-) -> tuple[list[Hierarchy], list[np.ndarray], list[np.ndarray], np.ndarray]:
+) -> tuple[list[Hierarchy | _Unbound], list[np.ndarray | None], list[np.ndarray], np.ndarray]:
     """Each QI's hierarchy, its leaf code per value code, its per-row value codes, and
     the suppressed rows (``suppressed``; default: ``*`` in every QI).  A flat QI of ``columns``
-    read from its own codes (:func:`categorical_codes`) has those as value codes."""
+    read from its own codes (:func:`categorical_codes`) has those as value codes; given the
+    suppressed rows, it is bound once its classes are known (:class:`_Unbound`, leaf None)."""
     schema = dataset.schema
-    coded = {name: found for name, column in columns.items() if name in qis and name not in given and (found := (
-        categorical_codes(column, name, schema.kind(name), schema[name].domain if name in schema else None)))}
-    dataset.encode_all([name for name in qis + sens if name not in coded])  # side by side; cached for what follows
+    flat = [name for name in qis if name in columns and name not in given]
+    unbound = {name: _Unbound(name, *found, schema.kind(name), schema[name].domain if name in schema else None)
+               for name in (flat if suppressed is not None else ()) if (found := complete_text_categorical(columns[name]))}
+    coded = {name: found for name in flat if name not in unbound and (found := categorical_codes(
+        columns[name], name, schema.kind(name), schema[name].domain if name in schema else None))}
+    dataset.encode_all([name for name in qis + sens if name not in coded and name not in unbound])  # side by side
     n = dataset.n_records
-    bound: list[Hierarchy] = []
-    leaves: list[np.ndarray] = []
-    encodings = [coded[name][0] if name in coded else dataset.encode(name) for name in qis]
+    bound: list[Hierarchy | _Unbound] = []
+    leaves: list[np.ndarray | None] = []
+    encodings = [coded[name][0] if name in coded else unbound[name].encoded if name in unbound else dataset.encode(name)
+                 for name in qis]
     if suppressed is not None:
         star_rows = np.asarray(suppressed, dtype=np.bool_)
         if star_rows.shape != (n,):
@@ -139,6 +144,10 @@ def _bind_quasi_identifiers(
         star_rows = all_star_rows(encodings, n)
     star_at = np.flatnonzero(star_rows)  # few: the suppressed rows
     for name, encoded in zip(qis, encodings):
+        if name in unbound:  # its categories that occur outside the suppressed rows: read from the classes
+            bound.append(unbound[name])
+            leaves.append(None)
+            continue
         # only values that occur outside the suppressed rows must be covered
         needed = _occurring(encoded, star_at)
         if name in coded:  # the categories in the encoding's order: bound as that encoding would be
@@ -176,6 +185,27 @@ def _leaves(name: str, labels: np.ndarray, missing_code: int, needed: np.ndarray
     else:
         leaf[needed] = hierarchy.leaf_index(labels[needed], column=name)
     return hierarchy, leaf
+
+
+class _Unbound:
+    """A released QI's categorical (no missing cell), flat, whose hierarchy is the categories that occur
+    outside the suppressed rows: known from the classes once the rows are grouped by its codes, so its
+    codes are not counted row by row.  Bound as :func:`categorical_codes` then :func:`_leaves` would."""
+
+    def __init__(self, name: str, codes: np.ndarray, categories: np.ndarray, kind: Kind,
+                 domain: tuple[str, ...] | None) -> None:
+        self.name, self.categories, self.kind, self.domain = name, categories, kind, domain
+        self.encoded = EncodedColumn(name, codes, categories, -1)
+        self.size = max(len(categories), 1)
+
+    def bind(self, needed: np.ndarray) -> tuple[Hierarchy, np.ndarray]:
+        """The flat hierarchy of the ``needed`` categories, in their kind's order, and each category's leaf."""
+        ordered = sort_labels(self.categories[needed], self.kind, self.domain, self.name)
+        place = {label: i for i, label in enumerate(ordered.tolist())}
+        rank = np.full(len(self.categories), -1, dtype=np.int32)
+        rank[needed] = [place[label] for label in self.categories[needed].tolist()]
+        hierarchy, leaf = _leaves(self.name, ordered, -1, np.ones(len(ordered), dtype=np.bool_), None, False)
+        return hierarchy, np.where(rank >= 0, leaf.take(np.maximum(rank, 0)), -1).astype(np.int32)
 
 
 #: While the codes times their width in bytes stay within this, a column's codes are counted by
@@ -225,29 +255,41 @@ def _occurring(encoded: EncodedColumn, star_at: np.ndarray) -> np.ndarray:
 
 
 def _group(
-    leaves: list[np.ndarray], value_codes: list[np.ndarray], keep: np.ndarray, bound: list[Hierarchy],
-    w: np.ndarray | None,
+    leaves: list[np.ndarray | None], value_codes: list[np.ndarray], keep: np.ndarray, bound: list[Hierarchy | _Unbound],
+    kept: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct leaf-code combinations of the kept rows and each kept row's class.
+    """The distinct leaf-code combinations of the kept rows and each kept row's class (``kept``: their
+    weights, when grouped counts); an unbound QI (:class:`_Unbound`) is bound on the way (``bound`` and
+    ``leaves`` are filled in).
 
     The same as :func:`group_codes` on the kept rows' ``(n, q)`` matrix of leaf
     codes, without the matrix: the rows are grouped by their value codes
     (:func:`_group_values`; a kept row's leaf is a one-to-one function of its value), and
     only the classes' codes are turned into leaf codes.
     """
-    radices = [h.n_values(0) for h in bound]
-    every = bool(keep.all())
-    grouped = _group_values(leaves, value_codes, keep, radices) if bound else None
+    unbound = [i for i, h in enumerate(bound) if isinstance(h, _Unbound)]
+    grouped = _group_values(leaves, value_codes, keep, bound) if bound else None
+    if grouped is None and unbound:  # a key space past 62 bits: bound from the rows' codes, for the matrix
+        every = bool(keep.all())
+        for i in unbound:
+            unbound_qi = bound[i]
+            assert isinstance(unbound_qi, _Unbound)
+            needed = np.zeros(len(unbound_qi.categories), dtype=np.bool_)
+            needed[value_codes[i] if every else value_codes[i][keep]] = True
+            bound[i], leaves[i] = unbound_qi.bind(needed)
+        grouped = _group_values(leaves, value_codes, keep, bound)
+    radices = [h.n_values(0) for h in bound]  # (every QI bound by now)
     if grouped is not None:
         codes, inverse = grouped
     elif bound:  # a key space past 62 bits: the matrix
-        matrix = np.column_stack([leaves[i].take(value_codes[i] if every else value_codes[i][keep])
+        every = bool(keep.all())
+        matrix = np.column_stack([leaves[i].take(value_codes[i] if every else value_codes[i][keep])  # type: ignore[union-attr]
                                   for i in range(len(bound))]).astype(np.int32, copy=False)
         codes, inverse = group_codes(matrix, radices)
     else:
         codes, inverse = group_codes(np.zeros((int(keep.sum()), 0), dtype=np.int32), radices)
     n_classes = len(codes)
-    if w is not None and n_classes > 1 and bound:
+    if kept is not None and n_classes > 1 and bound:
         # grouped counts: classes in leaf-code order, whatever order the engine
         # returned the groups in (the same input gives the same table, to the bit)
         order = np.lexsort(codes.T[::-1])
@@ -258,32 +300,46 @@ def _group(
 
 
 def _group_values(
-    leaves: list[np.ndarray], value_codes: list[np.ndarray], keep: np.ndarray, radices: list[int],
+    leaves: list[np.ndarray | None], value_codes: list[np.ndarray], keep: np.ndarray, bound: list[Hierarchy | _Unbound],
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`group_keys` of the kept rows' packed leaf codes, from their value codes (None: a key
-    space past 62 bits).
+    space past 62 bits, counting an unbound QI's every category).
 
     The key is packed straight from the value codes (no gather of leaf codes per row; at 10M
     rows and 8 QIs, 80 MB of key instead of 320 MB of leaf columns).  Distinct leaf codes are
     distinct values, so the classes are the same; their order is made the leaf keys' own: by
     leaf key where :func:`group_keys` would use its dense array, else by first row (the hash
-    table's order, which only the partition decides).
+    table's order, which only the partition decides).  An unbound QI is bound from the
+    categories its classes read (the kept rows'), then its codes mapped to its leaves.
     """
-    sizes = [max(len(leaf), 1) for leaf in leaves]
-    space = key_space(radices)
+    sizes = [h.size if isinstance(h, _Unbound) else max(len(leaf), 1) for h, leaf in zip(bound, leaves)]  # type: ignore[arg-type]
+    space = key_space([h.size if isinstance(h, _Unbound) else h.n_values(0) for h in bound])  # at most this
     if key_space(sizes) >= 1 << 62 or space >= 1 << 62:
         return None
     key = pack_codes(iter(value_codes), sizes)
     if not keep.all():
         key = key[keep]  # one filter, not one per QI (a left-out row's leaf may be -1)
-    dense = space <= 4 * len(key) + 4096  # group_keys' choice for the leaf keys
+    n_kept = len(key)
+    dense = space <= 4 * n_kept + 4096  # group_keys' choice for the leaf keys (an unbound QI's: decided below)
     if dense:
         keys, inverse = group_keys(key, key_space(sizes))
     else:
         found, distinct = pd.factorize(key, sort=False)
         keys, inverse = np.asarray(distinct, dtype=np.int64), found.astype(np.int64, copy=False)
     key = None  # the row-length key is not needed past here
-    codes = unpack_codes(keys, sizes, maps=leaves)  # each value's leaf, as it is unpacked (int32 divisions when they fit)
+    unbound = [i for i, h in enumerate(bound) if isinstance(h, _Unbound)]
+    maps = [np.arange(size, dtype=np.int32) if leaf is None else leaf for leaf, size in zip(leaves, sizes)]
+    codes = unpack_codes(keys, sizes, maps=maps)  # each value's leaf, as it is unpacked (int32 divisions when they fit)
+    for i in unbound:
+        unbound_qi = bound[i]
+        assert isinstance(unbound_qi, _Unbound)
+        needed = np.zeros(len(unbound_qi.categories), dtype=np.bool_)
+        needed[codes[:, i]] = True  # the categories some class reads
+        bound[i], leaves[i] = unbound_qi.bind(needed)
+        codes[:, i] = leaves[i].take(codes[:, i])  # type: ignore[union-attr]
+    radices = [h.n_values(0) for h in bound]  # type: ignore[union-attr]
+    if unbound:  # bound: the leaf key space decides, as it would have from the start
+        dense = key_space(radices) <= 4 * n_kept + 4096
     if dense and len(codes) > 1:
         leaf_key = pack_codes((codes[:, i].astype(np.int64) for i in range(len(radices))), radices)
         if not bool((np.diff(leaf_key) > 0).all()):  # not in leaf-key order yet
@@ -334,124 +390,3 @@ def suppressed_group(table: ClassTable) -> ClassTable | None:
     return ClassTable(quasi_identifiers=table.quasi_identifiers, hierarchies=table.hierarchies, levels=top,
                       codes=np.zeros((1, len(top)), dtype=np.int32), counts=np.array([n], dtype=np.int64),
                       n_records=n, suppressed=0, input_suppressed=0, base=table.base, sensitive=histograms)
-
-
-def _check_rows(table: ClassTable, dataset: Dataset) -> None:
-    if dataset.n_records != table.n_records:
-        raise ParameterError(
-            f"The dataset has {dataset.n_records} records but the class table was built "
-            f"from {table.n_records}."
-        )
-
-
-def apply_to_rows(table: ClassTable, dataset: Dataset, *, drop_suppressed: bool = False) -> pd.DataFrame:
-    """``table``'s transformation on ``dataset``'s rows (see :meth:`ClassTable.apply`)."""
-    base = table.base
-    _check_rows(table, dataset)
-    row_base = base.row_classes()  # a base table maps each record to its own class
-    row_class = table.row_classes()
-    suppressed = row_class < 0
-    from veil.pipeline._rows import text_column
-
-    out = dataset.frame.copy(deep=False)
-    for i, (name, h, level) in enumerate(zip(table.quasi_identifiers, table.hierarchies, table.levels)):
-        if base.n_classes == 0:  # every record arrived suppressed
-            out[name] = text_column(np.zeros(len(out), dtype=np.int32), [SUPPRESSED])
-            continue
-        # by code: each row's generalized code, '*' appended as the last label
-        labels = h.labels[level]
-        codes = h.maps[level][base.codes[np.maximum(row_base, 0), i]]
-        codes = np.where(suppressed, len(labels), codes)
-        out[name] = text_column(codes, list(labels) + [SUPPRESSED])
-    if drop_suppressed:
-        out = out.loc[~suppressed].reset_index(drop=True)
-    return out
-
-
-def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns: Sequence[str], *,
-                 blank: np.ndarray | None = None, blanked: Sequence[str] = (),
-                 slots: np.ndarray | None = None) -> pd.DataFrame:
-    """The released rows ``rows`` of ``dataset`` under ``table``'s transformation, in that order.
-
-    Each quasi-identifier of ``columns`` is built straight from the codes: a
-    record reads the label of its class at ``table``'s level, :data:`SUPPRESSED`
-    when its class is suppressed, and an empty cell (missing) where that label
-    is :data:`~veil.dataset.MISSING` (a missing value is released as it came).
-    The codes are gathered in release order into a categorical of the labels (no text per
-    row), each released column made once, already shuffled; the other columns are the input's,
-    taken once.  :meth:`ClassTable.apply` then a take of ``rows`` gives the same cells (with
-    the missing label blanked), at twice the memory.
-
-    Parameters
-    ----------
-    table : ClassTable
-        A class table of ``dataset`` (built from its rows), at the chosen levels.
-    dataset : Dataset
-    rows : numpy.ndarray of int
-        Input row positions, in release order (a permutation, or a subset).
-    columns : sequence of str
-        The released columns, in order.
-    blank : numpy.ndarray of bool, optional
-        Over ``rows``: the rows whose columns ``blanked`` (not QIs) read :data:`SUPPRESSED`.
-    slots : numpy.ndarray, optional
-        :func:`row_slots` of ``table`` when made already.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``len(rows)`` rows, a fresh RangeIndex; QIs as categoricals of their labels, an encoded text column (a
-        sensitive one) as a categorical of the values its rows show, the rest as the input has them.
-
-    Raises
-    ------
-    ParameterError
-        ``table`` was not built from ``dataset``'s rows.
-    """
-    from veil.pipeline._rows import taken_columns
-
-    _check_rows(table, dataset)
-    rows = np.asarray(rows, dtype=np.int64)
-    index, read = _release_index(table, rows, row_slots(table) if slots is None else slots)
-    positions = {name: i for i, name in enumerate(table.quasi_identifiers)}
-    others = [name for name in columns if name not in positions]
-
-    def taken() -> dict[str, pd.Series]:  # the other columns (an encoded text one from its codes)
-        encoded = {name: dataset.encoded(name) for name in others if dataset.encoded(name) is not None}
-        return dict(zip(others, taken_columns(dataset.frame_of(others), rows, encoded=encoded, blank=blank,
-                                              blanked=set(blanked))))
-
-    jobs: dict[object, Callable[[], object]] = {name: partial(_released_column, table, positions[name], index, read)
-                                                for name in columns if name in positions}
-    if others:
-        jobs[None] = taken
-    made = side_by_side(jobs, len(rows))  # numpy's and Arrow's gathers release the GIL
-    # the columns' arrays, not Series: the frame is assembled without aligning an index per column
-    out = {name: made[None][name].array if name not in positions else made[name] for name in columns}  # type: ignore[index]
-    return pd.DataFrame(out, index=pd.RangeIndex(len(rows)), copy=False)
-
-
-def row_slots(table: ClassTable) -> np.ndarray:
-    """Each input row's class in ``table``, ``n_classes`` (one past the last) when it is suppressed (its
-    base class mapped to none, or it arrived so: base class -1, the last slot); in input order."""
-    slot = np.append(np.where(table.base_map >= 0, table.base_map, table.n_classes), table.n_classes)
-    return slot.take(table.base.row_classes())
-
-
-def _release_index(table: ClassTable, rows: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each of ``rows``' slot, and which slots some row reads (per class when ``rows`` are every row)."""
-    n_classes, index = table.n_classes, slots.take(rows)
-    if len(rows) == table.n_records:  # every row, each once
-        read = np.append(table.counts > 0, int(table.counts.sum()) < table.n_records)  # a row in no class
-    else:
-        read = np.bincount(index, minlength=n_classes + 1).astype(np.bool_)
-    return index, read
-
-
-def _released_column(table: ClassTable, i: int, index: np.ndarray, read: np.ndarray) -> pd.Categorical:
-    """QI ``i``'s released column: its labels at ``table``'s level (its classes' codes) gathered by each
-    row's class (``index``; one past the last: suppressed, ``'*'``), ``read`` the classes some row reads."""
-    from veil.pipeline._rows import category_array
-
-    labels = list(table.hierarchies[i].labels[table.levels[i]]) + [SUPPRESSED]
-    per_class = np.append(table.codes[:, i], len(labels) - 1)
-    return category_array(per_class, labels, missing=MISSING, index=index, read=read)

@@ -461,6 +461,6 @@ class ClassTable:
         :data:`SUPPRESSED` in every QI (or are dropped with ``drop_suppressed``).
         Other columns are unchanged.  Row order is kept (shuffle separately).
         """
-        from veil.classes._build import apply_to_rows
+        from veil.classes._release import apply_to_rows
 
         return apply_to_rows(self, dataset, drop_suppressed=drop_suppressed)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from veil.classes import SUPPRESSED, ClassTable
-from veil.classes._build import release_rows, row_slots
+from veil.classes._release import release_rows, row_slots
 from veil.data import PARALLEL_ROWS, column_pool
 from veil.dataset import MISSING
 from veil.errors import InfeasibleError, VerificationError
@@ -119,7 +119,7 @@ def publish(data: pd.DataFrame | None, star: np.ndarray, dataset: Any, mode: str
 
     ``data`` is the recoded input (row-aligned); when it is ``None`` the rows
     are built from ``classes``, the class table at the chosen node, straight
-    in their released order (:func:`~veil.classes._build.release_rows`: the same
+    in their released order (:func:`~veil.classes._release.release_rows`: the same
     cells, one copy of the table instead of two).
     """
     rows = np.flatnonzero(~star) if mode == "drop" else None  # None: every row

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from veil.anonymization import anonymize, verify
 from veil.classes import ClassTable
-from veil.classes._build import release_rows
+from veil.classes._release import release_rows
 from veil.dataset import MISSING, Dataset
 from veil.errors import VerificationError
 from veil.hierarchy import Hierarchy

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veil.classes import ClassTable
-from veil.classes._build import _release_index, release_rows, row_slots
+from veil.classes._release import _release_index, release_rows, row_slots
 from veil.dataset import MISSING, Dataset
 from veil.hierarchy import Hierarchy
 
