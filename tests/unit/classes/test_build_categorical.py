@@ -149,3 +149,25 @@ def test_leaf_codes_are_the_unpacked_values_leaves(sizes, seed, m, wide):
     expected = np.column_stack([leaf.take(unpacked[:, i]) for i, leaf in enumerate(leaves)]).reshape(m, len(sizes))
     got = unpack_codes(keys, sizes, maps=leaves)
     assert got.dtype == np.int32 and got.flags["C_CONTIGUOUS"] and got.tolist() == expected.tolist()
+
+
+def test_a_key_space_past_62_bits_binds_the_released_categoricals_from_their_rows():
+    # 7 released QIs of 600 categories each (600**7 > 2**62): grouped through the leaf-code matrix,
+    # so each categorical is bound from its rows' codes first; one category per column unread,
+    # '*' read by the suppressed rows alone
+    rng = np.random.default_rng(11)
+    n, names = 3000, [f"q{i}" for i in range(7)]
+    categories = [f"v{j:03d}" for j in range(599)] + ["*"]
+    codes = rng.integers(0, 598, size=(n, 7))  # category 598 never read
+    star = rng.random(n) < 0.1
+    codes[star] = 599
+    frame = pd.DataFrame({name: pd.Categorical.from_codes(codes[:, i], dtype=pd.CategoricalDtype(
+        pd.Index(categories, dtype="str"))) for i, name in enumerate(names)})
+    frame["s"] = pd.Series(rng.choice(["x", "y"], n), dtype="str")
+
+    def dataset():
+        return Dataset.from_pandas(frame, quasi_identifiers=names, sensitive=["s"])
+    read = build(dataset(), suppressed_rows=star, columns={name: frame[name] for name in names})
+    assert np.prod([float(h.n_values(0)) for h in read.hierarchies]) > 2.0 ** 62
+    assert all("*" not in h.labels[0].tolist() and "v598" not in h.labels[0].tolist() for h in read.hierarchies)
+    _same(read, build(dataset(), suppressed_rows=star))
