@@ -18,8 +18,6 @@ violates me" (its check is over classes, and there is none), and its report's
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 from typing import Any
 
@@ -41,28 +39,18 @@ _SENSITIVE = ("distinct_l", "entropy_l", "t_equal", "t_ordered", "t_hierarchical
 
 def header_only_columns(path: Path, *, sep: str | None, encoding: str) -> list[str] | None:
     """The column names of a CSV or Parquet file that has a header (a schema) and no data row;
-    ``None`` for any other file, which the ordinary reader then reads or refuses (an empty file)."""
-    from veil.data import PARQUET_SUFFIXES, sniff_separator
+    ``None`` for any other file, which the ordinary reader then reads or refuses (an empty file).
+    Read by the one reader (:func:`veil.data.read_table`, which allows no rows here)."""
+    from veil.data import read_table
+    from veil.errors import VeilError
 
     try:
-        if path.suffix.lower() in PARQUET_SUFFIXES:
-            import pyarrow.parquet as pq
-
-            meta = pq.read_metadata(path)
-            return list(meta.schema.to_arrow_schema().names) if meta.num_rows == 0 else None
-        with open(path, "rb") as handle:
-            head = handle.read(_SAMPLE + 1)
-        if len(head) > _SAMPLE:
+        if path.stat().st_size > _SAMPLE:  # a header-only file is small: a larger one holds a data row
             return None
-        text = head.decode(encoding)
-        text = text[1:] if text.startswith("\ufeff") else text
-        if not text.strip():
-            return None
-        rows = [row for row in csv.reader(io.StringIO(text), delimiter=sep or sniff_separator(path, encoding))
-                if any(cell.strip() for cell in row)]
-    except Exception:  # noqa: BLE001 - not a readable header-only file: the ordinary reader says why
+        table = read_table(path, sep=sep, encoding=encoding, na_values=(), allow_no_rows=True)
+    except (OSError, VeilError):  # not a readable header-only file: the ordinary reader says why
         return None
-    return rows[0] if len(rows) == 1 else None
+    return list(table.column_names) if table.num_rows == 0 else None
 
 
 def empty_file_report(columns: list[str], qis: list[str], sensitive: list[str], *, kinds: dict[str, str],

@@ -215,6 +215,7 @@ def read_table(
     na_values: Sequence[str] = DEFAULT_NA_VALUES,
     typed: bool = False,
     row_labels: bool = False,
+    allow_no_rows: bool = False,
 ) -> "pa.Table":
     """Read a CSV or Parquet file (by its extension) into a pyarrow Table, validated.
 
@@ -232,6 +233,10 @@ def read_table(
         read as such (dates stay text), as ``pandas.read_csv`` does.
     row_labels : bool, default False
         The first column labels the rows (a matrix): its header may be empty.
+    allow_no_rows : bool, default False
+        A file with a header and no data row gives a table of no rows (the check of a
+        release whose every record was dropped) instead of an error; an empty file is
+        refused either way.
 
     Returns
     -------
@@ -246,7 +251,7 @@ def read_table(
     path = Path(path).expanduser()
     _check_path(path)
     if path.suffix.lower() in PARQUET_SUFFIXES:
-        return _read_parquet(path)
+        return _read_parquet(path, allow_no_rows=allow_no_rows)
     if sep is not None and (not isinstance(sep, str) or len(sep) != 1 or sep in "\"\r\n"):
         raise DataFormatError(f"The separator must be one character other than a quote or a line end. Got {sep!r} instead.")
     try:
@@ -254,10 +259,10 @@ def read_table(
     except OSError as exc:
         raise DataFormatError(f"Cannot read {_name(path)}: {exc.strerror}.") from None
     return _parse_csv(data, path, sep=sep, encoding=encoding, na_values=na_values, typed=typed,
-                      row_labels=row_labels)
+                      row_labels=row_labels, allow_no_rows=allow_no_rows)
 
 
-def _read_parquet(path: Path) -> "pa.Table":
+def _read_parquet(path: Path, *, allow_no_rows: bool = False) -> "pa.Table":
     import pyarrow.parquet as pq
 
     with open(path, "rb") as handle:
@@ -270,7 +275,7 @@ def _read_parquet(path: Path) -> "pa.Table":
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise DataFormatError(f"Cannot read {_name(path)} as Parquet: {detail}") from None
     check_column_names(table.column_names, _name(path))
-    if table.num_rows == 0:
+    if table.num_rows == 0 and not allow_no_rows:
         raise DataFormatError(f"{_name(path)} has no rows.")
     return table
 
@@ -293,7 +298,7 @@ def _checked_bytes(data: bytes, path: Path, encoding: str) -> bytes:
 
 
 def _parse_csv(data: bytes, path: Path, *, sep: str | None, encoding: str, na_values: Sequence[str],
-               typed: bool, row_labels: bool = False) -> "pa.Table":
+               typed: bool, row_labels: bool = False, allow_no_rows: bool = False) -> "pa.Table":
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -340,7 +345,7 @@ def _parse_csv(data: bytes, path: Path, *, sep: str | None, encoding: str, na_va
             f"{_name(path)}, {where}: expected {expected} fields (separated by {sep!r}) but found {actual}; "
             f"{len(bad_rows)} row(s) are ragged (or a quote is left open). Fix the file or pass the right separator."
         )
-    if table.num_rows == 0:
+    if table.num_rows == 0 and not allow_no_rows:
         raise DataFormatError(f"{_name(path)} has a header but no data rows.")
     return _with_numbers(table) if typed else table
 
