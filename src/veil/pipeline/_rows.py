@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from veil.classes import SUPPRESSED
+from veil.classes._build import code_counts
 from veil.dataset import MISSING
 
 __all__ = ["take_rows", "taken_columns", "text_column", "category_column", "category_array", "blank_rows"]
@@ -178,7 +179,7 @@ def category_array(codes: np.ndarray, labels: Sequence[str], *, missing: str | N
     codes = np.asarray(codes)
     texts, distinct, first, inverse = _label_table(labels)
     if index is None:
-        used = np.bincount(codes, minlength=len(texts)).astype(np.bool_)
+        used = code_counts(codes, len(texts)) > 0  # a few codes counted by comparing, more by bincount
     else:
         if read is None:
             read = np.bincount(index, minlength=len(codes)).astype(np.bool_)
