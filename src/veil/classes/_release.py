@@ -118,7 +118,7 @@ def row_slots(table: ClassTable) -> np.ndarray:
     """Each input row's class in ``table``, ``n_classes`` (one past the last) when it is suppressed (its
     base class mapped to none, or it arrived so: base class -1, the last slot); in input order."""
     slot = np.append(np.where(table.base_map >= 0, table.base_map, table.n_classes), table.n_classes)
-    return slot.take(table.base.row_classes())
+    return slot.take(table.base.row_classes())  # a row in no base class (-1) reads the appended slot
 
 
 def _release_index(table: ClassTable, rows: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

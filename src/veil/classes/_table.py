@@ -450,8 +450,8 @@ class ClassTable:
         """For each record of the original table, its class here, or -1 if suppressed."""
         row_class = self.base._row_class
         assert row_class is not None
-        if not len(self.base_map):  # every record arrived suppressed: no class to map to
-            return row_class.copy()
+        if self._base is None or not len(self.base_map):  # a base table (its map the identity), or every
+            return row_class.copy()                        # record arrived suppressed: no class to map to
         return np.where(row_class >= 0, self.base_map[np.maximum(row_class, 0)], -1)
 
     def apply(self, dataset: Dataset, *, drop_suppressed: bool = False) -> pd.DataFrame:
