@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from veil.classes._grouping import (
-    SensitiveHistogram, all_star_rows, group_codes, group_keys, key_space, pack_codes, unpack_codes,
+    SensitiveHistogram, all_star_rows, factorize_keys, group_codes, group_keys, key_space, pack_codes, unpack_codes,
 )
 from veil.classes._table import ClassTable
 from veil.data import Kind, complete_text_categorical, sort_labels
@@ -324,8 +324,7 @@ def _group_values(
     if dense:
         keys, inverse = group_keys(key, key_space(sizes))
     else:
-        found, distinct = pd.factorize(key, sort=False)
-        keys, inverse = np.asarray(distinct, dtype=np.int64), found.astype(np.int64, copy=False)
+        inverse, keys = factorize_keys(key)
     key = None  # the row-length key is not needed past here
     unbound = [i for i, h in enumerate(bound) if isinstance(h, _Unbound)]
     maps = [np.arange(size, dtype=np.int32) if leaf is None else leaf for leaf, size in zip(leaves, sizes)]

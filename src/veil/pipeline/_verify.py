@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from veil.classes import SUPPRESSED
+from veil.classes import SUPPRESSED, factorize_keys
 from veil.dataset import MISSING
 from veil.errors import VerificationError
 
@@ -240,11 +240,11 @@ def _groups(cells: "_Columns", names: Sequence[str], flag: np.ndarray) -> tuple[
         codes, texts = cells.codes(name)
         radix = 2 * max(len(texts), 1)
         if space * radix >= 1 << 62:  # renumber the groups so far before the key overflows
-            key = pd.factorize(key)[0].astype(np.int64)
+            key = factorize_keys(key)[0]
             space = int(key.max()) + 1 if len(key) else 1
         key = key * radix + codes * 2 + cells.missing(name)
         space *= radix
-    inverse, _ = pd.factorize(key)  # groups numbered in order of first appearance
+    inverse, _ = factorize_keys(key)  # groups numbered in order of first appearance
     # so a group's first row is where the running maximum of the numbers first reaches it
     first = np.flatnonzero(np.diff(np.maximum.accumulate(inverse), prepend=-1) > 0) if len(inverse) else \
         np.zeros(0, dtype=np.int64)

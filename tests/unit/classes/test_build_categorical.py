@@ -171,3 +171,18 @@ def test_a_key_space_past_62_bits_binds_the_released_categoricals_from_their_row
     assert np.prod([float(h.n_values(0)) for h in read.hierarchies]) > 2.0 ** 62
     assert all("*" not in h.labels[0].tolist() and "v598" not in h.labels[0].tolist() for h in read.hierarchies)
     _same(read, build(dataset(), suppressed_rows=star))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_factorize_keys_is_pandas_factorize_on_either_side_of_the_arrow_threshold(monkeypatch, dtype):
+    import veil.classes._grouping as grouping
+    from veil.classes import factorize_keys
+
+    rng = np.random.default_rng(2)
+    key = rng.integers(0, 5_000, size=20_000).astype(dtype) * 7919
+    expected_inverse, expected_keys = pd.factorize(key, sort=False)
+    for threshold in (0, 10**9):  # Arrow's hashing, then pandas'
+        monkeypatch.setattr(grouping, "ARROW_FACTORIZE_KEYS", threshold)
+        inverse, keys = factorize_keys(key)
+        assert inverse.dtype == np.int64 and keys.dtype == np.int64
+        assert inverse.tolist() == expected_inverse.tolist() and keys.tolist() == expected_keys.tolist()
