@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -36,9 +37,15 @@ class MemoryRows:
 
     dataset: Any
     published: Sequence[str]
+    #: The release's row order, drawn on the column pool while the class table is built and the
+    #: search runs (every row is released: blank or keep); None otherwise, drawn at apply.
+    order: Future | None = field(default=None, repr=False)
 
     def class_table(self, plan: Any, seconds: dict[str, float]) -> ClassTable:
         """The class table of the input (QIs and the plan's sensitive attributes)."""
+        n = self.dataset.n_records
+        if plan.shuffle and plan.mode != "drop" and n >= PARALLEL_ROWS:  # (drop: its rows known after the search)
+            self.order = column_pool().submit(_permutation, n, plan.seed)
         return ClassTable.from_dataset(self.dataset, sensitive=list(plan.sensitive))
 
     @contextlib.contextmanager
@@ -57,7 +64,7 @@ class MemoryRows:
                                     "This is a bug in veil; nothing was written.")
         classes = outcome.search.classes if outcome.data is None else None
         data, source_rows = publish(outcome.data, star, self.dataset, plan.mode, self.published,
-                                    shuffle=plan.shuffle, seed=plan.seed, classes=classes)
+                                    shuffle=plan.shuffle, seed=plan.seed, classes=classes, order=self.order)
         return Released(records=self.dataset.n_records, records_out=len(data), suppressed=int(star.sum()),
                         data=data, star=star, source_rows=source_rows)
 
@@ -97,14 +104,23 @@ def check_suppression(outcome: Any, star: np.ndarray, problem: Any, mode: str) -
             ) from None
 
 
-def _permutation_beside(n: int, seed: int | None, work: Callable[[], Any] | None) -> tuple[np.ndarray, Any]:
-    """``np.random.default_rng(seed).permutation(n)`` (seed None: OS entropy) and ``work()``'s result
-    (None without ``work``).  From :data:`~veil.data.PARALLEL_ROWS` rows on, the permutation is
-    drawn on the column pool while this thread does ``work`` (the shuffle releases the GIL); the
+def _permutation(n: int, seed: int | None) -> np.ndarray:
+    """The release's row order: ``np.random.default_rng(seed).permutation(n)`` (seed None: OS entropy)."""
+    return np.random.default_rng(seed).permutation(n)
+
+
+def _permutation_beside(n: int, seed: int | None, work: Callable[[], Any] | None,
+                        drawn: Future | None = None) -> tuple[np.ndarray, Any]:
+    """:func:`_permutation` of ``n`` and ``work()``'s result (None without ``work``).  From
+    :data:`~veil.data.PARALLEL_ROWS` rows on, the permutation is drawn on the column pool while this
+    thread does ``work`` (the shuffle releases the GIL), or was drawn there already (``drawn``); the
     same generator draws it, so a seed gives the same order either way."""
-    if work is None or n < PARALLEL_ROWS:
-        return np.random.default_rng(seed).permutation(n), None if work is None else work()
-    drawn = column_pool().submit(lambda: np.random.default_rng(seed).permutation(n))
+    if drawn is None and (work is None or n < PARALLEL_ROWS):
+        return _permutation(n, seed), None if work is None else work()
+    if drawn is None:
+        drawn = column_pool().submit(_permutation, n, seed)
+    if work is None:
+        return drawn.result(), None
     try:
         done = work()
     finally:
@@ -113,20 +129,23 @@ def _permutation_beside(n: int, seed: int | None, work: Callable[[], Any] | None
 
 
 def publish(data: pd.DataFrame | None, star: np.ndarray, dataset: Any, mode: str, published: Sequence[str], *,
-            shuffle: bool, seed: int | None, classes: ClassTable | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+            shuffle: bool, seed: int | None, classes: ClassTable | None = None,
+            order: Future | None = None) -> tuple[pd.DataFrame, np.ndarray]:
     """The released rows: suppressed ones dropped, blanked or kept; the published
     columns only; shuffled.  Returns the table and each row's input row.
 
     ``data`` is the recoded input (row-aligned); when it is ``None`` the rows
     are built from ``classes``, the class table at the chosen node, straight
     in their released order (:func:`~veil.classes._release.release_rows`: the same
-    cells, one copy of the table instead of two).
+    cells, one copy of the table instead of two).  ``order``: the permutation of every row,
+    being drawn already (when every row is released).
     """
     rows = np.flatnonzero(~star) if mode == "drop" else None  # None: every row
     slots = None  # each input row's class, made beside the shuffle
     if shuffle:
         order, slots = _permutation_beside(len(star) if rows is None else len(rows), seed,
-                                           None if data is not None or classes is None else partial(row_slots, classes))
+                                           None if data is not None or classes is None else partial(row_slots, classes),
+                                           order if rows is None else None)
         rows = order if rows is None else rows[order]  # every row's permutation is its own row order
     elif rows is None:
         rows = np.arange(len(star))
