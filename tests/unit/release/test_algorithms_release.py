@@ -218,7 +218,7 @@ def test_engine_with_builder_hierarchy(tmp_path):
     """Builders that need the column's values get them from one group-count through the engine."""
     from veil.release import run_config
 
-    keep = "suppressed: keep\nkeep_unlisted: true\n"  # the engines publish every column
+    keep = "suppressed: keep\nkeep_unlisted: true\n"  # every column published, in memory and by the engine alike
     config = load_config(_write_config(tmp_path, BASE + keep + "engine: duckdb\noutput: {path: o.csv, seed: 1}\n"))
     release, written = run_config(config)
     memory, _ = run_config(load_config(_write_config(tmp_path, BASE + keep + "output: {seed: 1}\n")))
