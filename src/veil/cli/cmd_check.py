@@ -187,7 +187,6 @@ def check_command(
 ) -> None:
     """Report which privacy models a table satisfies and at what level (k, l, c, t, delta, alpha, beta;
     k-map and delta-presence with --population)."""
-    from veil.models import evaluate
     from veil.pipeline import Outputs
 
     with user_errors():
@@ -195,17 +194,10 @@ def check_command(
         outputs = Outputs({"json": json_out}, inputs=input_files(file, population, *hierarchy_files(hierarchy)))
         clauses, qis = _check_options(missing, require, qi, population=population)
         sens = split_list(sensitive, "--sensitive")
-        columns = header_only_columns(file, sep=sep, encoding=encoding)
-        if columns is None:
-            classes = _check_classes(file, qis, sens, engine=engine, population=population, hierarchy=hierarchy,
-                                     auto_hierarchies=auto_hierarchies, kind=kind, sep=sep, encoding=encoding,
-                                     missing=missing)
-            report = evaluate(classes, recursive_l=recursive_l, strict=not non_strict)
-        else:  # a header and no row (--suppressed drop of a table whose every record is suppressed)
-            classes = None
-            report = empty_file_report(columns, qis, sens, kinds=parse_assignments(kind, "--kind"),
-                                       hierarchies=list(parse_hierarchy_options(hierarchy)), recursive_l=recursive_l,
-                                       strict=not non_strict, source=repr(str(file)))
+        classes, report = _classes_and_report(file, qis, sens, engine=engine, population=population,
+                                              hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kind=kind,
+                                              sep=sep, encoding=encoding, missing=missing, recursive_l=recursive_l,
+                                              strict=not non_strict)
         levels = None if population is None else _population_levels(classes, population, qis, sep=sep,
                                                                         encoding=encoding)
         results = [_judge(c, report, classes, levels) for c in clauses]
@@ -216,6 +208,24 @@ def check_command(
             outputs.commit()
     _print_check_report(file, report, levels)
     _print_requirements(results, blank=not report.classes)
+
+
+def _classes_and_report(file: Path, qis: list[str], sens: list[str], *, engine: str, population: Path | None,
+                        hierarchy: list[str] | None, auto_hierarchies: bool, kind: list[str] | None, sep: str | None,
+                        encoding: str, missing: str, recursive_l: int, strict: bool) -> tuple[Any, Any]:
+    """The file's class table and its :func:`~veil.models.evaluate` report; no table (None) and a report
+    of no class for a file with a header and no row (``--suppressed drop`` of a table whose every
+    record is suppressed)."""
+    from veil.models import evaluate
+
+    columns = header_only_columns(file, sep=sep, encoding=encoding)
+    if columns is not None:
+        return None, empty_file_report(columns, qis, sens, kinds=parse_assignments(kind, "--kind"),
+                                       hierarchies=list(parse_hierarchy_options(hierarchy)), recursive_l=recursive_l,
+                                       strict=strict, source=repr(str(file)))
+    classes = _check_classes(file, qis, sens, engine=engine, population=population, hierarchy=hierarchy,
+                             auto_hierarchies=auto_hierarchies, kind=kind, sep=sep, encoding=encoding, missing=missing)
+    return classes, evaluate(classes, recursive_l=recursive_l, strict=strict)
 
 
 def _judge(clause: Any, report: Any, classes: Any, levels: dict[str, Any] | None) -> Any:

@@ -108,14 +108,13 @@ def query(
     from veil.pipeline import Outputs
 
     with user_errors():
-        specs = _warn_shared_keys([parse_query(q) for q in queries], split_list(categories, "--categories"))
+        specs = _warn_shared_keys([parse_query(q) for q in queries], keys := split_list(categories, "--categories"))
         with Outputs({"json": json_out}, inputs=[file, *_ledger_files(budget_file, file)]) as out:
             units = (privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group)
             if engine.strip().lower() != "local":
                 answers = _engine_answers(engine, file, specs, sep=sep, budget_file=budget_file, delta=delta,
                                           dataset_name=dataset_name, budget=budget, budget_delta=budget_delta, lower=lower,
-                                          upper=upper, epsilon=epsilon, categories=split_list(categories, "--categories"),
-                                          unit_options=units)
+                                          upper=upper, epsilon=epsilon, categories=keys, unit_options=units)
             else:
                 answers = _local_answers(file, specs, sep=sep, budget_file=budget_file, dataset_name=dataset_name,
                                          budget=budget, budget_delta=budget_delta, epsilon=epsilon, delta=delta,

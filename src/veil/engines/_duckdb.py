@@ -53,6 +53,18 @@ def _folder_beside(tmp: Path) -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _released_check(i: int, q: str, label: str) -> str:
+    """QI ``q``'s released cell (``label``: its input value as text in the released query ``g``):
+    ``*`` when suppressed, an error naming a value its mapping misses (only rows that reach it),
+    empty for a missing value (released as it came), else its mapped label."""
+    message = (f"{_literal(UNCOVERED_MARK + q + MARK_SEPARATOR)} || "
+               f"coalesce({label}, {_literal(MISSING)}) || {_literal(MARK_SEPARATOR)}")
+    return (f"CASE WHEN g.__veil_sup THEN {_literal(SUPPRESSED)} "
+            f"WHEN g.__veil_r{i} IS NULL THEN error({message}) "
+            f"WHEN g.__veil_r{i} = {_literal(MISSING)} THEN NULL "
+            f"ELSE g.__veil_r{i} END AS {_ident(q)}")
+
+
 def _blanked(columns: Sequence[str]) -> list[str]:
     """``suppressed: blank``: each column reads ``*`` on the suppressed rows (as text, then)."""
     return [f"CASE WHEN g.__veil_sup THEN {_literal(SUPPRESSED)} ELSE CAST(g.{_ident(c)} AS VARCHAR) END AS {_ident(c)}"
@@ -391,21 +403,10 @@ class DuckDBEngine(AggregatingEngine):
         types = self._types(con, source)
         labels = {q: self._label(q, types[q], source, "src") for q in qis}
         star = " AND ".join(f"coalesce({labels[q]} = {_literal(SUPPRESSED)}, false)" for q in qis)
-        joins, released, checks = [], [], []
-        for i, q in enumerate(qis):
-            joins.append(f"LEFT JOIN __veil_map_{i} AS m{i} ON m{i}.leaf = coalesce({labels[q]}, {_literal(MISSING)})")
-            released.append(f"m{i}.released AS __veil_r{i}")
-            # the value a mapping misses, raised as an error naming it (only rows that reach it)
-            message = (
-                f"{_literal(UNCOVERED_MARK + q + MARK_SEPARATOR)} || "
-                f"coalesce({self._label(q, types[q], source, 'g')}, {_literal(MISSING)}) || {_literal(MARK_SEPARATOR)}"
-            )
-            checks.append(
-                f"CASE WHEN g.__veil_sup THEN {_literal(SUPPRESSED)} "
-                f"WHEN g.__veil_r{i} IS NULL THEN error({message}) "
-                f"WHEN g.__veil_r{i} = {_literal(MISSING)} THEN NULL "  # missing: released empty, as it came
-                f"ELSE g.__veil_r{i} END AS {_ident(q)}"
-            )
+        joins = [f"LEFT JOIN __veil_map_{i} AS m{i} ON m{i}.leaf = coalesce({labels[q]}, {_literal(MISSING)})"
+                 for i, q in enumerate(qis)]
+        released = [f"m{i}.released AS __veil_r{i}" for i in range(len(qis))]
+        checks = [_released_check(i, q, self._label(q, types[q], source, "g")) for i, q in enumerate(qis)]
         checks += _blanked(blank)
         # NULL when a label is (an uncovered value): never a suppressed class, so the error fires
         class_key = " || chr(31) || ".join(f"g0.__veil_r{i}" for i in range(len(qis)))
@@ -429,10 +430,8 @@ class DuckDBEngine(AggregatingEngine):
             f"SELECT g.* EXCLUDE ({helpers}) REPLACE ({', '.join(checks)}) FROM ({middle}) AS g"
             + (" WHERE NOT g.__veil_sup" if drop else "")
         )
-        if tmp.suffix.lower() in (".parquet", ".pq"):
-            options = "FORMAT PARQUET"
-        else:
-            options = "FORMAT CSV, HEADER true, DELIMITER ',', QUOTE '\"', ESCAPE '\"'"
+        options = ("FORMAT PARQUET" if tmp.suffix.lower() in (".parquet", ".pq")
+                   else "FORMAT CSV, HEADER true, DELIMITER ',', QUOTE '\"', ESCAPE '\"'")
         recode = f"COPY ({body}) TO {_literal(str(stage))} (FORMAT PARQUET)"
         shuffle = (
             f"COPY (SELECT * EXCLUDE (__veil_key) FROM read_parquet({_literal(str(stage))}) "

@@ -156,13 +156,7 @@ class Engine(Protocol):
         """
         source = as_source(source)
         qis, mappings, suppressed_rows = normalize_apply_arguments(source, transformation, suppressed)
-        blank = tuple(str(name) for name in blank)
-        if blank and drop_suppressed:
-            raise ParameterError("blank and drop_suppressed exclude each other: dropped records have no values.")
-        if set(blank) & set(qis):
-            raise ParameterError(f"The column {sorted(set(blank) & set(qis))[0]!r} is a quasi-identifier; "
-                                 "its suppressed records read '*' already.")
-        source.require(blank)
+        blank = _blanked_columns(source, blank, qis, drop_suppressed)
         selected = selected_columns(source, columns, (*qis, *blank))
         out_path = check_output(output, source.path)
         seed = resolve_seed(shuffle_seed)
@@ -170,6 +164,18 @@ class Engine(Protocol):
         written = self._write_released(  # type: ignore[attr-defined]
             source, qis, mappings, suppressed_rows, out_path, seed, drop_suppressed, blank, **selection)
         return ApplyResult(out_path, int(written))
+
+
+def _blanked_columns(source: Source, blank: Sequence[str], qis: Sequence[str], drop_suppressed: bool) -> tuple[str, ...]:
+    """:meth:`Engine.apply`'s ``blank``, checked: columns of ``source``, no QI, not with ``drop_suppressed``."""
+    blank = tuple(str(name) for name in blank)
+    if blank and drop_suppressed:
+        raise ParameterError("blank and drop_suppressed exclude each other: dropped records have no values.")
+    if set(blank) & set(qis):
+        raise ParameterError(f"The column {sorted(set(blank) & set(qis))[0]!r} is a quasi-identifier; "
+                             "its suppressed records read '*' already.")
+    source.require(blank)
+    return blank
 
 
 def selected_columns(source: Source, columns: Sequence[str] | None, required: Sequence[str]) -> tuple[str, ...]:
