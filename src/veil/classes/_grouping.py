@@ -198,22 +198,14 @@ def unpack_codes(keys: np.ndarray, radices: Sequence[int], maps: Sequence[np.nda
     return np.ascontiguousarray(rows.T)
 
 
-#: From this many keys on, :func:`factorize_keys` hashes with Arrow: its table grows with the distinct
-#: keys, where ``pandas.factorize`` sizes one for every key.  In a run, on fresh memory (2026-11-27,
-#: Adult x30, 905k keys): 12-14 ms against 20-21 ms (67k distinct), 6.7-6.9 against 11-13 ms
-#: (18k); below about 200k keys pandas is the faster (30k keys: 0.27 against 0.52 ms).
-ARROW_FACTORIZE_KEYS = 200_000
-
-
 def factorize_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``pandas.factorize(key, sort=False)`` of integer keys: (each key's group as int64, the distinct
-    keys as int64), the groups numbered in order of first appearance."""
-    if len(key) >= ARROW_FACTORIZE_KEYS:
-        import pyarrow as pa
+    keys as int64), the groups numbered in order of first appearance.
 
-        encoded = pa.array(key).dictionary_encode()
-        return (encoded.indices.to_numpy().astype(np.int64),
-                encoded.dictionary.to_numpy().astype(np.int64, copy=False))
+    (Arrow's dictionary encoding hashes 905k keys faster on fresh memory, 12-14 against 20-21 ms,
+    but the steps after it then ran slower by as much: Adult x30's whole call 206-210 against
+    203-207 ms, 2026-11-27.)
+    """
     inverse, distinct = pd.factorize(key, sort=False)
     return inverse.astype(np.int64, copy=False), np.asarray(distinct, dtype=np.int64)
 

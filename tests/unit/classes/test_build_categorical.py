@@ -174,15 +174,10 @@ def test_a_key_space_past_62_bits_binds_the_released_categoricals_from_their_row
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
-def test_factorize_keys_is_pandas_factorize_on_either_side_of_the_arrow_threshold(monkeypatch, dtype):
-    import veil.classes._grouping as grouping
+def test_factorize_keys_numbers_groups_by_first_appearance(dtype):
     from veil.classes import factorize_keys
 
-    rng = np.random.default_rng(2)
-    key = rng.integers(0, 5_000, size=20_000).astype(dtype) * 7919
-    expected_inverse, expected_keys = pd.factorize(key, sort=False)
-    for threshold in (0, 10**9):  # Arrow's hashing, then pandas'
-        monkeypatch.setattr(grouping, "ARROW_FACTORIZE_KEYS", threshold)
-        inverse, keys = factorize_keys(key)
-        assert inverse.dtype == np.int64 and keys.dtype == np.int64
-        assert inverse.tolist() == expected_inverse.tolist() and keys.tolist() == expected_keys.tolist()
+    key = np.array([70, 3, 70, 5, 3, 3, 9], dtype=dtype)
+    inverse, keys = factorize_keys(key)
+    assert inverse.dtype == np.int64 and keys.dtype == np.int64
+    assert inverse.tolist() == [0, 1, 0, 2, 1, 1, 3] and keys.tolist() == [70, 3, 5, 9]
