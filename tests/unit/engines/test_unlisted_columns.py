@@ -123,21 +123,7 @@ def test_duckdb_parquet_output_holds_only_the_published_columns(data):
 
 
 def test_a_release_config_through_duckdb_withholds_the_unlisted_column(data):
-    config = data.parent / "release.yaml"
-    config.write_text(
-        "input: {path: data.csv, sep: ','}\n"
-        "attributes:\n"
-        f"  {IDENTIFIER}: {{role: identifier}}\n"
-        "  zip: {role: quasi-identifier, hierarchy: {spec: 'mask:1,2,5'}}\n"
-        "  age: {role: quasi-identifier, kind: numeric, hierarchy: {spec: 'interval:10,20'}}\n"
-        "  sex: {role: quasi-identifier, hierarchy: {spec: suppress}}\n"
-        "  disease: {role: sensitive}\n"
-        "models: [{type: k-anonymity, k: 3}]\n"
-        "suppression_limit: 0.1\n"
-        "engine: duckdb\n"
-        "output: {path: out.csv, report: out.json}\n",
-        encoding="utf-8",
-    )
+    config = _release_config(data, "engine: duckdb\noutput: {path: out.csv, report: out.json}\n")
     result = runner.invoke(app, ["anonymize", str(config), "-q"])
     assert result.exit_code == 0, result.output
     out = data.parent / "out.csv"
@@ -213,21 +199,7 @@ def test_spark_withholds_the_unlisted_column_as_duckdb(data, monkeypatch):
     from veil.config import load_config
     from veil.release import run_config
 
-    config = data.parent / "release.yaml"
-    config.write_text(
-        "input: {path: data.csv, sep: ','}\n"
-        "attributes:\n"
-        f"  {IDENTIFIER}: {{role: identifier}}\n"
-        "  zip: {role: quasi-identifier, hierarchy: {spec: 'mask:1,2,5'}}\n"
-        "  age: {role: quasi-identifier, kind: numeric, hierarchy: {spec: 'interval:10,20'}}\n"
-        "  sex: {role: quasi-identifier, hierarchy: {spec: suppress}}\n"
-        "  disease: {role: sensitive}\n"
-        "models: [{type: k-anonymity, k: 3}]\n"
-        "suppression_limit: 0.1\n"
-        "engine: spark\n"
-        "output: {path: spark.csv}\n",
-        encoding="utf-8",
-    )
+    config = _release_config(data, "engine: spark\noutput: {path: spark.csv}\n")
     import veil.engines as engines
 
     spark = SparkEngine(master="local[2]", config={"spark.sql.shuffle.partitions": "2", "spark.ui.enabled": "false"})
@@ -241,3 +213,21 @@ def test_spark_withholds_the_unlisted_column_as_duckdb(data, monkeypatch):
     assert _rows(out) == _rows(duck_out)
     assert result.report["columns"] == duck_report["columns"]
     _assert_never_written(out, UNLISTED)
+
+
+def _release_config(data, tail: str):
+    """A release config of the test's table (its identifier declared, the memo column unlisted), then ``tail``."""
+    config = data.parent / "release.yaml"
+    config.write_text(
+        "input: {path: data.csv, sep: ','}\n"
+        "attributes:\n"
+        f"  {IDENTIFIER}: {{role: identifier}}\n"
+        "  zip: {role: quasi-identifier, hierarchy: {spec: 'mask:1,2,5'}}\n"
+        "  age: {role: quasi-identifier, kind: numeric, hierarchy: {spec: 'interval:10,20'}}\n"
+        "  sex: {role: quasi-identifier, hierarchy: {spec: suppress}}\n"
+        "  disease: {role: sensitive}\n"
+        "models: [{type: k-anonymity, k: 3}]\n"
+        "suppression_limit: 0.1\n" + tail,
+        encoding="utf-8",
+    )
+    return config
