@@ -17,10 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from veil.config import ReleaseConfig
-from veil.errors import DataFormatError
+from veil.data import read_table
 from veil.pipeline import ColumnTreatment, ReleasePolicy
 
 __all__ = ["engine_columns", "published", "report_columns", "SCAN_ROWS"]
@@ -47,15 +45,9 @@ def engine_columns(config: ReleaseConfig, input_path: Path, policy: ReleasePolic
     # as in memory (veil.anonymize): QIs are generalized and judged by the models, dropped columns
     # are not published; every column published as it is is scanned
     scanned = [c.name for c in columns if c.treatment not in ("dropped", "generalized")]
-    try:
-        if source.format == "csv":
-            sample = pd.read_csv(input_path, sep=source.sep, dtype=str, keep_default_na=False, nrows=SCAN_ROWS,
-                                 encoding="utf-8")
-        else:
-            sample = _parquet_head(input_path, SCAN_ROWS)
-    except (ValueError, UnicodeDecodeError, OSError) as exc:  # ragged rows, bad encoding, unreadable
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DataFormatError(f"Cannot read {str(input_path)!r}: {first}") from None
+    # the first rows, by the one reader (every cell as text: no missing-value markers)
+    sample = read_table(input_path, sep=source.sep if source.format == "csv" else None, na_values=(),
+                        max_rows=SCAN_ROWS).to_pandas()
     policy.check_identifiers(sample, scanned)
     return columns
 
@@ -75,13 +67,3 @@ def report_columns(report: dict[str, Any], columns: list[ColumnTreatment]) -> No
         report.setdefault("warnings", []).append(
             f"Columns with no declared role released unchanged: {', '.join(unchanged)}."
         )
-
-
-def _parquet_head(path: Path, rows: int) -> pd.DataFrame:
-    """The first ``rows`` rows of a Parquet file, reading no more than the batches they are in."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    parquet = pq.ParquetFile(path)
-    first = next(parquet.iter_batches(batch_size=rows), None)
-    return pa.Table.from_batches([] if first is None else [first], schema=parquet.schema_arrow).to_pandas()

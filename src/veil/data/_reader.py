@@ -207,6 +207,10 @@ def _header(data: bytes, encoding: str, sep: str) -> list[str]:
     return next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), [])
 
 
+#: The first head of a CSV that :func:`read_table` reads for ``max_rows`` (then four times more each time).
+_HEAD_BYTES = 1 << 20
+
+
 def read_table(
     path: str | Path,
     *,
@@ -216,6 +220,7 @@ def read_table(
     typed: bool = False,
     row_labels: bool = False,
     allow_no_rows: bool = False,
+    max_rows: int | None = None,
 ) -> "pa.Table":
     """Read a CSV or Parquet file (by its extension) into a pyarrow Table, validated.
 
@@ -237,6 +242,10 @@ def read_table(
         A file with a header and no data row gives a table of no rows (the check of a
         release whose every record was dropped) instead of an error; an empty file is
         refused either way.
+    max_rows : int, optional
+        Only the first ``max_rows`` rows (a sample, such as an engine release's identifier
+        scan reads): the file's head is read, validated as the whole file would be, and
+        more of it when its last rows could be cut (a quoted value may hold line breaks).
 
     Returns
     -------
@@ -251,18 +260,32 @@ def read_table(
     path = Path(path).expanduser()
     _check_path(path)
     if path.suffix.lower() in PARQUET_SUFFIXES:
-        return _read_parquet(path, allow_no_rows=allow_no_rows)
+        return _read_parquet(path, allow_no_rows=allow_no_rows, max_rows=max_rows)
     if sep is not None and (not isinstance(sep, str) or len(sep) != 1 or sep in "\"\r\n"):
         raise DataFormatError(f"The separator must be one character other than a quote or a line end. Got {sep!r} instead.")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DataFormatError(f"Cannot read {_name(path)}: {exc.strerror}.") from None
-    return _parse_csv(data, path, sep=sep, encoding=encoding, na_values=na_values, typed=typed,
-                      row_labels=row_labels, allow_no_rows=allow_no_rows)
+    options = {"sep": sep, "encoding": encoding, "na_values": na_values, "typed": typed, "row_labels": row_labels,
+               "allow_no_rows": allow_no_rows}
+    block = _HEAD_BYTES
+    while True:  # a head of the file, larger until it holds max_rows whole rows; else the file
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read() if max_rows is None else handle.read(block + 1)
+        except OSError as exc:
+            raise DataFormatError(f"Cannot read {_name(path)}: {exc.strerror}.") from None
+        if max_rows is None or len(data) <= block:  # the whole file
+            table = _parse_csv(data, path, **options)  # type: ignore[arg-type]
+            return table if max_rows is None else table.slice(0, max_rows)
+        try:  # up to its last line break; its last row may be cut (a quoted value across lines)
+            table = _parse_csv(data[:data.rfind(b"\n") + 1], path, **options)  # type: ignore[arg-type]
+        except DataFormatError:  # perhaps the cut: read more (an error of the file's own is raised whole)
+            table = None
+        if table is not None and table.num_rows > max_rows:
+            return table.slice(0, max_rows)
+        block *= 4
 
 
-def _read_parquet(path: Path, *, allow_no_rows: bool = False) -> "pa.Table":
+def _read_parquet(path: Path, *, allow_no_rows: bool = False, max_rows: int | None = None) -> "pa.Table":
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     with open(path, "rb") as handle:
@@ -270,14 +293,19 @@ def _read_parquet(path: Path, *, allow_no_rows: bool = False) -> "pa.Table":
     if magic != b"PAR1":
         raise DataFormatError(f"Cannot read {_name(path)} as Parquet: it does not start with PAR1 (not a Parquet file).")
     try:
-        table = pq.read_table(path)
+        if max_rows is None:
+            table = pq.read_table(path)
+        else:  # the first rows only: no more than the batches they are in
+            handle = pq.ParquetFile(path)
+            first = next(handle.iter_batches(batch_size=max(max_rows, 1)), None)
+            table = pa.Table.from_batches([] if first is None else [first], schema=handle.schema_arrow)
     except Exception as exc:  # pyarrow raises several types for corrupt files
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise DataFormatError(f"Cannot read {_name(path)} as Parquet: {detail}") from None
     check_column_names(table.column_names, _name(path))
     if table.num_rows == 0 and not allow_no_rows:
         raise DataFormatError(f"{_name(path)} has no rows.")
-    return table
+    return table if max_rows is None else table.slice(0, max_rows)
 
 
 def _checked_bytes(data: bytes, path: Path, encoding: str) -> bytes:
