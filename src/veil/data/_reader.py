@@ -30,7 +30,7 @@ import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from veil.errors import DataFormatError
 
@@ -263,20 +263,25 @@ def read_table(
         return _read_parquet(path, allow_no_rows=allow_no_rows, max_rows=max_rows)
     if sep is not None and (not isinstance(sep, str) or len(sep) != 1 or sep in "\"\r\n"):
         raise DataFormatError(f"The separator must be one character other than a quote or a line end. Got {sep!r} instead.")
-    options = {"sep": sep, "encoding": encoding, "na_values": na_values, "typed": typed, "row_labels": row_labels,
-               "allow_no_rows": allow_no_rows}
+    return _read_csv(path, max_rows, {"sep": sep, "encoding": encoding, "na_values": na_values, "typed": typed,
+                                      "row_labels": row_labels, "allow_no_rows": allow_no_rows})
+
+
+def _read_csv(path: Path, max_rows: int | None, options: dict[str, Any]) -> "pa.Table":
+    """The CSV ``path`` parsed (:func:`_parse_csv` with ``options``), or its first ``max_rows`` rows:
+    a head of the file, larger until it holds them whole, else the file."""
     block = _HEAD_BYTES
-    while True:  # a head of the file, larger until it holds max_rows whole rows; else the file
+    while True:
         try:
             with open(path, "rb") as handle:
                 data = handle.read() if max_rows is None else handle.read(block + 1)
         except OSError as exc:
             raise DataFormatError(f"Cannot read {_name(path)}: {exc.strerror}.") from None
         if max_rows is None or len(data) <= block:  # the whole file
-            table = _parse_csv(data, path, **options)  # type: ignore[arg-type]
+            table = _parse_csv(data, path, **options)
             return table if max_rows is None else table.slice(0, max_rows)
         try:  # up to its last line break; its last row may be cut (a quoted value across lines)
-            table = _parse_csv(data[:data.rfind(b"\n") + 1], path, **options)  # type: ignore[arg-type]
+            table = _parse_csv(data[:data.rfind(b"\n") + 1], path, **options)
         except DataFormatError:  # perhaps the cut: read more (an error of the file's own is raised whole)
             table = None
         if table is not None and table.num_rows > max_rows:
