@@ -26,6 +26,19 @@ def _malformed(option: str, text: str, why: str) -> Exception:
     )
 
 
+def _closing_quote(text: str, i: int) -> int:
+    """The index of the quote that closes the quoted name opening at ``text[i]`` (a doubled quote is part
+    of the name), or -1 when it is left open."""
+    j = i + 1
+    while j < len(text):
+        if text[j] == _QUOTE:
+            if text[j + 1:j + 2] != _QUOTE:
+                return j
+            j += 1  # a doubled quote inside the name
+        j += 1
+    return -1
+
+
 def split_items(value: str | None, option: str = "the list") -> list[str]:
     """The comma-separated items of ``value``, split outside quotes, quotes kept, each stripped,
     blanks dropped (``'"a,b"=x,c=y'`` -> ``['"a,b"=x', 'c=y']``)."""
@@ -33,25 +46,16 @@ def split_items(value: str | None, option: str = "the list") -> list[str]:
         return []
     if _QUOTE not in value:
         return [part.strip() for part in value.split(",") if part.strip()]
-    parts, start, quoted, fresh, i = [], 0, False, True, 0
-    while i < len(value):  # a quote opens a quoted name only at an item's start, as in a CSV row
-        ch = value[i]
-        if quoted:
-            if ch == _QUOTE and value[i + 1:i + 2] == _QUOTE:
-                i += 1  # a doubled quote inside a quoted name
-            elif ch == _QUOTE:
-                quoted = False
-        elif ch == ",":
+    parts, start, i = [], 0, 0
+    while i <= len(value):
+        if i == len(value) or value[i] == ",":
             parts.append(value[start:i])
-            start, fresh = i + 1, True
-        elif ch == _QUOTE and fresh:
-            quoted, fresh = True, False
-        elif not ch.isspace():
-            fresh = False
+            start = i + 1
+        elif value[i] == _QUOTE and not value[start:i].strip():  # a quote opens a name only at an item's start
+            i = _closing_quote(value, i)
+            if i < 0:
+                raise _malformed(option, value, "a quote is left open")
         i += 1
-    if quoted:
-        raise _malformed(option, value, "a quote is left open")
-    parts.append(value[start:])
     return [part.strip() for part in parts if part.strip()]
 
 
@@ -86,15 +90,8 @@ def split_named(item: str, sep: str, option: str, *, last: bool = False) -> tupl
     text = item.strip()
     if not text.startswith(_QUOTE):
         return item.rpartition(sep) if last else item.partition(sep)
-    i = 1
-    while i < len(text):
-        if text[i] == _QUOTE:
-            if text[i + 1:i + 2] == _QUOTE:  # a doubled quote: part of the name
-                i += 2
-                continue
-            break
-        i += 1
-    else:
+    i = _closing_quote(text, 0)
+    if i < 0:
         raise _malformed(option, item, "a quote is left open")
     name, tail = _unquote(text[:i + 1], option), text[i + 1:].lstrip()
     if tail and not tail.startswith(sep):
