@@ -21,7 +21,7 @@ from veil.dataset import MISSING, Dataset, EncodedColumn
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 from veil.hierarchy import Hierarchy
 
-__all__ = ["build", "categorical_codes", "code_counts", "suppressed_group"]
+__all__ = ["build", "categorical_codes", "check_roles", "code_counts", "suppressed_group"]
 
 
 def build(
@@ -100,11 +100,12 @@ def _count(index: np.ndarray, weights: np.ndarray | None, length: int) -> np.nda
     return np.rint(np.bincount(index, weights=weights, minlength=length)).astype(np.int64)
 
 
-def _check_columns(dataset: Dataset, qis: tuple[str, ...], sens: tuple[str, ...]) -> None:
-    """Refuse unknown columns, a column in both roles, a repeated QI or an empty table."""
-    for name in qis + sens:
-        if name not in dataset.columns:
-            raise ColumnNotFoundError(f"Column {name!r} is not in the table; its columns are: {', '.join(dataset.columns)}.")
+def check_roles(columns: Sequence[str], qis: Sequence[str], sens: Sequence[str]) -> None:
+    """Refuse a QI or sensitive attribute that is not one of ``columns``, a column in both roles, or a
+    repeated QI."""
+    for name in [*qis, *sens]:
+        if name not in columns:
+            raise ColumnNotFoundError(f"Column {name!r} is not in the table; its columns are: {', '.join(columns)}.")
     both = sorted(set(qis) & set(sens))
     if both:
         raise SchemaError(
@@ -112,6 +113,11 @@ def _check_columns(dataset: Dataset, qis: tuple[str, ...], sens: tuple[str, ...]
         )
     if len(set(qis)) != len(qis):
         raise SchemaError("A quasi-identifier is listed twice.")
+
+
+def _check_columns(dataset: Dataset, qis: tuple[str, ...], sens: tuple[str, ...]) -> None:
+    """:func:`check_roles`, and refuse an empty table."""
+    check_roles(dataset.columns, qis, sens)
     if dataset.n_records == 0:
         raise SchemaError("The table has no records; there is nothing to analyse.")
 

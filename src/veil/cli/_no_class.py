@@ -57,20 +57,14 @@ def empty_file_report(columns: list[str], qis: list[str], sensitive: list[str], 
                       hierarchies: list[str], recursive_l: int, strict: bool, source: str) -> Any:
     """The :class:`~veil.models.CheckReport` of a file with a header and no row: 0 records, no
     class (its per-class figures are blanked by :func:`no_class_payload`)."""
+    from veil.classes._build import check_roles
     from veil.data import check_column_names
-    from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
+    from veil.errors import ParameterError
     from veil.models import CheckReport, SensitiveReport
     from veil.schema import Kind
 
     check_column_names(columns, source)
-    for name in qis + sensitive:
-        if name not in columns:
-            raise ColumnNotFoundError(f"Column {name!r} is not in the table; its columns are: {', '.join(columns)}.")
-    if set(qis) & set(sensitive):
-        both = sorted(set(qis) & set(sensitive))[0]
-        raise SchemaError(f"Column {both!r} is both a quasi-identifier and sensitive; a column has one role.")
-    if len(set(qis)) != len(qis):
-        raise SchemaError("A quasi-identifier is listed twice.")
+    check_roles(columns, qis, sensitive)  # as the class-table builder refuses them
     reports = {}
     for name in sensitive:
         try:
