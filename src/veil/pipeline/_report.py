@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
+from veil.pipeline._suppressed import star_valued
 
 __all__ = ["release_report", "lattice_section", "SEED_WARNING"]
 
@@ -28,17 +28,6 @@ SEED_WARNING = (
 )
 
 
-def _star_values(base: Any) -> list[str]:
-    """A warning per sensitive attribute whose input holds the value ``*``: with ``suppressed: blank``,
-    a suppressed record's value is written as ``*`` too, and a reader of the file cannot tell them apart."""
-    from veil.classes import SUPPRESSED
-
-    return [f"Column {name!r} has the value {SUPPRESSED!r}, which is also how a suppressed record's value is "
-            "written (suppressed: blank): a reader of the file cannot tell the two apart; recode that value, or "
-            "use suppressed: drop." for name, hist in base.sensitive.items()
-            if bool(((np.asarray(hist.labels, dtype=object) == SUPPRESSED) & (np.asarray(hist.overall) > 0)).any())]
-
-
 def release_report(dataset, models, problem, outcome, verified, data, star, mode, columns, *, weights, shuffle, seed):
     """The JSON report; every figure in it is checked against the written file."""
     from veil.models import evaluate
@@ -53,7 +42,9 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
     if not shuffle:
         warnings.append("The rows are in input order; the order can link released rows to input rows.")
     if mode == "blank" and suppressed:
-        warnings += _star_values(problem.base)
+        warnings += [f"Column {name!r} has the value '*', which is also how a suppressed record's value is written "
+                     "(suppressed: blank): a reader of the file cannot tell the two apart; recode that value, or use "
+                     "suppressed: drop." for name in star_valued(problem.base)]
     unchanged = [c.name for c in columns if c.role == "unlisted" and c.treatment == "unchanged"]
     if unchanged:
         warnings.append(f"Columns with no declared role released unchanged: {', '.join(unchanged)}.")

@@ -25,7 +25,7 @@ import numpy as np
 from veil.classes import ClassTable
 from veil.models import PrivacyModel
 
-__all__ = ["SuppressedGroup", "sensitive_models", "suppressed_rows", "check_models"]
+__all__ = ["SuppressedGroup", "sensitive_models", "suppressed_rows", "check_models", "star_valued"]
 
 
 def suppressed_rows(data: Any, quasi_identifiers: Sequence[str]) -> np.ndarray:
@@ -36,6 +36,15 @@ def suppressed_rows(data: Any, quasi_identifiers: Sequence[str]) -> np.ndarray:
     for name in quasi_identifiers:  # one vectorised comparison per QI
         star &= data[name].astype(str).to_numpy() == SUPPRESSED
     return star
+
+
+def star_valued(classes: ClassTable) -> list[str]:
+    """The sensitive attributes of ``classes`` that some record holds the value ``*`` in: the mark
+    ``suppressed: blank`` writes for a suppressed record's value, so the two read alike."""
+    from veil.classes import SUPPRESSED
+
+    return [name for name, hist in classes.sensitive.items()
+            if bool(((np.asarray(hist.labels, dtype=object) == SUPPRESSED) & (np.asarray(hist.overall) > 0)).any())]
 
 
 def sensitive_models(models: Sequence[PrivacyModel]) -> list[PrivacyModel]:
