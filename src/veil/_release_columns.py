@@ -19,7 +19,7 @@ from typing import Any
 
 from veil.config import ReleaseConfig
 from veil.data import read_table
-from veil.pipeline import ColumnTreatment, ReleasePolicy
+from veil.pipeline import ColumnTreatment, ReleasePolicy, unlisted_warnings
 
 __all__ = ["engine_columns", "published", "report_columns", "SCAN_ROWS"]
 
@@ -62,8 +62,6 @@ def report_columns(report: dict[str, Any], columns: list[ColumnTreatment]) -> No
     released unchanged, as the in-memory report has them."""
     levels = report["transformation"]
     report["columns"] = [replace(c, level=levels.get(c.name)).to_dict() for c in columns]
-    unchanged = [c.name for c in columns if c.role == "unlisted" and c.treatment == "unchanged"]
-    if unchanged:
-        report.setdefault("warnings", []).append(
-            f"Columns with no declared role released unchanged: {', '.join(unchanged)}."
-        )
+    warnings = unlisted_warnings(columns)
+    if warnings:
+        report.setdefault("warnings", []).extend(warnings)

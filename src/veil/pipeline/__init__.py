@@ -21,6 +21,7 @@ from veil.pipeline._policy import (
     ColumnTreatment,
     IdentifierLeakError,
     ReleasePolicy,
+    unlisted_warnings,
 )
 from veil.pipeline._writer import Outputs, check_destination, publishing, remove_stale_temporaries, temporary_name
 
@@ -53,4 +54,5 @@ __all__ = [
     "Outputs", "check_destination", "publishing", "remove_stale_temporaries", "temporary_name", "ReleasePolicy", "ColumnTreatment", "TREATMENTS",
     "SUPPRESSED_MODES", "DEFAULT_SUPPRESSED", "IdentifierLeakError", "verify_written", "verify_release_table",
     "read_written", "SuppressedGroup", "Plan", "check_problem", "run", "Run", "Released", "MemoryRows", "EngineRows",
+    "unlisted_warnings",
 ]

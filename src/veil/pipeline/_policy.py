@@ -33,7 +33,7 @@ from veil.errors import ParameterError, SchemaError
 
 __all__ = [
     "ReleasePolicy", "ColumnTreatment", "TREATMENTS", "SUPPRESSED_MODES", "DEFAULT_SUPPRESSED",
-    "IdentifierLeakError", "suppressed_mode",
+    "IdentifierLeakError", "suppressed_mode", "unlisted_warnings",
 ]
 
 #: What a release does to a column (the report's ``columns[].treatment``).
@@ -218,6 +218,13 @@ def _as_string(column: pd.Series) -> pd.Series:
     from veil.sanitize import is_text
 
     return column if is_text(column) and column.dtype != object else column.astype("string")
+
+
+def unlisted_warnings(columns: Iterable[ColumnTreatment]) -> list[str]:
+    """The report's warning for the columns with no declared role released unchanged (``keep_unlisted``),
+    in memory and through an engine alike; none when there is none."""
+    unchanged = [c.name for c in columns if c.role == UNLISTED and c.treatment == "unchanged"]
+    return [f"Columns with no declared role released unchanged: {', '.join(unchanged)}."] if unchanged else []
 
 
 def published_frame(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:

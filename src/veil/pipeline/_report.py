@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from veil.pipeline._policy import unlisted_warnings
 from veil.pipeline._suppressed import star_valued
 
 __all__ = ["release_report", "lattice_section", "SEED_WARNING"]
@@ -45,9 +46,7 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
         warnings += [f"Column {name!r} has the value '*', which is also how a suppressed record's value is written "
                      "(suppressed: blank): a reader of the file cannot tell the two apart; recode that value, or use "
                      "suppressed: drop." for name in star_valued(problem.base)]
-    unchanged = [c.name for c in columns if c.role == "unlisted" and c.treatment == "unchanged"]
-    if unchanged:
-        warnings.append(f"Columns with no declared role released unchanged: {', '.join(unchanged)}.")
+    warnings += unlisted_warnings(columns)
     report = {
         "transformation": dict(outcome.transformation),
         "records": dataset.n_records,
