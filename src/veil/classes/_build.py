@@ -206,10 +206,7 @@ class _Unbound:
 
     def bind(self, needed: np.ndarray) -> tuple[Hierarchy, np.ndarray]:
         """The flat hierarchy of the ``needed`` categories, in their kind's order, and each category's leaf."""
-        ordered = sort_labels(self.categories[needed], self.kind, self.domain, self.name)
-        place = {label: i for i, label in enumerate(ordered.tolist())}
-        rank = np.full(len(self.categories), -1, dtype=np.int32)
-        rank[needed] = [place[label] for label in self.categories[needed].tolist()]
+        ordered, rank = _sorted_places(self.categories, needed, self.kind, self.domain, self.name)
         hierarchy, leaf = _leaves(self.name, ordered, -1, np.ones(len(ordered), dtype=np.bool_), None, False)
         return hierarchy, np.where(rank >= 0, leaf.take(np.maximum(rank, 0)), -1).astype(np.int32)
 
@@ -241,11 +238,19 @@ def categorical_codes(column: pd.Series, name: str, kind: Kind, domain: tuple[st
     codes, categories = found
     counts = code_counts(codes, len(categories))
     used = counts > 0
-    ordered = sort_labels(categories[used], kind, domain, name)
+    ordered, rank = _sorted_places(categories, used, kind, domain, name)
+    return EncodedColumn(name, codes, categories, -1, counts, bool(used.all())), ordered, rank
+
+
+def _sorted_places(categories: np.ndarray, chosen: np.ndarray, kind: Kind, domain: tuple[str, ...] | None,
+                   name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The ``chosen`` categories sorted as the encoding sorts them for ``kind`` (:func:`~veil.data.sort_labels`),
+    and each category's place among them (int32, -1 for one not chosen)."""
+    ordered = sort_labels(categories[chosen], kind, domain, name)
     place = {label: i for i, label in enumerate(ordered.tolist())}
     rank = np.full(len(categories), -1, dtype=np.int32)
-    rank[used] = [place[label] for label in categories[used].tolist()]
-    return EncodedColumn(name, codes, categories, -1, counts, bool(used.all())), ordered, rank
+    rank[chosen] = [place[label] for label in categories[chosen].tolist()]
+    return ordered, rank
 
 
 def _occurring(encoded: EncodedColumn, star_at: np.ndarray) -> np.ndarray:
