@@ -204,8 +204,11 @@ class _Unbound:
         self.encoded = EncodedColumn(name, codes, categories, -1)
         self.size = max(len(categories), 1)
 
-    def bind(self, needed: np.ndarray) -> tuple[Hierarchy, np.ndarray]:
-        """The flat hierarchy of the ``needed`` categories, in their kind's order, and each category's leaf."""
+    def bind(self, read: np.ndarray) -> tuple[Hierarchy, np.ndarray]:
+        """The flat hierarchy of the categories the codes ``read`` name (the kept rows', or their
+        classes'), in their kind's order, and each category's leaf (-1: none)."""
+        needed = np.zeros(len(self.categories), dtype=np.bool_)
+        needed[read] = True
         ordered, rank = _sorted_places(self.categories, needed, self.kind, self.domain, self.name)
         hierarchy, leaf = _leaves(self.name, ordered, -1, np.ones(len(ordered), dtype=np.bool_), None, False)
         return hierarchy, np.where(rank >= 0, leaf.take(np.maximum(rank, 0)), -1).astype(np.int32)
@@ -285,9 +288,7 @@ def _group(
         for i in unbound:
             unbound_qi = bound[i]
             assert isinstance(unbound_qi, _Unbound)
-            needed = np.zeros(len(unbound_qi.categories), dtype=np.bool_)
-            needed[value_codes[i] if every else value_codes[i][keep]] = True
-            bound[i], leaves[i] = unbound_qi.bind(needed)
+            bound[i], leaves[i] = unbound_qi.bind(value_codes[i] if every else value_codes[i][keep])
         grouped = _group_values(leaves, value_codes, keep, bound)
     radices = [h.n_values(0) for h in bound]  # (every QI bound by now)
     if grouped is not None:
@@ -343,9 +344,7 @@ def _group_values(
     for i in unbound:
         unbound_qi = bound[i]
         assert isinstance(unbound_qi, _Unbound)
-        needed = np.zeros(len(unbound_qi.categories), dtype=np.bool_)
-        needed[codes[:, i]] = True  # the categories some class reads
-        bound[i], leaves[i] = unbound_qi.bind(needed)
+        bound[i], leaves[i] = unbound_qi.bind(codes[:, i])  # the categories some class reads
         codes[:, i] = leaves[i].take(codes[:, i])  # type: ignore[union-attr]
     radices = [h.n_values(0) for h in bound]  # type: ignore[union-attr]
     if unbound:  # bound: the leaf key space decides, as it would have from the start
