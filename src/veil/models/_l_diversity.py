@@ -37,7 +37,7 @@ class _LDiversity(SensitiveAttributeModel):
     def _require_attainable(self, classes: ClassTable, l: float) -> None:
         owner = type(self).__name__
         distinct = int((self.histogram(classes).overall > 0).sum())
-        if l > distinct:
+        if l > distinct * (1 + ENTROPY_RTOL):  # an l read back from an entropy (exp H) may exceed it by rounding
             raise ParameterError(
                 f"{owner}(l={l:g}) cannot be met on {self.sensitive!r}: the table has only {distinct} "
                 f"distinct value(s) of it, and a class can never hold more; choose l <= {distinct}."
