@@ -313,7 +313,7 @@ def anonymize(
     # the class table's encoding first (cached for it): the scan reads an encoded text column's
     # codes instead of hashing its text again
     dataset.encode_all([*dataset.quasi_identifiers, *plan.sensitive])
-    policy.check_identifiers(dataset.frame_of(scanned, encoded=True), scanned)
+    policy.check_identifiers(dataset.columns_of(scanned, encoded=True), scanned)
     done = run(plan, MemoryRows(dataset, published), columns=columns, progress=progress)
     done.report["seconds_total"] = round(time.perf_counter() - start, 6)
     outcome, verified = done.outcome, done.verified

@@ -101,7 +101,7 @@ def release_rows(table: ClassTable, dataset: Dataset, rows: np.ndarray, columns:
 
     def taken() -> dict[str, pd.Series]:  # the other columns (an encoded text one from its codes)
         encoded = {name: dataset.encoded(name) for name in others if dataset.encoded(name) is not None}
-        return dict(zip(others, taken_columns(dataset.frame_of(others), rows, encoded=encoded, blank=blank,
+        return dict(zip(others, taken_columns(dataset.columns_of(others), rows, encoded=encoded, blank=blank,
                                               blanked=set(blanked))))
 
     jobs: dict[object, Callable[[], object]] = {name: partial(_released_column, table, positions[name], index, read)

@@ -208,36 +208,54 @@ class Dataset:
         converted from the Arrow table the dataset was read into (a 10M-row file's
         whole frame is about 0.7 GiB; the release and its checks need a column or two).
         With ``encoded``, a text column that :meth:`encode` has made already comes as a
-        pandas categorical of its labels (the same cells; a reader of its codes hashes
-        no text again).
+        pandas categorical of its labels (see :meth:`columns_of`).
 
         Raises
         ------
         ColumnNotFoundError
             A column is not in the table.
         """
-        frame = self._frame_of(columns)
-        if encoded and frame.columns.is_unique:
-            for name in frame.columns:
-                done = self._encoded.get(name)
-                if done is not None and isinstance(frame[name].dtype, pd.StringDtype):
-                    frame[name] = categorical_of(done)
-        return frame
-
-    def _frame_of(self, columns: Sequence[str]) -> pd.DataFrame:
         names = list(columns)
+        if len(set(names)) < len(names):  # a name twice: the frame's own columns, as they are
+            self._require(names)
+            return self.frame.loc[:, names]
+        parts = self.columns_of(names, encoded=encoded)
+        index = self._frame.index if self._frame is not None else pd.RangeIndex(self.n_records)
+        return pd.DataFrame(parts, index=index, copy=False)
+
+    def columns_of(self, columns: Sequence[str], *, encoded: bool = False) -> dict[str, pd.Series]:
+        """Each of ``columns`` (distinct names) by name, as :attr:`frame` has it: :meth:`frame_of`
+        without assembling a frame (whose index of names costs more than the columns' Series).
+
+        The frame's own Series once :attr:`frame` is made (no copy); else only these columns are
+        converted from the Arrow table.  With ``encoded``, a text column that :meth:`encode` has
+        made already comes as a pandas categorical of its labels (the same cells; a reader of its
+        codes hashes no text again).
+
+        Raises
+        ------
+        ColumnNotFoundError
+            A column is not in the table.
+        """
+        names = list(dict.fromkeys(columns))
+        self._require(names)
+        if self._frame is not None:
+            out = {name: self._frame[name] for name in names}
+        else:
+            assert self._table is not None
+            frame = self._table.select([self._columns.index(name) for name in names]).to_pandas()
+            out = {name: frame.iloc[:, i] for i, name in enumerate(names)}
+        if encoded:
+            for name, series in out.items():
+                done = self._encoded.get(name)
+                if done is not None and isinstance(series.dtype, pd.StringDtype):
+                    out[name] = categorical_of(done)
+        return out
+
+    def _require(self, names: Sequence[str]) -> None:
         for name in names:
             if name not in self._columns:
                 raise ColumnNotFoundError(f"Column {name!r} is not in the table.")
-        if self._frame is not None:
-            if len(set(names)) < len(names):
-                return self._frame.loc[:, names]
-            # the columns' own Series (no copy): a fifth of ``.loc``'s indexing cost
-            return pd.DataFrame({name: self._frame[name] for name in names}, index=self._frame.index, copy=False)
-        assert self._table is not None
-        frame = self._table.select([self._columns.index(name) for name in names]).to_pandas()
-        frame.columns = names
-        return frame
 
     @property
     def columns(self) -> list[str]:

@@ -179,8 +179,10 @@ class ReleasePolicy:
         """The columns the release writes, in input order."""
         return [c.name for c in self.columns(dataset) if c.treatment != "dropped"]
 
-    def check_identifiers(self, frame: pd.DataFrame, columns: Iterable[str]) -> None:
+    def check_identifiers(self, frame: "pd.DataFrame | Mapping[str, pd.Series]", columns: Iterable[str]) -> None:
         """Refuse to publish a column that the identifier scan flags, unless allowed by name.
+
+        ``frame``: the table, or its columns by name (:meth:`veil.data.Dataset.columns_of`).
 
         Pseudonymized columns and the allowed ones are not scanned.  Value patterns
         are matched on a sample of :data:`IDENTIFIER_SCAN_SAMPLE` values per column
@@ -193,17 +195,18 @@ class ReleasePolicy:
         """
         if not self.scan:
             return
-        from veil.sanitize import is_text, scan
+        from veil.sanitize import scan_columns
 
         names = [c for c in columns if c not in self.allow_identifiers and self.actions.get(c) != "pseudonymized"]
-        if not names or frame.empty:
+        parts = {name: frame[name] for name in dict.fromkeys(names)}
+        n_rows = len(next(iter(parts.values()))) if parts else 0
+        if not n_rows:
             return
         # every column is scanned as text; a text column (pandas' str or string dtype, or a
-        # categorical of text: Dataset.frame_of(encoded=True)) is that already, with the same
+        # categorical of text: Dataset.columns_of(encoded=True)) is that already, with the same
         # values either way, so it is not converted (0.7 ms per Adult column)
-        if not all(is_text(frame[name]) and frame[name].dtype != object for name in names):
-            frame = pd.DataFrame({name: _as_string(frame[name]) for name in names}, copy=False)
-        found = scan(frame, columns=names, sample_size=IDENTIFIER_SCAN_SAMPLE).direct_identifiers
+        parts = {name: _as_string(column) for name, column in parts.items()}
+        found = scan_columns(parts, n_rows, sample_size=IDENTIFIER_SCAN_SAMPLE).direct_identifiers
         if found:
             name = found[0]
             raise IdentifierLeakError(

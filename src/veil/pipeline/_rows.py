@@ -69,17 +69,17 @@ def take_rows(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False
     return result
 
 
-def taken_columns(frame: pd.DataFrame, rows: np.ndarray, *, categories: bool = False,
+def taken_columns(frame: "pd.DataFrame | Mapping[str, pd.Series]", rows: np.ndarray, *, categories: bool = False,
                   encoded: Mapping[str, Any] | None = None, blank: np.ndarray | None = None,
                   blanked: Collection[str] = ()) -> list[pd.Series]:
-    """:func:`take_rows`' columns, in ``frame``'s order, without assembling a frame of them."""
+    """:func:`take_rows`' columns, in ``frame``'s order, without assembling a frame of them
+    (``frame``: a frame, or its columns by name)."""
     import pyarrow as pa
 
     rows = np.asarray(rows, dtype=np.int64)
     indices = pa.array(rows)
     out: dict[int, pd.Series] = {}
-    for position, name in enumerate(frame.columns):
-        column = frame.iloc[:, position]
+    for position, (name, column) in enumerate(frame.items()):
         data = _arrow(column)
         if data is None:
             out[position] = column.iloc[rows].reset_index(drop=True)

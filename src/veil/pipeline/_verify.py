@@ -363,7 +363,7 @@ class _Expected:
     def unchanged(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """``(codes, texts)`` of the input column ``name``, every row (see :func:`_encode`)."""
         if name not in self._input:
-            column = self.dataset.frame_of([name])[name]
+            column = self.dataset.columns_of([name])[name]
             if isinstance(column.dtype, pd.StringDtype) and name in self.dataset.quasi_identifiers + self.dataset.sensitive:
                 # text already encoded by the dataset: its labels are the cells' texts
                 encoded = self.dataset.encode(name)

@@ -45,7 +45,7 @@ from veil.sanitize._column_values import (
 )
 from veil.sanitize._patterns import KIND_BY_NAME, KINDS, Category, Kind, name_tokens
 
-__all__ = ["Evidence", "ColumnFinding", "ScanReport", "scan", "DEFAULT_SAMPLE_SIZE"]
+__all__ = ["Evidence", "ColumnFinding", "ScanReport", "scan", "scan_columns", "DEFAULT_SAMPLE_SIZE"]
 
 #: Default number of non-missing values per column examined for value patterns.
 DEFAULT_SAMPLE_SIZE = 10_000
@@ -384,19 +384,34 @@ def scan(frame: pd.DataFrame, *, sample_size: int = DEFAULT_SAMPLE_SIZE, seed: i
     """
     from veil.sanitize._actions import require_columns
 
-    sample_size = check_int("sample_size", sample_size, "scan", low=100)
-    seed = check_int("seed", seed, "scan", low=0)
-    threshold = check_real("threshold", threshold, "scan", low=0.0, high=1.0, closed="right")
-    min_rows = check_int("min_rows_for_uniqueness", min_rows_for_uniqueness, "scan", low=2)
     if not isinstance(frame, pd.DataFrame):
         raise ParameterError(f"The 'frame' parameter of scan must be a pandas DataFrame. "
                              f"Got {type(frame).__name__} instead.")
     names = list(frame.columns) if columns is None else list(columns)
     require_columns(frame, names, "scan")
+    return scan_columns({c: frame[c] for c in names}, len(frame), sample_size=sample_size, seed=seed,
+                        threshold=threshold, min_rows_for_uniqueness=min_rows_for_uniqueness)
+
+
+def scan_columns(columns: Mapping[Any, pd.Series], n_rows: int, *, sample_size: int = DEFAULT_SAMPLE_SIZE,
+                 seed: int = 0, threshold: float = 0.5, min_rows_for_uniqueness: int = 10) -> ScanReport:
+    """:func:`scan` of columns given by name, each a Series of the table's ``n_rows`` values: the
+    same findings without a frame to hold them (assembling one costs more than the scan of a
+    column of few values).  The parameters are those of :func:`scan`.
+
+    Raises
+    ------
+    ParameterError
+        A parameter is out of range.
+    """
+    sample_size = check_int("sample_size", sample_size, "scan", low=100)
+    seed = check_int("seed", seed, "scan", low=0)
+    threshold = check_real("threshold", threshold, "scan", low=0.0, high=1.0, closed="right")
+    min_rows = check_int("min_rows_for_uniqueness", min_rows_for_uniqueness, "scan", low=2)
     findings = {
-        str(c): _judge(c, frame[c], sample_size=sample_size, seed=seed, threshold=threshold,
+        str(c): _judge(c, series, sample_size=sample_size, seed=seed, threshold=threshold,
                        min_rows_for_uniqueness=min_rows)
-        for c in names
+        for c, series in columns.items()
     }
-    return ScanReport(findings, len(frame), sample_size, seed, threshold, min_rows)
+    return ScanReport(findings, n_rows, sample_size, seed, threshold, min_rows)
 

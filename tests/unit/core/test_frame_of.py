@@ -34,3 +34,21 @@ def test_an_unknown_column_is_named():
     dataset = Dataset.from_arrow(_table(), quasi_identifiers=["zip"])
     with pytest.raises(ColumnNotFoundError, match="'salary'"):
         dataset.frame_of(["zip", "salary"])
+
+
+def test_columns_of_gives_the_frames_columns_by_name():
+    # the same Series as frame_of's, without the frame; a name given twice is given once
+    for dataset in (Dataset.from_arrow(_table(), quasi_identifiers=["zip"]),
+                    Dataset.from_pandas(_table().to_pandas(), quasi_identifiers=["zip"])):
+        parts = dataset.columns_of(["job", "zip", "job"])
+        assert list(parts) == ["job", "zip"]
+        frame = dataset.frame_of(["job", "zip"])
+        for name, column in parts.items():
+            pd.testing.assert_series_equal(column, frame[name])
+    with pytest.raises(ColumnNotFoundError, match="'salary'"):
+        dataset.columns_of(["salary"])
+
+
+def test_frame_of_with_a_name_twice_keeps_both():
+    dataset = Dataset.from_arrow(_table(), quasi_identifiers=["zip"])
+    assert list(dataset.frame_of(["job", "job"]).columns) == ["job", "job"]

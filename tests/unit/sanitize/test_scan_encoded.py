@@ -13,7 +13,7 @@ from veil.dataset import Dataset
 from veil.pipeline import IdentifierLeakError
 from veil.hierarchy import Hierarchy
 from veil.models import KAnonymity
-from veil.sanitize import is_text, scan
+from veil.sanitize import is_text, scan, scan_columns
 
 VALUES = ["ann@example.org", "bob@example.com", "555-0100", "", "<missing>", "Smith", "  x ", "é", "1.5", "10"]
 
@@ -38,6 +38,11 @@ def test_an_encoded_column_scans_as_its_text(cells, unique):
     assert encoded["c"].astype(object).where(encoded["c"].notna(), None).tolist() == text["c"].astype(
         object).where(text["c"].notna(), None).tolist()
     assert findings(encoded, sample_size=100, min_rows_for_uniqueness=2) == findings(
+        text, sample_size=100, min_rows_for_uniqueness=2)
+    # the columns without their frame, as the release's check gives them
+    parts = dataset.columns_of(["c"], encoded=True)
+    assert {name: finding.to_dict() for name, finding in scan_columns(
+        parts, len(cells), sample_size=100, min_rows_for_uniqueness=2).columns.items()} == findings(
         text, sample_size=100, min_rows_for_uniqueness=2)
 
 
