@@ -20,8 +20,8 @@
 
 from veil.data._dataset import Dataset, MissingPolicy, read_csv
 from veil.data._encoding import (
-    MISSING, EncodedColumn, categorical_of, complete_text_categorical, encode_values, format_labels, infer_kind,
-    sort_labels,
+    MISSING, EncodedColumn, TextCodes, categorical_of, complete_text_categorical, encode_values, format_labels,
+    infer_kind, sort_labels, text_codes,
 )
 from veil.data._pool import HASHED_PARALLEL_ROWS, PARALLEL_ROWS, column_pool, side_by_side
 from veil.data._reader import (
@@ -40,6 +40,8 @@ __all__ = [
     "PARALLEL_ROWS",
     "HASHED_PARALLEL_ROWS",
     "categorical_of",
+    "text_codes",
+    "TextCodes",
     "complete_text_categorical",
     "column_pool",
     "side_by_side",

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
-from veil.data._encoding import EncodedColumn, categorical_of, encode_values, format_labels, infer_kind
+from veil.data._encoding import (
+    EncodedColumn, TextCodes, categorical_of, encode_values, format_labels, infer_kind, text_codes,
+)
 from veil.data._pool import side_by_side
 from veil.data._reader import DEFAULT_NA_VALUES, PARQUET_SUFFIXES, read_table
 from veil.data._schema import Kind, Schema
@@ -219,18 +221,19 @@ class Dataset:
         if len(set(names)) < len(names):  # a name twice: the frame's own columns, as they are
             self._require(names)
             return self.frame.loc[:, names]
-        parts = self.columns_of(names, encoded=encoded)
+        parts = {name: categorical_of(part) if isinstance(part, TextCodes) else part
+                 for name, part in self.columns_of(names, encoded=encoded).items()}
         index = self._frame.index if self._frame is not None else pd.RangeIndex(self.n_records)
         return pd.DataFrame(parts, index=index, copy=False)
 
-    def columns_of(self, columns: Sequence[str], *, encoded: bool = False) -> dict[str, pd.Series]:
+    def columns_of(self, columns: Sequence[str], *, encoded: bool = False) -> dict[str, "pd.Series | TextCodes"]:
         """Each of ``columns`` (distinct names) by name, as :attr:`frame` has it: :meth:`frame_of`
         without assembling a frame (whose index of names costs more than the columns' Series).
 
         The frame's own Series once :attr:`frame` is made (no copy); else only these columns are
         converted from the Arrow table.  With ``encoded``, a text column that :meth:`encode` has
-        made already comes as a pandas categorical of its labels (the same cells; a reader of its
-        codes hashes no text again).
+        made already comes as its :class:`~veil.data.TextCodes` (the same cells as codes over its
+        distinct text: a reader of its codes hashes no text again).
 
         Raises
         ------
@@ -249,7 +252,7 @@ class Dataset:
             for name, series in out.items():
                 done = self._encoded.get(name)
                 if done is not None and isinstance(series.dtype, pd.StringDtype):
-                    out[name] = categorical_of(done)
+                    out[name] = text_codes(done)
         return out
 
     def _require(self, names: Sequence[str]) -> None:

@@ -16,7 +16,7 @@ ordered by value (``"9" < "10"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
 __all__ = ["MISSING", "EncodedColumn", "format_labels", "sort_labels", "infer_kind", "encode_values", "distinct_codes",
-           "categorical_of", "complete_text_categorical"]
+           "categorical_of", "complete_text_categorical", "TextCodes", "text_codes"]
 
 #: The label of a missing value when missing values are kept as a value of their own.
 MISSING = "<missing>"
@@ -277,13 +277,18 @@ def _complete_categorical(values: object) -> tuple[np.ndarray, np.ndarray, np.nd
     return raw, labels, counts
 
 
-def categorical_of(encoded: EncodedColumn) -> pd.Series:
-    """``encoded``'s column as a pandas categorical of its labels: the same cells as the text
-    column it encodes (a missing value a missing cell), its codes as they are.
+class TextCodes(NamedTuple):
+    """A text column as codes (:func:`text_codes`): each row's index into ``labels`` (int32, -1 where
+    the value is missing) and the column's distinct text as it is (object)."""
 
-    The labels are the column's distinct text as it is, ordered for its kind, :data:`MISSING`
-    (coded last) left out; declared domain values that no row shows stay categories.
-    """
+    codes: np.ndarray
+    labels: np.ndarray
+
+
+def text_codes(encoded: EncodedColumn) -> TextCodes:
+    """The cells of the text column ``encoded`` encodes, as codes: its codes as they are, a missing
+    value -1.  The labels are the column's distinct text, ordered for its kind, :data:`MISSING`
+    (coded last) left out; declared domain values that no row shows stay labels."""
     labels, codes = encoded.labels, encoded.codes
     if encoded.missing_code >= 0:  # MISSING's code reads -1 (missing), the others close up
         keep = np.ones(len(labels), dtype=np.bool_)
@@ -291,6 +296,13 @@ def categorical_of(encoded: EncodedColumn) -> pd.Series:
         remap = (np.cumsum(keep) - 1).astype(np.int32)
         remap[encoded.missing_code] = -1
         labels, codes = labels[keep], remap.take(codes)
+    return TextCodes(codes, labels)
+
+
+def categorical_of(encoded: EncodedColumn | TextCodes) -> pd.Series:
+    """``encoded``'s column as a pandas categorical of its labels (:func:`text_codes`): the same
+    cells as the text column it encodes (a missing value a missing cell), its codes as they are."""
+    codes, labels = encoded if isinstance(encoded, TextCodes) else text_codes(encoded)
     dtype = pd.CategoricalDtype(pd.Index(labels, dtype="str"))
     return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype, validate=False), copy=False)
 
@@ -361,12 +373,15 @@ def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] |
     return raw, labels, missing > 0
 
 
-def distinct_codes(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.ndarray, np.ndarray]:
+def distinct_codes(values: "pd.Series | pa.ChunkedArray | pa.Array | TextCodes") -> tuple[np.ndarray, np.ndarray]:
     """``(codes, labels)``: each row's index into the column's distinct text labels, -1 when missing.
 
     The labels are in no particular order (:func:`encode_values` sorts them for a kind);
-    a text column's labels are its values as they are.
+    a text column's labels are its values as they are (of :class:`TextCodes`, those some row has).
     """
+    if isinstance(values, TextCodes):
+        raw, labels, _, _ = _used_only(values.codes, values.labels)
+        return raw, labels
     raw, labels, _ = _dictionary(values)
     return raw, labels
 

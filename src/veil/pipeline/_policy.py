@@ -195,11 +195,11 @@ class ReleasePolicy:
         """
         if not self.scan:
             return
-        from veil.sanitize import scan_columns
+        from veil.sanitize import rows_of, scan_columns
 
         names = [c for c in columns if c not in self.allow_identifiers and self.actions.get(c) != "pseudonymized"]
         parts = {name: frame[name] for name in dict.fromkeys(names)}
-        n_rows = len(next(iter(parts.values()))) if parts else 0
+        n_rows = rows_of(next(iter(parts.values()))) if parts else 0
         if not n_rows:
             return
         # every column is scanned as text; a text column (pandas' str or string dtype, or a
@@ -216,10 +216,14 @@ class ReleasePolicy:
             )
 
 
-def _as_string(column: pd.Series) -> pd.Series:
-    """``column`` as text: as it is when it holds text already, else ``astype("string")``."""
+def _as_string(column: Any) -> Any:
+    """``column`` as text: as it is when it holds text already (a text column's
+    :class:`~veil.data.TextCodes` too), else ``astype("string")``."""
+    from veil.data import TextCodes
     from veil.sanitize import is_text
 
+    if isinstance(column, TextCodes):
+        return column
     return column if is_text(column) and column.dtype != object else column.astype("string")
 
 

@@ -25,7 +25,7 @@ from veil.sanitize._actions import (
     truncate_dates,
     zip3,
 )
-from veil.sanitize._column_values import is_text
+from veil.sanitize._column_values import is_text, rows_of
 from veil.sanitize._detect import DEFAULT_SAMPLE_SIZE, ColumnFinding, Evidence, ScanReport, scan, scan_columns
 from veil.sanitize._patterns import KINDS, SAFE_HARBOR_ITEMS, Category, Kind, luhn_valid
 from veil.sanitize._plan import (
@@ -53,7 +53,7 @@ from veil.sanitize._plan import (
 from veil.sanitize._safe_harbor import safe_harbor, safe_harbor_plan
 
 __all__ = [
-    "scan", "scan_columns", "is_text", "ScanReport", "ColumnFinding", "Evidence", "DEFAULT_SAMPLE_SIZE",
+    "scan", "scan_columns", "is_text", "rows_of", "ScanReport", "ColumnFinding", "Evidence", "DEFAULT_SAMPLE_SIZE",
     "Category", "Kind", "KINDS", "SAFE_HARBOR_ITEMS", "luhn_valid",
     "MIN_KEY_BYTES", "PseudonymKey", "drop", "pseudonymize_hmac", "pseudonymize_random", "mask", "zip3",
     "top_code", "bottom_code", "age_90_plus", "birth_year", "shift_dates", "truncate_dates", "parse_dates",

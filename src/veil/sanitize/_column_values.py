@@ -14,15 +14,15 @@ matching every sampled value, at the cost of the distinct ones.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 import pandas as pd
 
-from veil.data._encoding import distinct_codes
+from veil.data._encoding import TextCodes, distinct_codes
 from veil.sanitize._patterns import KINDS
 
-__all__ = ["ColumnValues", "column_values", "is_text", "counted", "sample_positions", "pattern_shares", "free_text_share",
+__all__ = ["ColumnValues", "column_values", "is_text", "rows_of", "counted", "sample_positions", "pattern_shares", "free_text_share",
            "share", "ARROW_REGEX_FROM", "FREE_TEXT_CHARS"]
 
 #: Sample size from which Arrow's regex engine is the faster (below it, Python's ``re``).
@@ -58,26 +58,39 @@ class ColumnValues:
     ``text`` holds the stripped text of the sampled values, each distinct
     sampled value once (two values may strip to the same text), and
     ``occurs[i]`` how many sampled values ``text[i]`` stands for; ``examined``
-    is their sum (the sample size).
+    is their sum (the sample size).  ``strings`` holds them as they were made:
+    a pandas Series, or an Arrow array (``text`` wraps it in a Series when asked).
     """
 
     n_present: int
     distinct: int
-    text: pd.Series
+    strings: "pd.Series | pa.Array"
     occurs: np.ndarray
     examined: int
     sampled: bool
 
     @cached_property
+    def text(self) -> pd.Series:
+        """The distinct sampled texts as a pandas Series of ``str``."""
+        strings = self.strings
+        return strings if isinstance(strings, pd.Series) else pd.Series(strings.to_pylist(), dtype="str")
+
+    @cached_property
     def texts(self) -> list[str] | None:
         """``text`` as Python strings when the sample is small enough for Python's engines
         (:data:`ARROW_REGEX_FROM`), else ``None``."""
-        return self.text.tolist() if self.examined < ARROW_REGEX_FROM else None
+        if self.examined >= ARROW_REGEX_FROM:
+            return None
+        strings = self.strings
+        return strings.tolist() if isinstance(strings, pd.Series) else strings.to_pylist()
 
 
-def is_text(series: pd.Series) -> bool:
+def is_text(series: "pd.Series | TextCodes") -> bool:
     """Whether equal values of ``series`` are exactly the values of equal text (str values only):
-    a text column, or a categorical of text (its distinct categories are read by code)."""
+    a text column, a categorical of text (its distinct categories are read by code), or a text
+    column's :class:`~veil.data.TextCodes`."""
+    if isinstance(series, TextCodes):
+        return True
     if isinstance(series.dtype, pd.StringDtype):
         return True
     if isinstance(series.dtype, pd.CategoricalDtype):
@@ -86,13 +99,28 @@ def is_text(series: pd.Series) -> bool:
 
 
 def sample_positions(n: int, size: int, seed: int) -> np.ndarray | None:
-    """The sorted positions of the sampled values among ``n``, or ``None`` for all of them."""
+    """The sorted positions of the sampled values among ``n``, or ``None`` for all of them
+    (read-only: the same draw is kept for the next column of ``n`` values, see :func:`_drawn`)."""
     if n <= size:
         return None
-    return np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
+    return _drawn(n, size, seed)
 
 
-def column_values(series: pd.Series, size: int, seed: int) -> ColumnValues:
+@lru_cache(maxsize=16)
+def _drawn(n: int, size: int, seed: int) -> np.ndarray:
+    """:func:`sample_positions`' draw, made once per ``(n, size, seed)`` while among the 16 last
+    used: a function of those alone, and the scan of every column of a table asks for it."""
+    drawn = np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
+    drawn.flags.writeable = False
+    return drawn
+
+
+def rows_of(series: "pd.Series | TextCodes") -> int:
+    """The rows of a column as :func:`column_values` takes it."""
+    return len(series.codes) if isinstance(series, TextCodes) else len(series)
+
+
+def column_values(series: "pd.Series | TextCodes", size: int, seed: int) -> ColumnValues:
     """The value statistics of a column: the full column's counts, the sample's distinct texts.
 
     A text column is hashed once (``factorize``): missing and empty values, the
@@ -115,8 +143,12 @@ def column_values(series: pd.Series, size: int, seed: int) -> ColumnValues:
         taken = rows if positions is None else positions if rows is None else rows[positions]  # None: all
         occurs = np.bincount(codes if taken is None else codes[taken], minlength=len(labels))
         used = occurs > 0
-        # what _as_text does to str values: Arrow's str, stripped by Arrow
-        text = pd.Series(labels[used], dtype="str").str.strip()
+        # what _as_text does to str values (pandas' str strips them with this kernel), with no
+        # Series made until one is asked for
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        text = pc.utf8_trim_whitespace(pa.array(labels[used], type=pa.large_string()))
         return ColumnValues(n_present, int(np.count_nonzero(present)), text, occurs[used], int(occurs.sum()),
                        positions is not None)
     present = _present(series)
@@ -160,7 +192,7 @@ def pattern_shares(values: ColumnValues) -> dict[str, tuple[float, float]]:
     matching every value, at the cost of the distinct ones.
     """
     out: dict[str, tuple[float, float]] = {}
-    n, distinct, occurs = values.examined, values.text, values.occurs
+    n, occurs = values.examined, values.occurs
     if n == 0:
         return out
     # pandas parses the pattern again at every Arrow regex call (about 1 ms); Python's re on a
@@ -172,13 +204,13 @@ def pattern_shares(values: ColumnValues) -> dict[str, tuple[float, float]]:
         if regex is None:
             continue
         if texts is None:
-            matched = distinct.str.fullmatch(regex).to_numpy(dtype=bool, na_value=False)
+            matched = values.text.str.fullmatch(regex).to_numpy(dtype=bool, na_value=False)
         else:  # what Series.str.fullmatch does on objects, without its per-call overhead
             hits = (isinstance(t, str) and regex.fullmatch(t) is not None for t in texts)
             matched = np.fromiter(hits, dtype=bool, count=len(texts))
         raw = occurs[matched].sum() / n
         if kind.check is not None and matched.any():
-            ok = np.asarray(kind.check(distinct[matched]), dtype=bool)
+            ok = np.asarray(kind.check(values.text[matched]), dtype=bool)
             valid = occurs[matched][ok].sum() / n
         else:
             valid = raw

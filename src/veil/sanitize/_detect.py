@@ -41,7 +41,7 @@ import pandas as pd
 from veil._validation import check_int, check_real
 from veil.errors import ParameterError
 from veil.sanitize._column_values import (
-    FREE_TEXT_CHARS, ColumnValues, column_values, counted, free_text_share, pattern_shares, share,
+    FREE_TEXT_CHARS, ColumnValues, column_values, counted, free_text_share, pattern_shares, rows_of, share,
 )
 from veil.sanitize._patterns import KIND_BY_NAME, KINDS, Category, Kind, name_tokens
 
@@ -290,11 +290,11 @@ def _name_and_pattern_scores(column: object, values: ColumnValues) -> tuple[dict
     return scores, evidence
 
 
-def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, threshold: float,
+def _judge(column: object, series: Any, *, sample_size: int, seed: int, threshold: float,
            min_rows_for_uniqueness: int) -> ColumnFinding:
-    rows = len(series)
+    rows = rows_of(series)
     values = column_values(series, sample_size, seed)
-    n_present, distinct, text, examined = values.n_present, values.distinct, values.text, values.examined
+    n_present, distinct, examined = values.n_present, values.distinct, values.examined
     sampled = values.sampled
     unique = n_present >= min_rows_for_uniqueness and distinct == n_present
     scores, evidence = _name_and_pattern_scores(column, values)
@@ -308,7 +308,7 @@ def _judge(column: object, series: pd.Series, *, sample_size: int, seed: int, th
 
     category: str | None = None
     if unique:
-        decimal = text.str.fullmatch(_DECIMAL).to_numpy(dtype=bool, na_value=False) if examined else None
+        decimal = values.text.str.fullmatch(_DECIMAL).to_numpy(dtype=bool, na_value=False) if examined else None
         decimals = share(decimal, values) if examined else 0.0
         detail = (f"all {n_present} non-missing values are distinct (full column, not sampled): "
                   "unique per row")
@@ -393,11 +393,12 @@ def scan(frame: pd.DataFrame, *, sample_size: int = DEFAULT_SAMPLE_SIZE, seed: i
                         threshold=threshold, min_rows_for_uniqueness=min_rows_for_uniqueness)
 
 
-def scan_columns(columns: Mapping[Any, pd.Series], n_rows: int, *, sample_size: int = DEFAULT_SAMPLE_SIZE,
+def scan_columns(columns: Mapping[Any, Any], n_rows: int, *, sample_size: int = DEFAULT_SAMPLE_SIZE,
                  seed: int = 0, threshold: float = 0.5, min_rows_for_uniqueness: int = 10) -> ScanReport:
-    """:func:`scan` of columns given by name, each a Series of the table's ``n_rows`` values: the
-    same findings without a frame to hold them (assembling one costs more than the scan of a
-    column of few values).  The parameters are those of :func:`scan`.
+    """:func:`scan` of columns given by name, each a Series of the table's ``n_rows`` values or a
+    text column's :class:`~veil.data.TextCodes` (:meth:`veil.data.Dataset.columns_of`): the same
+    findings without a frame to hold them (assembling one costs more than the scan of a column of
+    few values).  The parameters are those of :func:`scan`.
 
     Raises
     ------
