@@ -178,7 +178,7 @@ def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[
     )
     hierarchies = {name: dataset.hierarchies[name] for name in sensitive if name in dataset.hierarchies}
     # a QI released as a categorical is read from its own codes (what its encoding would read), not re-encoded
-    qis = {name: data[name] for name in dataset.quasi_identifiers}
+    qis = released.columns_of(dataset.quasi_identifiers)
     classes = build(released, hierarchies=hierarchies, weights=weights, suppressed_rows=left_out, columns=qis)
     if classes.n_records - classes.suppressed < dataset.n_records:
         for name in sensitive:

@@ -108,6 +108,7 @@ class Dataset:
                 raise ColumnNotFoundError(f"A hierarchy is given for column {name!r}, which is not in the table.")
             self.hierarchies[name] = hierarchy
         self._encoded: dict[str, EncodedColumn] = {}
+        self._series: dict[str, pd.Series] = {}  # the frame's columns as asked for (see _column)
 
     # ------------------------------------------------------------------ builders
     @classmethod
@@ -243,7 +244,7 @@ class Dataset:
         names = list(dict.fromkeys(columns))
         self._require(names)
         if self._frame is not None:
-            out = {name: self._frame[name] for name in names}
+            out = {name: self._column(name) for name in names}
         else:
             assert self._table is not None
             frame = self._table.select([self._columns.index(name) for name in names]).to_pandas()
@@ -254,6 +255,14 @@ class Dataset:
                 if done is not None and isinstance(series.dtype, pd.StringDtype):
                     out[name] = text_codes(done)
         return out
+
+    def _column(self, name: str) -> pd.Series:
+        """:attr:`frame`'s column ``name``, the Series kept: pandas makes a new one at every
+        lookup (the frame is read-only by convention, as the cached encodings need too)."""
+        column = self._series.get(name)
+        if column is None:
+            column = self._series[name] = self._frame[name]  # type: ignore[index]
+        return column
 
     def _require(self, names: Sequence[str]) -> None:
         for name in names:
@@ -300,7 +309,7 @@ class Dataset:
         merged = dict(self.hierarchies)
         merged.update(hierarchies)
         dataset = Dataset(self._source, self.schema, hierarchies=merged, missing=self.missing)
-        dataset._encoded = self._encoded
+        dataset._encoded, dataset._series = self._encoded, self._series
         return dataset
 
     @property
@@ -331,7 +340,7 @@ class Dataset:
         if column not in self._columns:
             raise ColumnNotFoundError(f"Column {column!r} is not in the table.")
         attribute = self.schema[column] if column in self.schema else None
-        values = self._frame[column] if self._frame is not None else self._table.column(column)  # type: ignore[union-attr]
+        values = self._column(column) if self._frame is not None else self._table.column(column)  # type: ignore[union-attr]
         encoded = encode_values(
             values, column=column, kind=attribute.kind if attribute else Kind.CATEGORICAL,
             domain=attribute.domain if attribute else None, missing=self.missing,
@@ -359,7 +368,7 @@ class Dataset:
         """Whether ``column`` holds codes already (a pandas categorical, an Arrow dictionary):
         encoding it reads them, no value is hashed."""
         if self._frame is not None:
-            return isinstance(self._frame[column].dtype, pd.CategoricalDtype)
+            return isinstance(self._column(column).dtype, pd.CategoricalDtype)
         import pyarrow as pa
 
         return pa.types.is_dictionary(self._table.column(column).type)  # type: ignore[union-attr]
