@@ -279,10 +279,12 @@ def _complete_categorical(values: object) -> tuple[np.ndarray, np.ndarray, np.nd
 
 class TextCodes(NamedTuple):
     """A text column as codes (:func:`text_codes`): each row's index into ``labels`` (int32, -1 where
-    the value is missing) and the column's distinct text as it is (object)."""
+    the value is missing), the column's distinct text as it is (object), and whether each label
+    is some row's value (False: not known)."""
 
     codes: np.ndarray
     labels: np.ndarray
+    every_label_occurs: bool = False
 
 
 def text_codes(encoded: EncodedColumn) -> TextCodes:
@@ -296,13 +298,13 @@ def text_codes(encoded: EncodedColumn) -> TextCodes:
         remap = (np.cumsum(keep) - 1).astype(np.int32)
         remap[encoded.missing_code] = -1
         labels, codes = labels[keep], remap.take(codes)
-    return TextCodes(codes, labels)
+    return TextCodes(codes, labels, encoded.every_label_occurs)
 
 
 def categorical_of(encoded: EncodedColumn | TextCodes) -> pd.Series:
     """``encoded``'s column as a pandas categorical of its labels (:func:`text_codes`): the same
     cells as the text column it encodes (a missing value a missing cell), its codes as they are."""
-    codes, labels = encoded if isinstance(encoded, TextCodes) else text_codes(encoded)
+    codes, labels, _ = encoded if isinstance(encoded, TextCodes) else text_codes(encoded)
     dtype = pd.CategoricalDtype(pd.Index(labels, dtype="str"))
     return pd.Series(pd.Categorical.from_codes(codes, dtype=dtype, validate=False), copy=False)
 
@@ -380,6 +382,8 @@ def distinct_codes(values: "pd.Series | pa.ChunkedArray | pa.Array | TextCodes")
     a text column's labels are its values as they are (of :class:`TextCodes`, those some row has).
     """
     if isinstance(values, TextCodes):
+        if values.every_label_occurs:
+            return values.codes, values.labels
         raw, labels, _, _ = _used_only(values.codes, values.labels)
         return raw, labels
     raw, labels, _ = _dictionary(values)

@@ -97,3 +97,22 @@ def test_column_values_counts_the_present_values(cells, size):
             for c in present:
                 expected[c.strip()] = expected.get(c.strip(), 0) + 1
             assert counted == expected
+
+
+def test_text_codes_read_only_the_labels_some_row_has():
+    # a declared domain value no row has is no distinct value of the column, with or without the flag
+    import numpy as np
+    from veil.data import TextCodes, text_codes
+    from veil.data._encoding import distinct_codes
+
+    frame = pd.DataFrame({"c": pd.Series(["b", "a", None, "b"], dtype="str")})
+    dataset = Dataset.from_pandas(frame, sensitive=["c"], domains={"c": ["a", "b", "z"]}, kinds={"c": "ordinal"})
+    parts = text_codes(dataset.encode("c"))
+    assert not parts.every_label_occurs and list(parts.labels) == ["a", "b", "z"]
+    codes, labels = distinct_codes(parts)
+    assert list(labels) == ["a", "b"] and codes.tolist() == [1, 0, -1, 1]
+    plain = text_codes(Dataset.from_pandas(frame, sensitive=["c"]).encode("c"))
+    assert plain.every_label_occurs
+    codes, labels = distinct_codes(plain)
+    assert list(labels) == ["a", "b"] and codes.tolist() == [1, 0, -1, 1]
+    assert distinct_codes(TextCodes(np.array([0, 0], dtype=np.int32), np.array(["x", "y"], dtype=object)))[1].tolist() == ["x"]
