@@ -214,7 +214,11 @@ class Evaluator:
 
     def table(self, node: tuple[int, ...]) -> ClassTable:
         """The unsuppressed class table of ``node`` (a tuple of valid levels, one per QI),
-        rolled up from the smallest finer table at hand: a cached node, a hub or the base."""
+        rolled up from its hub (or the smallest finer one at hand) or the base.
+
+        A cached node's table finer than ``node`` is not looked for: the searches judge
+        coarser nodes before finer ones, so one was found for at most 7 of Adult's 64-2,456
+        judged nodes per configuration (2026-11-27), and looking cost about 5 us a node."""
         cached = self.cache.get(node)
         if cached is not None:
             return cached
@@ -223,10 +227,6 @@ class Evaluator:
             source = self.base
             if any(a > b for a, b in zip(source.levels, node)):
                 return source.generalize(node)
-        if len(self.cache.slots):
-            finer = self.cache.smallest_finer(node)
-            if finer is not None and finer.n_classes < source.n_classes:
-                source = finer
         table = source.roll_up(node)
         self.cache.put(node, table)
         return table
