@@ -136,10 +136,11 @@ SMALL_DOMAIN = 8
 class TableStore:
     """At most ``capacity`` class tables by node, the least recently used dropped first;
     the nodes are rows of one int16 matrix, so that the finer tables of a node are found
-    with one comparison (:meth:`smallest_finer`)."""
+    with one comparison (:meth:`smallest_finer`; not kept when ``finer`` is False)."""
 
-    def __init__(self, capacity: int, n_attributes: int) -> None:
+    def __init__(self, capacity: int, n_attributes: int, *, finer: bool = True) -> None:
         self.capacity = capacity
+        self.finer = finer
         self.slots: OrderedDict[tuple[int, ...], int] = OrderedDict()  # node -> its row
         self.keys = np.zeros((capacity, n_attributes), dtype=np.int16)
         self.sizes = np.full(capacity, _NEVER, dtype=np.int64)  # classes; empty rows: never picked
@@ -157,12 +158,15 @@ class TableStore:
             return
         slot = len(self.slots) if len(self.slots) < self.capacity else self.slots.popitem(last=False)[1]
         self.slots[node] = slot
-        self.keys[slot] = node
-        self.sizes[slot] = table.n_classes
+        if self.finer:
+            self.keys[slot] = node
+            self.sizes[slot] = table.n_classes
         self.tables[slot] = table
 
     def smallest_finer(self, node: tuple[int, ...]) -> ClassTable | None:
         """The stored table with the fewest classes among those at levels no higher than ``node``'s."""
+        if not self.finer:
+            raise ValueError("This store does not keep its nodes' levels (finer=False).")
         sizes = np.where((self.keys <= np.array(node, dtype=np.int16)).all(axis=1), self.sizes, _NEVER)
         slot = int(sizes.argmin())
         return None if sizes[slot] == _NEVER else self.tables[slot]
@@ -185,7 +189,7 @@ class Evaluator:
         self.limit = limit_records
         self.loss = loss
         q = len(classes.levels)
-        self.cache = TableStore(cache_size, q)
+        self.cache = TableStore(cache_size, q, finer=False)  # asked for the very node only (see table)
         self.checked = 0
         # hub tables: the node capped at level 1 (or its minimum level) in every
         # attribute is finer than the node and usually has far fewer classes

@@ -162,3 +162,13 @@ def test_hubs_keep_small_domains_at_level_zero():
     for node in [(2, 2), (1, 2), (2, 2)]:  # the second request of hub (0, 1) builds it
         assert _as_set(evaluator.table(node)) == _as_set(table.generalize(node))
     assert list(evaluator.hubs.slots) == [(0, 1)]
+
+
+def test_a_store_without_levels_finds_its_nodes_but_no_finer_one(classes):
+    q = len(classes.levels)
+    store = TableStore(2, q, finer=False)
+    coarse = classes.generalize((1,) * q)
+    store.put((1,) * q, coarse)
+    assert store.get((1,) * q) is coarse and store.get((0,) * q) is None
+    with pytest.raises(ValueError, match="finer=False"):
+        store.smallest_finer((2,) * q)
