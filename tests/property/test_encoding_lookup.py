@@ -123,3 +123,27 @@ def test_the_threshold_picks_the_path():
         assert _encoding._text_dictionary(column) is not None
     assert len(column) < _encoding.LOOKUP_ROWS
     assert _encoding._text_dictionary(column) is None
+
+
+@PATHS
+@settings(max_examples=30, deadline=None)
+@given(FREQUENT, RARE, st.integers(0, 2**32 - 1), st.lists(st.integers(0, ROWS), min_size=1, max_size=4))
+def test_a_column_in_chunks_encodes_as_one(lookup_rows, frequent, rare, seed, cuts):
+    # an Arrow column in several chunks (a reader's batches, a pandas concatenation) is looked up
+    # chunk by chunk: the same labels and codes as the plain encoding of its values
+    import pyarrow as pa
+
+    rng = np.random.default_rng(seed)
+    values: list[str | None] = [frequent[i] for i in rng.integers(0, len(frequent), ROWS)]
+    for row, value in rare:
+        values[row] = value
+    bounds = [0, *sorted(cuts), ROWS]
+    column = pa.chunked_array([pa.array(values[a:b], type=pa.large_string()) for a, b in zip(bounds, bounds[1:])],
+                              type=pa.large_string())
+    with lookup_from(lookup_rows):
+        encoded = encode_values(column, column="c")
+        as_series = encode_values(pd.Series(pd.arrays.ArrowStringArray(column)), column="c")
+    labels, codes = reference(values, Kind.CATEGORICAL)
+    for got in (encoded, as_series):
+        assert got.labels.tolist() == labels
+        assert got.codes.tolist() == codes

@@ -180,16 +180,20 @@ def infer_kind(series: pd.Series) -> Kind:
     return Kind.CATEGORICAL
 
 
-def _as_arrow(values: "pd.Series | pa.ChunkedArray | pa.Array") -> "pa.Array | None":
-    """One Arrow array of the column, or None when Arrow cannot hold it (mixed objects)."""
+def _as_arrow(values: "pd.Series | pa.ChunkedArray | pa.Array", *,
+              chunks: bool = False) -> "pa.Array | pa.ChunkedArray | None":
+    """One Arrow array of the column (with ``chunks``, its chunks as they are when it has several),
+    or None when Arrow cannot hold it (mixed objects)."""
     import pyarrow as pa
 
     if isinstance(values, pa.ChunkedArray):
-        return values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+        if values.num_chunks == 1:
+            return values.chunk(0)
+        return values if chunks else values.combine_chunks()
     if isinstance(values, pa.Array):
         return values
     if isinstance(values.array, pd.arrays.ArrowExtensionArray):  # Arrow-backed pandas: its own array, as it is
-        return _as_arrow(pa.array(values.array))
+        return _as_arrow(pa.array(values.array), chunks=chunks)
     if values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
         return None  # Python objects (decimals, mixed types) keep their text, as format_labels gives it
     try:
@@ -212,7 +216,9 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
         raw = np.asarray(values.cat.codes, dtype=np.int32)
         raw, labels, _, any_missing = _used_only(raw, values.dtype.categories.to_numpy(dtype=object))
         return raw, labels, any_missing
-    array = _as_arrow(values)
+    # a long text column is looked up chunk by chunk (_text_dictionary); Adult x30 as a pandas
+    # concatenation has 30 chunks, whose copy into one array cost more than a column's lookup
+    array = _as_arrow(values, chunks=True)
     if array is None:  # pandas-only objects: the labels are made row by row
         raw, uniques = pd.factorize(format_labels(values), use_na_sentinel=True)  # type: ignore[arg-type]
         raw = raw.astype(np.int32, copy=False)
@@ -223,6 +229,8 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
         found = _text_dictionary(array)
         if found is not None:
             return found
+    if isinstance(array, pa.ChunkedArray):  # one dictionary for the whole column
+        array = array.combine_chunks()
     given = pa.types.is_dictionary(array.type)
     encoded = array if given else pc.dictionary_encode(array)
     indices = encoded.indices
@@ -330,7 +338,7 @@ _HEAD_ROWS = 1_024
 LOOKUP_ROWS = 250_000
 
 
-def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] | None:
+def _text_dictionary(array: "pa.Array | pa.ChunkedArray") -> tuple[np.ndarray, np.ndarray, bool] | None:
     """``_dictionary`` of a text column whose values repeat, by lookup; ``None``: not such a column.
 
     The distinct values of :data:`_HEAD_ROWS` rows spread evenly over the column (the
@@ -368,7 +376,10 @@ def _text_dictionary(array: "pa.Array") -> tuple[np.ndarray, np.ndarray, bool] |
     labels = head.to_numpy(zero_copy_only=False).astype(object)
     if lacked:
         rest = pc.and_(pc.is_null(found), pc.is_valid(array)) if missing else pc.is_null(found)
-        others = pc.dictionary_encode(array.filter(rest))
+        lacking = array.filter(rest)
+        if isinstance(lacking, pa.ChunkedArray):  # one dictionary for every chunk's rows
+            lacking = lacking.combine_chunks()
+        others = pc.dictionary_encode(lacking)
         raw[np.flatnonzero(rest.to_numpy(zero_copy_only=False))] = (
             len(labels) + others.indices.to_numpy(zero_copy_only=False))
         labels = np.concatenate([labels, others.dictionary.to_numpy(zero_copy_only=False).astype(object)])
