@@ -2,14 +2,14 @@
 
 ``encode_values`` looks the values of a long text column with repeated values up
 in the distinct values of its first rows, and encodes the rows whose value the
-head lacks apart (``veil.data._encoding``).  Whatever the path, the result is
+head lacks apart (``veil.data._lookup``).  Whatever the path, the result is
 defined by the values alone: the labels are the distinct values in the kind's
 order (then ``<missing>``) and each row's code is its value's position.  The
 reference below computes that in plain Python.  The columns are long (8,192 rows)
 with a few frequent values, as the lookup needs, and rare values placed anywhere,
 so that some lie beyond the head and take the second path.  Each test runs with the
 lookup on from 4,096 rows (so that these columns take it) and with the default
-threshold (:data:`~veil.data._encoding.LOOKUP_ROWS`: Arrow's dictionary encoding).
+threshold (:data:`~veil.data._lookup.LOOKUP_ROWS`: Arrow's dictionary encoding).
 """
 
 from __future__ import annotations
@@ -25,23 +25,23 @@ from hypothesis import strategies as st
 
 from veil.data import Kind
 from veil.dataset import MISSING
-from veil.data import _encoding
+from veil.data import _lookup
 from veil.data._encoding import encode_values
 
 ROWS = 8_192
 FREQUENT = st.lists(st.text(alphabet="ab ç9-", min_size=0, max_size=4), min_size=1, max_size=6, unique=True)
-PATHS = pytest.mark.parametrize("lookup_rows", [4_096, _encoding.LOOKUP_ROWS], ids=["lookup", "dictionary"])
+PATHS = pytest.mark.parametrize("lookup_rows", [4_096, _lookup.LOOKUP_ROWS], ids=["lookup", "dictionary"])
 
 
 @contextmanager
 def lookup_from(rows: int) -> Iterator[None]:
     """Columns of ``rows`` rows or more are encoded by lookup in their head's values."""
-    saved = _encoding.LOOKUP_ROWS
-    _encoding.LOOKUP_ROWS = rows
+    saved = _lookup.LOOKUP_ROWS
+    _lookup.LOOKUP_ROWS = rows
     try:
         yield
     finally:
-        _encoding.LOOKUP_ROWS = saved
+        _lookup.LOOKUP_ROWS = saved
 
 
 RARE = st.lists(st.tuples(st.integers(0, ROWS - 1), st.one_of(st.none(), st.text(alphabet="xyzé1", max_size=5))),
@@ -120,9 +120,9 @@ def test_the_threshold_picks_the_path():
 
     column = pa.array(["a", "b", "c"] * (ROWS // 3))
     with lookup_from(4_096):
-        assert _encoding._text_dictionary(column) is not None
-    assert len(column) < _encoding.LOOKUP_ROWS
-    assert _encoding._text_dictionary(column) is None
+        assert _lookup.text_dictionary(column) is not None
+    assert len(column) < _lookup.LOOKUP_ROWS
+    assert _lookup.text_dictionary(column) is None
 
 
 @PATHS

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import pandas as pd
 
+from veil.data._lookup import text_dictionary
 from veil.data._schema import Kind
 from veil.errors import SchemaError
 
@@ -216,7 +217,7 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
         raw = np.asarray(values.cat.codes, dtype=np.int32)
         raw, labels, _, any_missing = _used_only(raw, values.dtype.categories.to_numpy(dtype=object))
         return raw, labels, any_missing
-    # a long text column is looked up chunk by chunk (_text_dictionary); Adult x30 as a pandas
+    # a long text column is looked up chunk by chunk (text_dictionary); Adult x30 as a pandas
     # concatenation has 30 chunks, whose copy into one array cost more than a column's lookup
     array = _as_arrow(values, chunks=True)
     if array is None:  # pandas-only objects: the labels are made row by row
@@ -226,7 +227,7 @@ def _dictionary(values: "pd.Series | pa.ChunkedArray | pa.Array") -> tuple[np.nd
     if pa.types.is_null(array.type):  # every value missing
         return np.full(len(array), -1, dtype=np.int32), np.array([], dtype=object), len(array) > 0
     if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
-        found = _text_dictionary(array)
+        found = text_dictionary(array)
         if found is not None:
             return found
     if isinstance(array, pa.ChunkedArray):  # one dictionary for the whole column
@@ -327,63 +328,6 @@ def _used_only(raw: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndar
         return raw, labels, counts[1:], any_missing
     shift = np.append(np.cumsum(used, dtype=np.int32) - 1, np.int32(-1))  # code -1 reads the appended -1
     return shift.take(raw), labels[used], counts[1:][used], any_missing
-
-
-#: Rows (spread over a text column) whose distinct values a long column is looked up in.
-_HEAD_ROWS = 1_024
-#: From this many rows on, a text column with repeated values is looked up in its head's values
-#: (:func:`_text_dictionary`); a shorter one is dictionary-encoded by Arrow at once.  Measured on
-#: 2 cores (Adult's 9 columns, side by side, 2026-11-27): 2.9 against 4.3 ms at 30k rows, 14.5
-#: against 15.0 ms at 211k, even at 302k, 57.6 against 65.9 ms (the lookup ahead) at 905k.
-LOOKUP_ROWS = 250_000
-
-
-def _text_dictionary(array: "pa.Array | pa.ChunkedArray") -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """``_dictionary`` of a text column whose values repeat, by lookup; ``None``: not such a column.
-
-    The distinct values of :data:`_HEAD_ROWS` rows spread evenly over the column (the
-    "head") are looked up for every row (``pyarrow.compute.index_in``: a hash lookup that
-    does not insert; 10-20 % cheaper than Arrow's dictionary encoding at 1M rows, dearer
-    below :data:`LOOKUP_ROWS`, where ``None`` is returned); the few rows
-    whose value the head lacks are dictionary-encoded on their own and coded after the
-    head's values.  The labels are the
-    column's distinct values either way (the head's, then the others'), so the encoding
-    (sorted by :func:`encode_values`) is the same.  A column of mostly distinct values
-    (a quarter of the head or more) or whose head misses many rows is left to
-    ``dictionary_encode``.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    n = len(array)
-    if n < max(LOOKUP_ROWS, 4 * _HEAD_ROWS):
-        return None
-    # rows spread over the whole column, so that sorted or grouped data shows its values too
-    spread = pa.array(np.arange(_HEAD_ROWS, dtype=np.int64) * (n // _HEAD_ROWS))
-    head = pc.unique(array.take(spread)).drop_null()
-    if len(head) * 4 > _HEAD_ROWS:
-        return None
-    head = head.take(pc.sort_indices(head))  # in text order: a categorical column's codes then need no remap
-    found = pc.index_in(array, value_set=head)  # null: a missing value, or one the head lacks
-    missing = array.null_count
-    lacked = found.null_count - missing
-    if lacked > n // 8:
-        return None
-    if not found.null_count:  # every row in the head: its indices as they are (read-only, not written)
-        return found.to_numpy(zero_copy_only=False).astype(np.int32, copy=False), head.to_numpy(
-            zero_copy_only=False).astype(object), False
-    raw = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int32)  # a writable copy
-    labels = head.to_numpy(zero_copy_only=False).astype(object)
-    if lacked:
-        rest = pc.and_(pc.is_null(found), pc.is_valid(array)) if missing else pc.is_null(found)
-        lacking = array.filter(rest)
-        if isinstance(lacking, pa.ChunkedArray):  # one dictionary for every chunk's rows
-            lacking = lacking.combine_chunks()
-        others = pc.dictionary_encode(lacking)
-        raw[np.flatnonzero(rest.to_numpy(zero_copy_only=False))] = (
-            len(labels) + others.indices.to_numpy(zero_copy_only=False))
-        labels = np.concatenate([labels, others.dictionary.to_numpy(zero_copy_only=False).astype(object)])
-    return raw, labels, missing > 0
 
 
 def distinct_codes(values: "pd.Series | pa.ChunkedArray | pa.Array | TextCodes") -> tuple[np.ndarray, np.ndarray]:
