@@ -219,9 +219,13 @@ class Dataset:
             A column is not in the table.
         """
         names = list(columns)
-        if len(set(names)) < len(names):  # a name twice: the frame's own columns, as they are
+        if len(set(names)) < len(names):  # a name twice: the columns as they are, each place
             self._require(names)
-            return self.frame.loc[:, names]
+            if self._frame is not None:
+                return self._frame.loc[:, names]
+            frame = self._table.select([self._columns.index(name) for name in names]).to_pandas()  # type: ignore[union-attr]
+            frame.columns = names
+            return frame
         parts = {name: categorical_of(part) if isinstance(part, TextCodes) else part
                  for name, part in self.columns_of(names, encoded=encoded).items()}
         index = self._frame.index if self._frame is not None else pd.RangeIndex(self.n_records)

@@ -202,9 +202,9 @@ class ReleasePolicy:
         n_rows = rows_of(next(iter(parts.values()))) if parts else 0
         if not n_rows:
             return
-        # every column is scanned as text; a text column (pandas' str or string dtype, or a
-        # categorical of text: Dataset.columns_of(encoded=True)) is that already, with the same
-        # values either way, so it is not converted (0.7 ms per Adult column)
+        # every column is scanned as text; a text column (pandas' str or string dtype, a
+        # categorical of text, or an encoded one's TextCodes: Dataset.columns_of(encoded=True)) is
+        # that already, with the same values either way, so it is not converted (0.7 ms per Adult column)
         parts = {name: _as_string(column) for name, column in parts.items()}
         found = scan_columns(parts, n_rows, sample_size=IDENTIFIER_SCAN_SAMPLE).direct_identifiers
         if found:

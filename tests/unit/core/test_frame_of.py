@@ -52,3 +52,11 @@ def test_columns_of_gives_the_frames_columns_by_name():
 def test_frame_of_with_a_name_twice_keeps_both():
     dataset = Dataset.from_arrow(_table(), quasi_identifiers=["zip"])
     assert list(dataset.frame_of(["job", "job"]).columns) == ["job", "job"]
+
+
+def test_a_name_twice_converts_only_the_columns_asked_for():
+    union = pa.UnionArray.from_dense(pa.array([0, 1, 0], type=pa.int8()), pa.array([0, 0, 1], type=pa.int32()),
+                                     [pa.array([1, 2]), pa.array(["x"])])
+    dataset = Dataset.from_arrow(_table().append_column("odd", union), quasi_identifiers=["zip"])
+    part = dataset.frame_of(["age", "age"])
+    assert list(part.columns) == ["age", "age"] and part.iloc[:, 1].tolist() == ["31", "45", "52"]
