@@ -142,8 +142,9 @@ class TableStore:
         self.capacity = capacity
         self.finer = finer
         self.slots: OrderedDict[tuple[int, ...], int] = OrderedDict()  # node -> its row
-        self.keys = np.zeros((capacity, n_attributes), dtype=np.int16)
-        self.sizes = np.full(capacity, _NEVER, dtype=np.int64)  # classes; empty rows: never picked
+        rows = capacity if finer else 0  # the levels and sizes are kept only to find finer tables
+        self.keys = np.zeros((rows, n_attributes), dtype=np.int16)
+        self.sizes = np.full(rows, _NEVER, dtype=np.int64)  # classes; empty rows: never picked
         self.tables: list[ClassTable | None] = [None] * capacity
 
     def get(self, node: tuple[int, ...]) -> ClassTable | None:

@@ -221,11 +221,7 @@ class Dataset:
         names = list(columns)
         if len(set(names)) < len(names):  # a name twice: the columns as they are, each place
             self._require(names)
-            if self._frame is not None:
-                return self._frame.loc[:, names]
-            frame = self._table.select([self._columns.index(name) for name in names]).to_pandas()  # type: ignore[union-attr]
-            frame.columns = names
-            return frame
+            return self._frame.loc[:, names] if self._frame is not None else self._converted(names)
         parts = {name: categorical_of(part) if isinstance(part, TextCodes) else part
                  for name, part in self.columns_of(names, encoded=encoded).items()}
         index = self._frame.index if self._frame is not None else pd.RangeIndex(self.n_records)
@@ -250,8 +246,7 @@ class Dataset:
         if self._frame is not None:
             out = {name: self._column(name) for name in names}
         else:
-            assert self._table is not None
-            frame = self._table.select([self._columns.index(name) for name in names]).to_pandas()
+            frame = self._converted(names)
             out = {name: frame.iloc[:, i] for i, name in enumerate(names)}
         if encoded:
             for name, series in out.items():
@@ -267,6 +262,14 @@ class Dataset:
         if column is None:
             column = self._series[name] = self._frame[name]  # type: ignore[index]
         return column
+
+    def _converted(self, names: list[str]) -> pd.DataFrame:
+        """These columns of the Arrow table the dataset was read into, converted to pandas (a name
+        may repeat: each place gets its column)."""
+        assert self._table is not None
+        frame = self._table.select([self._columns.index(name) for name in names]).to_pandas()
+        frame.columns = names
+        return frame
 
     def _require(self, names: Sequence[str]) -> None:
         for name in names:

@@ -198,14 +198,13 @@ class ReleasePolicy:
         from veil.sanitize import rows_of, scan_columns
 
         names = [c for c in columns if c not in self.allow_identifiers and self.actions.get(c) != "pseudonymized"]
-        parts = {name: frame[name] for name in dict.fromkeys(names)}
-        n_rows = rows_of(next(iter(parts.values()))) if parts else 0
-        if not n_rows:
-            return
         # every column is scanned as text; a text column (pandas' str or string dtype, a
         # categorical of text, or an encoded one's TextCodes: Dataset.columns_of(encoded=True)) is
         # that already, with the same values either way, so it is not converted (0.7 ms per Adult column)
-        parts = {name: _as_string(column) for name, column in parts.items()}
+        parts = {name: _as_string(frame[name]) for name in dict.fromkeys(names)}
+        n_rows = rows_of(next(iter(parts.values()))) if parts else 0
+        if not n_rows:
+            return
         found = scan_columns(parts, n_rows, sample_size=IDENTIFIER_SCAN_SAMPLE).direct_identifiers
         if found:
             name = found[0]
