@@ -25,7 +25,7 @@ def exhaustive_search(
     start = time.perf_counter()
     lattice = prepare(classes, models, min_levels, max_levels)
     limit = limit_records(classes, suppression_limit)
-    evaluator = Evaluator(classes, models, limit, loss, cache_size=0)
+    evaluator = Evaluator(classes, models, limit, loss, cache_size=0, refute=False)  # the reference: every table built
     best, best_key = None, None
     for node_arr in lattice.nodes():
         node = tuple(int(x) for x in node_arr)

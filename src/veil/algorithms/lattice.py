@@ -150,7 +150,8 @@ def _least_loss_result(nodes: np.ndarray, losses: np.ndarray, heights: np.ndarra
         nodes_checked=evaluator.checked,
         seconds=time.perf_counter() - start,
         algorithm="lattice",
-        extra={"suppressed_records": result.suppressed_records, **({"lattice": record} if record else {})},
+        extra={"suppressed_records": result.suppressed_records, "nodes_refuted": evaluator.refuted,
+               **({"lattice": record} if record else {})},
     )
 
 
@@ -275,7 +276,8 @@ def search(
         nodes_checked=evaluator.checked + extra_checks,
         seconds=time.perf_counter() - start,
         algorithm="lattice",
-        extra={"suppressed_records": best.suppressed_records, "lattice": _record(heights, outcome)},
+        extra={"suppressed_records": best.suppressed_records, "nodes_refuted": evaluator.refuted,
+               "lattice": _record(heights, outcome)},
     )
 
 
@@ -373,7 +375,8 @@ def _search_mixed(
         nodes_checked=evaluator.checked,
         seconds=time.perf_counter() - start,
         algorithm="lattice",
-        extra={"suppressed_records": result.suppressed_records, "lattice": _record(heights, outcome)},
+        extra={"suppressed_records": result.suppressed_records, "nodes_refuted": evaluator.refuted,
+               "lattice": _record(heights, outcome)},
     )
 
 

@@ -77,6 +77,15 @@ class PrivacyModel(ABC):
         """The strongest parameter value the table meets."""
 
     @property
+    def smallest_class(self) -> int:
+        """The fewest records a class can hold and meet this model (1: the model sets no such floor).
+
+        A lattice search with no suppression refutes a node whose attribute pairs' marginals have
+        a cell smaller than this (:mod:`veil.algorithms._pairs`), without building its table.
+        """
+        return 1
+
+    @property
     def name(self) -> str:
         """A short human-readable name with the parameters, e.g. ``5-anonymity``.
 

@@ -33,6 +33,11 @@ class MinimumClassSize(PrivacyModel):
     def violating(self, classes: ClassTable) -> np.ndarray:
         return classes.counts < self.k
 
+    @property
+    def smallest_class(self) -> int:
+        """``k``: every class holds at least ``k`` records."""
+        return self.k
+
     def achieved_level(self, classes: ClassTable) -> int:
         """The smallest class size (0 when every record is suppressed)."""
         return int(classes.counts.min()) if classes.n_classes else 0

@@ -110,6 +110,11 @@ class DistinctLDiversity(_LDiversity):
         RequirementKey("l", "l", ">=", "distinct l-diversity", report_field="distinct_l", aliases=("distinct_l",)),
     )
 
+    @property
+    def smallest_class(self) -> int:
+        """``l``: a class of fewer records cannot hold ``l`` distinct values."""
+        return self.l
+
     def distinct(self, classes: ClassTable) -> np.ndarray:
         """Distinct sensitive values per class."""
         return (self.histogram(classes).counts > 0).sum(axis=1)

@@ -1,0 +1,80 @@
+"""Properties of the pair-marginal bound (veil.algorithms._pairs): it never refutes a node that
+could pass, its count never exceeds the records the node suppresses, it is exact on two
+attributes, and a search that uses it finds the exhaustive search's optimum."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from veil.algorithms._pairs import PairBound
+from veil.algorithms.lattice import Lattice, exhaustive_search, search
+from veil.classes import ClassTable
+from veil.dataset import Dataset
+from veil.errors import InfeasibleError, ParameterError
+from veil.hierarchy import Hierarchy
+from veil.models import DistinctLDiversity, KAnonymity
+from veil.utility import get_metric
+
+LOSS = get_metric("loss")
+
+
+@st.composite
+def tables(draw, min_qis=2, max_qis=4):
+    """A table of 2-4 QIs with random monotone hierarchies (some levels shared by all values)."""
+    n = draw(st.integers(min_value=1, max_value=60))
+    n_qi = draw(st.integers(min_value=min_qis, max_value=max_qis))
+    columns, hierarchies = {}, {}
+    for q in range(n_qi):
+        n_values = draw(st.integers(min_value=1, max_value=6))
+        values = [f"v{i}" for i in range(n_values)]
+        groups, levels = list(range(n_values)), [values]
+        for d in range(draw(st.integers(min_value=0, max_value=2))):
+            fan = draw(st.integers(min_value=2, max_value=3))
+            groups = [g // fan for g in groups]
+            levels.append([f"L{d + 1}_{g}" for g in groups])
+        name = f"q{q}"
+        hierarchies[name] = Hierarchy.from_rows([[lvl[i] for lvl in levels] + ["*"] for i in range(n_values)],
+                                                name=name)
+        columns[name] = draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
+    columns["s"] = draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n))
+    return Dataset.from_pandas(pd.DataFrame(columns), quasi_identifiers=list(hierarchies), sensitive=["s"],
+                               hierarchies=hierarchies)
+
+
+def _every_node(classes):
+    return [tuple(int(x) for x in row) for row in Lattice(classes.levels, tuple(h.height for h in classes.hierarchies)).nodes()]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dataset=tables(), smallest=st.integers(min_value=2, max_value=6), share=st.sampled_from([0.0, 0.1, 0.3]))
+def test_a_refuted_node_suppresses_at_least_the_count_and_more_than_the_limit(dataset, smallest, share):
+    classes = ClassTable.from_dataset(dataset)
+    limit = int(np.floor(share * classes.n_records))
+    bound = PairBound(classes, smallest, limit)
+    for node in _every_node(classes):
+        table = classes.generalize(node)
+        suppressed = int(table.counts[table.counts < smallest].sum())
+        need = bound.refutes(node)
+        if need:
+            assert limit < need <= suppressed
+        if len(node) == 2 and len(bound.pairs) == 1 and suppressed > limit:  # the pair is the whole table
+            assert need == suppressed
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dataset=tables(min_qis=3), k=st.integers(min_value=1, max_value=5), l=st.sampled_from([None, 1, 2]))
+def test_the_search_without_suppression_finds_the_exhaustive_optimum(dataset, k, l):
+    classes = ClassTable.from_dataset(dataset)
+    models = [KAnonymity(k=k)] + ([] if l is None else [DistinctLDiversity(sensitive="s", l=l)])
+    try:
+        reference = exhaustive_search(classes, models, loss=LOSS.loss, suppression_limit=0.0)
+    except (InfeasibleError, ParameterError) as exc:  # ParameterError: l above the distinct values
+        with pytest.raises(type(exc)) as raised:
+            search(classes, models, loss=LOSS.loss, metric_name="loss", suppression_limit=0.0)
+        assert getattr(raised.value, "best", None) == getattr(exc, "best", None)
+        return
+    found = search(classes, models, loss=LOSS.loss, metric_name="loss", suppression_limit=0.0)
+    assert found.loss == pytest.approx(reference.loss, rel=1e-9, abs=1e-12)
+    assert found.classes.counts.min() >= k

@@ -1,0 +1,100 @@
+"""The pair-marginal bound that refutes nodes before their table is built (veil.algorithms._pairs)."""
+
+import pandas as pd
+import pytest
+
+import veil.algorithms._nodes as nodes_module
+from veil.algorithms._pairs import PairBound
+from veil.algorithms.lattice import search
+from veil.classes import ClassTable
+from veil.errors import InfeasibleError
+from veil.hierarchy import Hierarchy
+from veil.models import DistinctLDiversity, EqualDistanceTCloseness, KAnonymity
+from veil.utility import get_metric
+
+LOSS = get_metric("loss")
+
+
+def _loss(classes):
+    return LOSS.loss(classes)
+
+
+def _table():
+    """Three QIs, nine records; by hand, at level 0:
+    pair (a, b) has cells x-p: 4, x-q: 3, y-q: 2; pair (a, c): x-u: 7, y-v: 2; pair (b, c): p-u: 4, q-u: 3, q-v: 2."""
+    frame = pd.DataFrame({"a": list("xxxxxxxyy"), "b": list("ppppqqqqq"), "c": list("uuuuuuuvv")})
+    return ClassTable.from_pandas(frame, quasi_identifiers=["a", "b", "c"])
+
+
+def test_the_bound_counts_the_records_of_small_cells_on_the_first_pair_that_refutes():
+    classes = _table()
+    bound = PairBound(classes, 3, 0)
+    assert bound.pairs == [(0, 1), (0, 2), (1, 2)]
+    # (a, b): the cell y-q holds 2 < 3 records, so at least those 2 are suppressed
+    assert bound.refutes((0, 0, 0)) == 2
+    # with a at '*', (a, b) has cells p: 4, q: 5 and (a, c) u: 7, v: 2: (a, c) refutes
+    assert bound.refutes((1, 0, 0)) == 2
+    assert bound.order[0] == 1  # the pair that refuted last is asked first
+    # b and c at '*': every pair's cells hold 7 and 2 (a) or 9: a's y is still too small
+    assert bound.refutes((0, 1, 1)) == 2
+    assert bound.refutes((1, 1, 1)) == 0
+
+
+def test_a_node_that_no_pair_refutes_is_not_refuted_and_the_limit_is_respected():
+    classes = _table()
+    assert PairBound(classes, 2, 0).refutes((0, 0, 0)) == 0  # every cell holds 2 or more
+    # with 2 records allowed to be suppressed, 2 small records do not refute the node
+    assert PairBound(classes, 3, 2).refutes((0, 0, 0)) == 0
+    assert PairBound(classes, 4, 2).refutes((0, 0, 0)) == 5  # x-q 3 + y-q 2 on (a, b)
+
+
+def test_a_pair_of_attributes_is_the_whole_table_so_the_bound_is_exact():
+    frame = pd.DataFrame({"a": list("xxxyyz"), "b": list("ppqqqq")})
+    classes = ClassTable.from_pandas(frame, quasi_identifiers=["a", "b"])
+    bound = PairBound(classes, 2, 0)
+    for node in [(0, 0), (0, 1), (1, 0), (1, 1)]:
+        table = classes.generalize(node)
+        exact = int(table.counts[table.counts < 2].sum())
+        assert bound.refutes(node) == exact
+
+
+def test_models_declare_the_fewest_records_a_class_can_hold():
+    assert KAnonymity(k=7).smallest_class == 7
+    assert DistinctLDiversity(sensitive="s", l=3).smallest_class == 3
+    assert EqualDistanceTCloseness(sensitive="s", t=0.2).smallest_class == 1
+
+
+def test_the_search_refutes_nodes_at_zero_suppression_only_when_every_model_sets_a_floor(adult):
+    classes = ClassTable.from_dataset(adult)
+    found = search(classes, [KAnonymity(k=5)], loss=_loss, metric_name="loss", suppression_limit=0.0)
+    assert found.extra["nodes_refuted"] > 0
+    with_limit = search(classes, [KAnonymity(k=5)], loss=_loss, metric_name="loss", suppression_limit=0.01)
+    assert with_limit.extra["nodes_refuted"] == 0
+
+
+def test_refuting_changes_neither_the_node_nor_the_nodes_judged(adult, monkeypatch):
+    classes = ClassTable.from_dataset(adult)
+    for models in ([KAnonymity(k=5)], [KAnonymity(k=3), DistinctLDiversity(sensitive="salary-class", l=2)]):
+        refuting = search(classes, models, loss=_loss, metric_name="loss", suppression_limit=0.0)
+
+        class NeverRefutes(PairBound):
+            def refutes(self, node):
+                return 0
+
+        with monkeypatch.context() as patch:
+            patch.setattr(nodes_module, "PairBound", NeverRefutes)
+            building = search(classes, models, loss=_loss, metric_name="loss", suppression_limit=0.0)
+        assert refuting.extra["nodes_refuted"] > 0 and building.extra["nodes_refuted"] == 0
+        assert refuting.node == building.node
+        assert refuting.loss == pytest.approx(building.loss)
+        assert refuting.nodes_checked == building.nodes_checked
+        assert refuting.extra["lattice"] == building.extra["lattice"]
+
+
+def test_an_infeasible_search_reports_the_exact_records_of_the_top_node():
+    frame = pd.DataFrame({"a": list("xxy"), "b": list("pqq")})
+    hierarchies = {name: Hierarchy.flat(sorted(set(frame[name])), name=name) for name in frame}
+    classes = ClassTable.from_pandas(frame, quasi_identifiers=["a", "b"], hierarchies=hierarchies)
+    with pytest.raises(InfeasibleError) as error:
+        search(classes, [KAnonymity(k=5)], loss=_loss, metric_name="loss", suppression_limit=0.0)
+    assert error.value.best["suppressed_records"] == 3
