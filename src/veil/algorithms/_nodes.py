@@ -22,7 +22,7 @@ from veil.utility import METRICS
 from veil.classes import ClassTable
 from veil.errors import InfeasibleError, ParameterError
 from veil.algorithms._grid import NodeSets, node_index, over_grid, predecessors
-from veil.algorithms._pairs import PairBound
+from veil.algorithms._pairs import pair_bound
 from veil.models._base import PrivacyModel
 
 __all__ = ["Lattice", "NodeEvaluation", "SearchResult", "Evaluator", "LossFunction", "ADDITIVE_METRICS",
@@ -194,7 +194,7 @@ class Evaluator:
         # t-closeness (no floor) 6 of 28, each time costing more than they saved
         # (veil.algorithms._pairs)
         floors = [model.smallest_class for model in self.models]
-        self.pairs = (PairBound(classes, max(floors), limit_records)
+        self.pairs = (pair_bound(classes, max(floors), limit_records)
                       if refute and limit_records == 0 and floors and min(floors) > 1 and classes.n_classes else None)
         self.refuted = 0  # nodes judged from their pairs, without a table (counted in ``checked`` too)
         self.cache = TableStore(cache_size, q, finer=False)  # asked for the very node only (see table)

@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 import veil.algorithms._nodes as nodes_module
-from veil.algorithms._pairs import PairBound
+import veil.algorithms._pairs as pairs_module
+from veil.algorithms._pairs import PairBound, pair_bound
 from veil.algorithms.lattice import search
 from veil.classes import ClassTable
 from veil.errors import InfeasibleError
@@ -82,7 +83,7 @@ def test_refuting_changes_neither_the_node_nor_the_nodes_judged(adult, monkeypat
                 return 0
 
         with monkeypatch.context() as patch:
-            patch.setattr(nodes_module, "PairBound", NeverRefutes)
+            patch.setattr(nodes_module, "pair_bound", NeverRefutes)
             building = search(classes, models, loss=_loss, metric_name="loss", suppression_limit=0.0)
         assert refuting.extra["nodes_refuted"] > 0 and building.extra["nodes_refuted"] == 0
         assert refuting.node == building.node
@@ -98,3 +99,18 @@ def test_an_infeasible_search_reports_the_exact_records_of_the_top_node():
     with pytest.raises(InfeasibleError) as error:
         search(classes, [KAnonymity(k=5)], loss=_loss, metric_name="loss", suppression_limit=0.0)
     assert error.value.best["suppressed_records"] == 3
+
+
+def test_no_bound_when_counting_the_pairs_would_visit_too_many_classes(monkeypatch):
+    classes = _table()  # 3 classes, 3 pairs: 9 visits
+    assert pair_bound(classes, 2, 0) is not None
+    monkeypatch.setattr(pairs_module, "MAX_VISITS", 8)
+    assert pair_bound(classes, 2, 0) is None
+    one = ClassTable.from_pandas(pd.DataFrame({"a": list("xy")}), quasi_identifiers=["a"])
+    monkeypatch.setattr(pairs_module, "MAX_VISITS", 1 << 19)
+    assert pair_bound(one, 2, 0) is None  # one attribute: no pair
+
+
+def test_adult_has_few_enough_classes_for_the_pairs(adult):
+    classes = ClassTable.from_dataset(adult)
+    assert classes.n_classes * 28 <= pairs_module.MAX_VISITS
