@@ -11,9 +11,9 @@ node fails, and its class table need not be built.  This is the subset property 
 Section 3.1): a table that is not k-anonymous on a subset of its quasi-identifiers is not
 k-anonymous on all of them.
 
-A pair's marginal at the base levels is one ``bincount`` over the base table's classes; it is
-rolled up to one level of the first attribute and every level of the second at once, the first
-time a node asks for that level.  Measured on Adult (8 QIs, 28 pairs, 2026-11-27): at 0%
+A pair's marginal at the base levels is one ``bincount`` over the base table's classes, made the
+first time a node asks for the pair; it is rolled up to a pair of levels by one more ``bincount``
+of its cells, the first time a node asks for those levels.  Measured on Adult (8 QIs, 28 pairs, 2026-11-27): at 0%
 suppression the pairs refute 49 of the 56 failing nodes that the k=10 search judges and 101 of
 112 for k=5; at 5% the bound refutes 5 of 184 nodes and the search is slower, so the lattice
 search asks the pairs only when no record may be suppressed (:class:`veil.algorithms._nodes.Evaluator`).
@@ -131,9 +131,10 @@ def pair_bound(base: ClassTable, smallest: int, limit: int) -> PairBound | None:
 
 #: The most class visits a search spends counting its pairs' cells (about 1.5 ms on 2 cores).
 #: The pairs pay back only when they refute many nodes.  On Adult (18,109 base classes, 28 pairs:
-#: 507,052 visits) they refute 49-101 nodes and save 1.6-5 ms a search; on a skewed synthetic
-#: table (7 attributes, 21 pairs, Zipf values) they refuted 3-17 nodes, and the search was 1 ms
-#: slower with 17,158 classes, 4 ms with 46,335 and 12-17 ms with 185,597 (2026-11-27).
+#: 507,052 visits) they refute 38-101 nodes and save 0.2-4.4 ms a search; on a skewed synthetic
+#: table (7 attributes, 21 pairs, Zipf values) they refuted 0-27 nodes, and the search was up to
+#: 2.6 ms slower with 17,158 classes, 2-4 ms with 46,335 and 10-19 ms with 185,597
+#: (``benchmarks/bench_pairs.py``, 2026-11-27; docs/performance.md, "Session 12").
 MAX_VISITS = 1 << 19
 
 #: The most cells a pair may have at the base levels (a pair with more is left out).
