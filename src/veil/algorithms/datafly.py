@@ -87,7 +87,8 @@ def datafly(
         nodes_checked=evaluator.checked,
         seconds=time.perf_counter() - start,
         algorithm="datafly",
-        extra={"suppressed_records": result.suppressed_records, "path": [list(p) for p in path]},
+        extra={"suppressed_records": result.suppressed_records, "nodes_refuted": evaluator.refuted,
+               "path": [list(p) for p in path]},
     )
 
 

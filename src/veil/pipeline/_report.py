@@ -67,6 +67,7 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
             "algorithm": outcome.algorithm,
             "nodes_total": outcome.nodes_total,
             "nodes_checked": outcome.nodes_checked,
+            "nodes_refuted": None if outcome.search is None else outcome.search.extra.get("nodes_refuted"),
             "seconds": round(outcome.seconds, 6),
         },
         "lattice": lattice_section(outcome.algorithm, outcome.search, dataset.quasi_identifiers),

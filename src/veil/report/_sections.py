@@ -309,7 +309,8 @@ def search(report: Mapping[str, Any]) -> list[dict[str, str]]:
     search = as_dict(report.get("search"))
     rows: list[dict[str, str]] = []
     labels = {"algorithm": "algorithm", "nodes_total": "transformations in the lattice",
-              "nodes_checked": "transformations checked", "seconds": "search time (s)"}
+              "nodes_checked": "transformations checked",
+              "nodes_refuted": "of which refuted from attribute pairs (no table built)", "seconds": "search time (s)"}
     for key, label in labels.items():
         if search.get(key) is not None:  # a local recoding has no lattice: its counts are null
             add_row(rows, label, search[key])

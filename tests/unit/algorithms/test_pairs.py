@@ -114,3 +114,13 @@ def test_no_bound_when_counting_the_pairs_would_visit_too_many_classes(monkeypat
 def test_adult_has_few_enough_classes_for_the_pairs(adult):
     classes = ClassTable.from_dataset(adult)
     assert classes.n_classes * 28 <= pairs_module.MAX_VISITS
+
+
+def test_the_report_says_how_many_nodes_the_pairs_refuted(adult):
+    from veil.anonymization import anonymize
+
+    for algorithm in ("lattice", "datafly"):
+        exact = anonymize(adult, [KAnonymity(k=5)], suppression_limit=0.0, algorithm=algorithm, seed=1).report
+        assert 0 < exact["search"]["nodes_refuted"] <= exact["search"]["nodes_checked"]
+    with_limit = anonymize(adult, [KAnonymity(k=5)], suppression_limit=0.05, seed=1).report
+    assert with_limit["search"]["nodes_refuted"] == 0

@@ -111,6 +111,7 @@ def test_local_recodings_are_verified_and_reported(algorithm, options):
     report = result.report
     assert report["verified"] and report["achieved"]["k"] >= 5
     assert report["transformation"] == {} and report["search"]["nodes_checked"] is None
+    assert report["search"]["nodes_refuted"] is None
     assert 1 <= report["recoding"]["groups"] <= adult.n_records // 5  # every group holds at least k records
     assert report["records_out"] == adult.n_records
     # the released classes are at least k: discernibility >= k * n (no suppression)
