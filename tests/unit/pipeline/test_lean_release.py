@@ -77,8 +77,8 @@ def test_weighted_rows_give_the_table_of_the_rows(adult):
     assert sorted(map(tuple, by_counts.sensitive["salary-class"].counts.tolist())) == rows
 
 
-@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
-def test_batches_read_as_the_whole_file(tmp_path, monkeypatch, suffix):
+@pytest.mark.parametrize("suffix,whole", [(".csv", True), (".csv", False), (".parquet", True)])
+def test_batches_read_as_the_whole_file(tmp_path, monkeypatch, suffix, whole):
     # a quoted cell may hold line breaks: with 64-byte blocks some block ends inside one
     # (before newlines_in_values, Arrow's reader stopped: "out of sync with chunker")
     frame = pd.DataFrame({"a": ["x", "", "y, z", 'say "hi"', "é", "two\nlines\nand three"] * 30,
@@ -87,14 +87,19 @@ def test_batches_read_as_the_whole_file(tmp_path, monkeypatch, suffix):
     table_writer(frame)(path)
     monkeypatch.setattr(_verify, "READ_BLOCK", 64)  # a handful of rows per block,
     monkeypatch.setattr(_verify, "BATCH_ROWS", 6 if suffix == ".csv" else 4)  # blocks gathered into batches
+    if not whole:  # a CSV file above WHOLE_READ_BYTES is streamed block by block
+        monkeypatch.setattr(_verify, "WHOLE_READ_BYTES", 0)
     batches = list(written_batches(path))
     assert len(batches) > 3
     pd.testing.assert_frame_equal(pd.concat(batches, ignore_index=True), read_written(path))
 
 
-def test_a_file_without_rows_is_one_empty_batch(tmp_path):
+@pytest.mark.parametrize("whole", [True, False])
+def test_a_file_without_rows_is_one_empty_batch(tmp_path, monkeypatch, whole):
     path = tmp_path / "t.csv"
     path.write_text("a,b\n")
+    if not whole:
+        monkeypatch.setattr(_verify, "WHOLE_READ_BYTES", 0)
     (batch,) = written_batches(path)
     assert list(batch.columns) == ["a", "b"] and len(batch) == 0
 
