@@ -14,7 +14,7 @@ from veil.classes import ClassTable
 from veil.dataset import Dataset
 from veil.errors import InfeasibleError, ParameterError
 from veil.hierarchy import Hierarchy
-from veil.models import DistinctLDiversity, KAnonymity
+from veil.models import DistinctLDiversity, EntropyLDiversity, KAnonymity, RecursiveCLDiversity
 from veil.utility import get_metric
 
 LOSS = get_metric("loss")
@@ -66,11 +66,33 @@ def test_a_refuted_node_suppresses_at_least_the_count_and_more_than_the_limit(da
             assert need == suppressed
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(dataset=tables(min_qis=3), k=st.integers(min_value=1, max_value=5), l=st.sampled_from([None, 1, 2]))
-def test_the_search_without_suppression_finds_the_exhaustive_optimum(dataset, k, l):
+DIVERSITY = {
+    "none": lambda: [],
+    "distinct 2": lambda: [DistinctLDiversity(sensitive="s", l=2)],
+    "entropy 2": lambda: [EntropyLDiversity(sensitive="s", l=2.0)],
+    "entropy 2.5": lambda: [EntropyLDiversity(sensitive="s", l=2.5)],
+    "recursive (3, 2)": lambda: [RecursiveCLDiversity(sensitive="s", c=3.0, l=2)],
+}
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dataset=tables(), diversity=st.sampled_from(sorted(DIVERSITY)), k=st.integers(min_value=1, max_value=4))
+def test_a_class_smaller_than_a_models_floor_violates_it(dataset, diversity, k):
+    """The fact the pairs rely on: a model's ``smallest_class`` is a true floor."""
     classes = ClassTable.from_dataset(dataset)
-    models = [KAnonymity(k=k)] + ([] if l is None else [DistinctLDiversity(sensitive="s", l=l)])
+    for model in [KAnonymity(k=k)] + DIVERSITY[diversity]():
+        try:
+            violating = np.asarray(model.violating(classes), dtype=bool)
+        except ParameterError:  # l above the distinct values of the whole table
+            continue
+        assert violating[classes.counts < model.smallest_class].all(), model.name
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dataset=tables(min_qis=3), k=st.integers(min_value=1, max_value=5), diversity=st.sampled_from(sorted(DIVERSITY)))
+def test_the_search_without_suppression_finds_the_exhaustive_optimum(dataset, k, diversity):
+    classes = ClassTable.from_dataset(dataset)
+    models = [KAnonymity(k=k)] + DIVERSITY[diversity]()
     try:
         reference = exhaustive_search(classes, models, loss=LOSS.loss, suppression_limit=0.0)
     except (InfeasibleError, ParameterError) as exc:  # ParameterError: l above the distinct values

@@ -181,6 +181,12 @@ class EntropyLDiversity(_LDiversity):
                        aliases=("l_entropy",)),
     )
 
+    @property
+    def smallest_class(self) -> int:
+        """``floor(l)``: a class of fewer records holds at most ``floor(l) - 1`` distinct values, so its
+        entropy is at most ``ln(floor(l) - 1)``, below ``ln l`` by more than the tolerance."""
+        return int(math.floor(self.l))
+
     def entropies(self, classes: ClassTable) -> np.ndarray:
         """Entropy (natural log) of each class."""
         return class_entropies(self.histogram(classes).counts)
@@ -269,6 +275,11 @@ class RecursiveCLDiversity(_LDiversity):
         RequirementKey("c", "c", "<=", "recursive (c,l): smallest c at --recursive-l", report_field="recursive_c",
                        fixed={"l": 2}),
     )
+
+    @property
+    def smallest_class(self) -> int:
+        """``l``: a class of fewer records has fewer than ``l`` distinct values, an empty tail."""
+        return self.l
 
     def ratios(self, classes: ClassTable) -> np.ndarray:
         """Per class :math:`r_{(1)} / \\sum_{i \\ge l} r_{(i)}` (``inf`` for an empty tail)."""

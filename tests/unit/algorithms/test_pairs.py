@@ -10,7 +10,9 @@ from veil.algorithms.lattice import search
 from veil.classes import ClassTable
 from veil.errors import InfeasibleError
 from veil.hierarchy import Hierarchy
-from veil.models import DistinctLDiversity, EqualDistanceTCloseness, KAnonymity
+from veil.models import (
+    DistinctLDiversity, EntropyLDiversity, EqualDistanceTCloseness, KAnonymity, RecursiveCLDiversity,
+)
 from veil.utility import get_metric
 
 LOSS = get_metric("loss")
@@ -62,6 +64,8 @@ def test_a_pair_of_attributes_is_the_whole_table_so_the_bound_is_exact():
 def test_models_declare_the_fewest_records_a_class_can_hold():
     assert KAnonymity(k=7).smallest_class == 7
     assert DistinctLDiversity(sensitive="s", l=3).smallest_class == 3
+    assert EntropyLDiversity(sensitive="s", l=2.5).smallest_class == 2  # floor(l)
+    assert RecursiveCLDiversity(sensitive="s", c=3.0, l=3).smallest_class == 3
     assert EqualDistanceTCloseness(sensitive="s", t=0.2).smallest_class == 1
 
 
