@@ -20,8 +20,9 @@ from veil.dataset import MISSING, Dataset
 from veil.errors import VerificationError
 from veil.hierarchy import Hierarchy
 from veil.models import KAnonymity
-from veil.pipeline import _verify
-from veil.pipeline._verify import read_written, verify_written, written_batches
+from veil.pipeline import _read_back
+from veil.pipeline._read_back import read_written, written_batches
+from veil.pipeline._verify import verify_written
 from veil.release import table_writer
 
 CELLS = st.one_of(st.none(), st.sampled_from(["a", "b", "c"]))
@@ -85,10 +86,10 @@ def test_batches_read_as_the_whole_file(tmp_path, monkeypatch, suffix, whole):
                           "b": [str(i) for i in range(180)]})
     path = tmp_path / f"t{suffix}"
     table_writer(frame)(path)
-    monkeypatch.setattr(_verify, "READ_BLOCK", 64)  # a handful of rows per block,
-    monkeypatch.setattr(_verify, "BATCH_ROWS", 6 if suffix == ".csv" else 4)  # blocks gathered into batches
+    monkeypatch.setattr(_read_back, "READ_BLOCK", 64)  # a handful of rows per block,
+    monkeypatch.setattr(_read_back, "BATCH_ROWS", 6 if suffix == ".csv" else 4)  # blocks gathered into batches
     if not whole:  # a CSV file above WHOLE_READ_BYTES is streamed block by block
-        monkeypatch.setattr(_verify, "WHOLE_READ_BYTES", 0)
+        monkeypatch.setattr(_read_back, "WHOLE_READ_BYTES", 0)
     batches = list(written_batches(path))
     assert len(batches) > 3
     pd.testing.assert_frame_equal(pd.concat(batches, ignore_index=True), read_written(path))
@@ -99,7 +100,7 @@ def test_a_file_without_rows_is_one_empty_batch(tmp_path, monkeypatch, whole):
     path = tmp_path / "t.csv"
     path.write_text("a,b\n")
     if not whole:
-        monkeypatch.setattr(_verify, "WHOLE_READ_BYTES", 0)
+        monkeypatch.setattr(_read_back, "WHOLE_READ_BYTES", 0)
     (batch,) = written_batches(path)
     assert list(batch.columns) == ["a", "b"] and len(batch) == 0
 
@@ -114,8 +115,8 @@ def written(adult, tmp_path_factory):
 
 @pytest.fixture
 def small_batches(monkeypatch):
-    monkeypatch.setattr(_verify, "READ_BLOCK", 1 << 14)
-    monkeypatch.setattr(_verify, "BATCH_ROWS", 2000)  # Adult's release in 16 batches
+    monkeypatch.setattr(_read_back, "READ_BLOCK", 1 << 14)
+    monkeypatch.setattr(_read_back, "BATCH_ROWS", 2000)  # Adult's release in 16 batches
 
 
 def _with_last_released_row_changed(path, tmp_path, column, change):
@@ -206,6 +207,6 @@ def test_a_parquet_release_read_in_batches_passes(adult, written, monkeypatch, t
     result, _ = written
     path = tmp_path / "release.parquet"
     table_writer(result.data)(path)
-    monkeypatch.setattr(_verify, "BATCH_ROWS", 5000)  # 30,162 rows in 7 batches
+    monkeypatch.setattr(_read_back, "BATCH_ROWS", 5000)  # 30,162 rows in 7 batches
     assert len(list(written_batches(path))) == 7
     verify_written(path, result, adult, [KAnonymity(k=5)])
