@@ -5,6 +5,7 @@ Run from the repository root::
     PYTHONPATH=src python benchmarks/bench_steps.py                         # Adult, k=10 0%, one node
     PYTHONPATH=src python benchmarks/bench_steps.py --data x30 --config "k=5, 5%" --calls 7
     python benchmarks/bench_steps.py --compare OLD_SRC --rounds 2           # this tree against another
+    PYTHONPATH=src python benchmarks/bench_steps.py --idle 50               # each call after 50 ms idle
 
 The call is what ``benchmarks/vs_arx`` times: ``Dataset.from_pandas`` over the parsed table
 (``adult``, or Adult replicated ``x10`` / ``x30`` as ``vs_arx/run.py`` makes it), then
@@ -59,7 +60,7 @@ def _install(times: dict[str, list[float]]) -> None:
     assert anonymization  # the entry point below reads the wrapped names at call time
 
 
-def measure(data: str, config: str, calls: int) -> dict[str, float]:
+def measure(data: str, config: str, calls: int, idle: float = 0.0) -> dict[str, float]:
     sys.path.insert(0, str(HERE / "vs_arx"))
     import pandas as pd
     from run import CONFIGS, Veil, replicate  # type: ignore[import-not-found]
@@ -77,6 +78,8 @@ def measure(data: str, config: str, calls: int) -> dict[str, float]:
     encode: list[float] = []
     for i in range(calls + 1):
         first = len(times.get("encode", []))
+        if idle:  # as between the side-by-side benchmark's calls, while the other tool runs
+            time.sleep(idle / 1e3)
         start = time.perf_counter()
         veil.anonymize(chosen)
         total = time.perf_counter() - start
@@ -99,9 +102,11 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=21)
     parser.add_argument("--compare", metavar="OLD_SRC")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--idle", type=float, default=0.0, metavar="MS",
+                        help="sleep this long before each call (the side-by-side benchmark's calls start after idling)")
     args = parser.parse_args()
     if not args.compare:
-        print(json.dumps(measure(args.data, args.config, args.calls)))
+        print(json.dumps(measure(args.data, args.config, args.calls, args.idle)))
         return
     rows: dict[str, list[dict]] = {"before": [], "after": []}
     for round_ in range(args.rounds):
@@ -109,7 +114,8 @@ def main() -> None:
         for label, src in order[::1 if round_ % 2 == 0 else -1]:
             env = dict(os.environ, PYTHONPATH=src)
             out = subprocess.run([sys.executable, __file__, "--data", args.data, "--config", args.config,
-                                  "--calls", str(args.calls)], env=env, capture_output=True, text=True, check=True)
+                                  "--calls", str(args.calls), "--idle", str(args.idle)],
+                                 env=env, capture_output=True, text=True, check=True)
             rows[label].append(json.loads(out.stdout))
     print(f"{args.data}, {args.config}: median ms per step, {args.rounds} rounds x {args.calls} calls")
     print("| step | before ms | after ms |")
