@@ -58,10 +58,11 @@ class PairBound:
         self.offset = int(base.suppressed - base.input_suppressed)  # records the base itself suppresses
         hierarchies, levels = base.hierarchies, base.levels
         varying = [i for i, h in enumerate(hierarchies) if h.n_values(levels[i]) > 1]
-        # a pair whose cells at the base levels are too many for a dense count is left out
-        # (fewer refutations, never a wrong one)
+        # a pair whose cells at the base levels are too many for a dense count (more than a few per
+        # class: two large domains) is left out, with fewer refutations, never a wrong one
+        most = 4 * base.n_classes + 65_536
         self.pairs = [(i, j) for n, i in enumerate(varying) for j in varying[n + 1:]
-                      if hierarchies[i].n_values(levels[i]) * hierarchies[j].n_values(levels[j]) <= MAX_CELLS]
+                      if hierarchies[i].n_values(levels[i]) * hierarchies[j].n_values(levels[j]) <= most]
         #: the pairs in the order they are asked: the last one to refute a node first
         self.order = list(range(len(self.pairs)))
         self._cells: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * len(self.pairs)
@@ -136,6 +137,3 @@ def pair_bound(base: ClassTable, smallest: int, limit: int) -> PairBound | None:
 #: 2.6 ms slower with 17,158 classes, 2-4 ms with 46,335 and 10-19 ms with 185,597
 #: (``benchmarks/bench_pairs.py``, 2026-11-27; docs/performance.md, "Session 12").
 MAX_VISITS = 1 << 19
-
-#: The most cells a pair may have at the base levels (a pair with more is left out).
-MAX_CELLS = 1 << 24

@@ -128,3 +128,15 @@ def test_the_report_says_how_many_nodes_the_pairs_refuted(adult):
         assert 0 < exact["search"]["nodes_refuted"] <= exact["search"]["nodes_checked"]
     with_limit = anonymize(adult, [KAnonymity(k=5)], suppression_limit=0.05, seed=1).report
     assert with_limit["search"]["nodes_refuted"] == 0
+
+
+def test_a_pair_of_two_large_domains_is_left_out():
+    # 300 x 300 = 90,000 cells at level 0 for 4 records: more than 4 per class plus 65,536
+    frame = pd.DataFrame({"a": ["a1", "a2", "a3", "a4"], "b": ["b1", "b2", "b3", "b4"], "c": list("xxyy")})
+    hierarchies = {
+        "a": Hierarchy.flat([f"a{i}" for i in range(300)], name="a"),
+        "b": Hierarchy.flat([f"b{i}" for i in range(300)], name="b"),
+        "c": Hierarchy.flat(["x", "y"], name="c"),
+    }
+    classes = ClassTable.from_pandas(frame, quasi_identifiers=["a", "b", "c"], hierarchies=hierarchies)
+    assert PairBound(classes, 2, 0).pairs == [(0, 2), (1, 2)]
