@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from veil.classes import ClassTable
+from veil.classes import ClassTable, dense_space, sum_by_key
 
 __all__ = ["PairBound", "pair_bound", "MAX_VISITS"]
 
@@ -44,7 +44,7 @@ class PairBound:
     Examples
     --------
     >>> import pandas as pd
-    >>> from veil.classes import ClassTable
+    >>> from veil.classes import ClassTable, dense_space, sum_by_key
     >>> frame = pd.DataFrame({"a": list("xxxy"), "b": list("pqqq"), "c": list("uuuv")})
     >>> bound = PairBound(ClassTable.from_pandas(frame, quasi_identifiers=["a", "b", "c"]), 2, 0)
     >>> bound.refutes((0, 0, 0))  # the cell (a=x, b=p) holds one record, (a=y, b=q) another
@@ -58,16 +58,15 @@ class PairBound:
         self.offset = int(base.suppressed - base.input_suppressed)  # records the base itself suppresses
         hierarchies, levels = base.hierarchies, base.levels
         varying = [i for i, h in enumerate(hierarchies) if h.n_values(levels[i]) > 1]
-        # a pair whose cells at the base levels are too many for a dense count (more than a few per
-        # class: two large domains) is left out, with fewer refutations, never a wrong one
-        most = 4 * base.n_classes + 65_536
+        # a pair whose cells at the base levels are too many to count densely over the base's classes
+        # (two large domains) is left out, with fewer refutations, never a wrong one
         self.pairs = [(i, j) for n, i in enumerate(varying) for j in varying[n + 1:]
-                      if hierarchies[i].n_values(levels[i]) * hierarchies[j].n_values(levels[j]) <= most]
+                      if dense_space(hierarchies[i].n_values(levels[i]) * hierarchies[j].n_values(levels[j]),
+                                     base.n_classes)]
         #: the pairs in the order they are asked: the last one to refute a node first
         self.order = list(range(len(self.pairs)))
         self._cells: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * len(self.pairs)
         self._small: dict[tuple[int, int, int], int] = {}
-        self._weights: np.ndarray | None = None
         self._columns: dict[tuple[int, bool], np.ndarray] = {}
 
     def refutes(self, node: tuple[int, ...]) -> int:
@@ -103,16 +102,15 @@ class PairBound:
         return need
 
     def _pair_cells(self, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Pair ``p``'s non-empty cells at the base levels: each one's two codes and records (float)."""
+        """Pair ``p``'s non-empty cells at the base levels: each one's two codes and records."""
         (i, j), base = self.pairs[p], self.base
-        if self._weights is None:
-            self._weights = base.counts.astype(np.float64)
         width = base.hierarchies[j].n_values(base.levels[j])
         space = base.hierarchies[i].n_values(base.levels[i]) * width
-        key = self._column(i, space) * width + self._column(j, space)
-        counts = np.bincount(key, weights=self._weights, minlength=space)
-        present = np.flatnonzero(counts)
-        return present // width, present % width, counts[present]
+        summed = sum_by_key(self._column(i, space) * width + self._column(j, space), space, base.counts)
+        assert summed is not None  # dense by the choice of pairs
+        present, records, _ = summed
+        first, second = np.divmod(present, width)
+        return first, second, records
 
     def _column(self, i: int, space: int) -> np.ndarray:
         """Attribute ``i``'s codes in the base table, contiguous: int32 while keys below ``space`` fit."""

@@ -11,11 +11,12 @@
 """
 
 from veil.classes._grouping import (
-    SUPPRESSED, SensitiveHistogram, all_star_rows, factorize_keys, float_weights, group_codes, key_space, pack_codes,
+    SUPPRESSED, SensitiveHistogram, all_star_rows, dense_space, factorize_keys, float_weights, group_codes, key_space,
+    pack_codes, sum_by_key,
 )
 from veil.classes._table import ClassTable
 
 _group = group_codes  # old private name (veil.classes._group), kept for one release
 
-__all__ = ["ClassTable", "SensitiveHistogram", "SUPPRESSED", "all_star_rows", "factorize_keys", "float_weights",
-           "group_codes", "key_space", "pack_codes"]
+__all__ = ["ClassTable", "SensitiveHistogram", "SUPPRESSED", "all_star_rows", "dense_space", "factorize_keys",
+           "float_weights", "group_codes", "key_space", "pack_codes", "sum_by_key"]

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from veil.classes._grouping import (
-    SensitiveHistogram, all_star_rows, factorize_keys, group_codes, group_keys, key_space, pack_codes, unpack_codes,
+    SensitiveHistogram, all_star_rows, dense_space, factorize_keys, group_codes, group_keys, key_space, pack_codes,
+    unpack_codes,
 )
 from veil.classes._table import ClassTable
 from veil.data import Kind, complete_text_categorical, sort_labels
@@ -332,7 +333,7 @@ def _group_values(
     if not keep.all():
         key = key[keep]  # one filter, not one per QI (a left-out row's leaf may be -1)
     n_kept = len(key)
-    dense = space <= 4 * n_kept + 4096  # group_keys' choice for the leaf keys (an unbound QI's: decided below)
+    dense = dense_space(space, n_kept)  # group_keys' choice for the leaf keys (an unbound QI's: decided below)
     if dense:
         keys, inverse = group_keys(key, key_space(sizes))
     else:
@@ -348,7 +349,7 @@ def _group_values(
         codes[:, i] = leaves[i].take(codes[:, i])  # type: ignore[union-attr]
     radices = [h.n_values(0) for h in bound]  # type: ignore[union-attr]
     if unbound:  # bound: the leaf key space decides, as it would have from the start
-        dense = key_space(radices) <= 4 * n_kept + 4096
+        dense = dense_space(key_space(radices), n_kept)
     if dense and len(codes) > 1:
         leaf_key = pack_codes((codes[:, i].astype(np.int64) for i in range(len(radices))), radices)
         if not bool((np.diff(leaf_key) > 0).all()):  # not in leaf-key order yet

@@ -15,7 +15,7 @@ import pandas as pd
 from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
-__all__ = ["SUPPRESSED", "SensitiveHistogram", "all_star_rows", "key_space", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key", "sum_by_sorted_key",
+__all__ = ["SUPPRESSED", "SensitiveHistogram", "all_star_rows", "dense_space", "key_space", "pack_codes", "unpack_codes", "group_keys", "group_codes", "sum_by_key", "sum_by_sorted_key",
            "Regrouping", "regroup_codes", "roll_up_histograms", "KeyedInverse", "SortedInverse",
            "float_weights"]
 
@@ -210,14 +210,20 @@ def factorize_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return inverse.astype(np.int64, copy=False), np.asarray(distinct, dtype=np.int64)
 
 
+def dense_space(space: int, n: int) -> bool:
+    """Whether ``n`` keys below ``space`` are grouped through a dense array of ``space`` slots (at
+    most 4 per key, plus 4,096) rather than by hashing or sorting them: the one rule of every
+    grouping."""
+    return space <= 4 * n + 4096
+
+
 def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
     """Group int64 keys: (distinct keys, inverse index).
 
     Uses a dense presence array when the key space is small next to the number
     of keys (linear time), otherwise a hash table (``pandas.factorize``).
     """
-    n = len(key)
-    if space <= 4 * n + 4096:
+    if dense_space(space, len(key)):
         present = np.zeros(space, dtype=np.bool_)
         present[key] = True
         keys = np.flatnonzero(present)
@@ -269,8 +275,7 @@ def sum_by_key(
     index (one int per source class) is built only for the nodes that need it.
     Every weight must be positive: a key whose weights sum to 0 would vanish.
     """
-    n = len(key)
-    if space > 4 * n + 4096:  # the bound of group_keys' dense path
+    if not dense_space(space, len(key)):
         return None
     total = np.bincount(key, weights=float_weights(weights), minlength=space)
     keys = (total > 0).nonzero()[0]  # a boolean scan: 5-20x faster than one over the floats

@@ -131,7 +131,7 @@ def test_the_report_says_how_many_nodes_the_pairs_refuted(adult):
 
 
 def test_a_pair_of_two_large_domains_is_left_out():
-    # 300 x 300 = 90,000 cells at level 0 for 4 records: more than 4 per class plus 65,536
+    # 300 x 300 = 90,000 cells at level 0 for 4 records: more than 4 per class plus 4,096 (dense_space)
     frame = pd.DataFrame({"a": ["a1", "a2", "a3", "a4"], "b": ["b1", "b2", "b3", "b4"], "c": list("xxyy")})
     hierarchies = {
         "a": Hierarchy.flat([f"a{i}" for i in range(300)], name="a"),

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from veil.classes import dense_space
+
 _KEY_LIMIT = 1 << 62
 
 
@@ -28,7 +30,7 @@ def _group_columns(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tup
             key, space = codes.astype(np.int64), len(uniques)
         key = key * int(radix) + column
         space *= int(radix)
-    if space <= 4 * n + 4096:
+    if dense_space(space, n):
         present = np.zeros(space, dtype=np.bool_)
         present[key] = True
         ids = np.cumsum(present, dtype=np.int64) - 1
