@@ -90,7 +90,8 @@ def test_search_finds_the_exhaustive_optimum(dataset, models, limit, metric):
             search(classes, models, loss=loss, metric_name=metric, suppression_limit=limit)
         return
     found = search(classes, models, loss=loss, metric_name=metric,
-                   monotone_metric=metric != "kl", suppression_limit=limit)
+                   monotone_metric=metric != "kl", suppression_limit=limit,
+                   terms=spec.terms if spec.has_terms else None)  # the bounds as the pipeline reads them
     assert found.loss == pytest.approx(reference.loss, rel=1e-9, abs=1e-12)
     for model in models:
         assert model.check(found.classes)
@@ -132,7 +133,7 @@ def test_without_suppression_a_model_monotone_under_generalization_is_searched_t
         with pytest.raises(type(exc)):
             search(classes, models, loss=loss, metric_name=metric, suppression_limit=0.0)
         return
-    found = search(classes, models, loss=loss, metric_name=metric, suppression_limit=0.0)
+    found = search(classes, models, loss=loss, metric_name=metric, suppression_limit=0.0, terms=spec.terms)
     assert found.loss == pytest.approx(reference.loss, rel=1e-9, abs=1e-12)
     assert found.classes.suppressed == classes.suppressed
     for model in models:

@@ -26,7 +26,7 @@ from veil.algorithms._pairs import pair_bound
 from veil.models._base import PrivacyModel
 
 __all__ = ["Lattice", "NodeEvaluation", "SearchResult", "Evaluator", "LossFunction", "ADDITIVE_METRICS",
-           "limit_records", "loss_bounds", "needs_recheck", "prepare", "infeasible", "node_index", "predecessors", "NodeSets",
+           "limit_records", "needs_recheck", "prepare", "infeasible", "node_index", "predecessors", "NodeSets",
            "over_grid"]
 
 #: Metrics whose unsuppressed loss is a sum of per-attribute terms that depend
@@ -212,7 +212,7 @@ class Evaluator:
         self.unsuppressed: tuple[np.ndarray, list[int], list[int]] | None = None  # (bounds, low, stride)
 
     def know_bounds(self, nodes: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-        """Take an additive metric's per-node bounds (:func:`loss_bounds`) as the loss of
+        """Take an additive metric's per-node bounds (:func:`veil.algorithms._bounds.loss_bounds`) as the loss of
         a node that suppresses nothing: that loss is the sum of the per-attribute terms
         the bound adds up, so the node's table is not measured.  Returns ``bounds``."""
         low, stride = node_index(nodes)
@@ -356,40 +356,6 @@ def limit_records(classes: ClassTable, suppression_limit: float) -> int:
         )
     eligible = classes.n_records - classes.input_suppressed
     return int(np.floor(suppression_limit * eligible + 1e-9))
-
-
-def loss_bounds(
-    classes: ClassTable, lattice: Lattice, loss: LossFunction
-) -> np.ndarray:
-    """Per-node loss bounds of an additive metric from one-attribute generalizations.
-
-    An additive metric's unsuppressed loss is a sum of one term per attribute
-    that depends only on that attribute's level, so each term is measured with
-    the other attributes at their highest level: those tables have a handful
-    of classes, and the bound of every node is the lowest node's loss plus the
-    terms of its levels.  With every attribute at its highest level the table is
-    the same whichever attribute it was rolled up for: it is measured once.
-    """
-    low, high = list(lattice.low), list(lattice.high)
-    base_loss = float(loss(classes.generalize(low)))
-    per_attribute = []
-    top: float | None = None  # the highest node's loss: every attribute's last term starts from it
-    for i, (a, b) in enumerate(zip(low, high)):
-        if a == b:  # one level: no term, and one entry of the grid's axis i
-            continue
-        reference = high.copy()
-        reference[i] = a
-        coarse = classes.generalize(reference)  # attribute i at its lowest level, the rest at the top
-        start = float(loss(coarse))
-        if top is None:
-            top = float(loss(coarse.roll_up(tuple(high))))
-        terms = np.zeros(b - a + 1, dtype=np.float64)
-        for level in range(a + 1, b):
-            reference[i] = level
-            terms[level - a] = float(loss(coarse.roll_up(tuple(reference)))) - start  # levels above coarse's
-        terms[b - a] = top - start
-        per_attribute.append(terms)
-    return over_grid(per_attribute, np.add, base_loss)
 
 
 def prepare(classes, models, min_levels, max_levels):

@@ -60,6 +60,10 @@ class Problem:
     options : dict
         The algorithm's own keyword options.
     progress : callable or None
+    terms : callable or None
+        ``terms(classes, i, levels)`` of an additive metric that declares them
+        (:meth:`veil.utility.Metric.terms`, the run's weights bound): the lattice search
+        reads its bounds from them.
     """
 
     dataset: Any
@@ -75,6 +79,7 @@ class Problem:
     max_levels: list[int] = field(default_factory=list)
     options: Mapping[str, Any] = field(default_factory=dict)
     progress: Callable[[int, int], None] | None = None
+    terms: Callable[[ClassTable, int, Any], Any] | None = None
 
 
 @dataclass
@@ -213,6 +218,7 @@ def _lattice(problem: Problem) -> SearchResult:
         problem.base, list(problem.models), loss=problem.loss, metric_name=problem.metric,
         monotone_metric=problem.monotone_metric, suppression_limit=problem.suppression_limit,
         min_levels=problem.min_levels, max_levels=problem.max_levels, progress=problem.progress,
+        terms=problem.terms,
     )
 
 

@@ -53,8 +53,9 @@ import numpy as np
 
 from veil.algorithms._nodes import (
     ADDITIVE_METRICS, Evaluator, Lattice, LossFunction, NodeEvaluation, NodeSets, SearchResult, infeasible,
-    limit_records, loss_bounds, prepare,
+    limit_records, prepare,
 )
+from veil.algorithms._bounds import Terms, loss_bounds
 from veil.algorithms._chains import classify, descend, lexsort, sort_rows, walk_candidates
 from veil.algorithms._lattice_record import search_record
 from veil.classes import ClassTable
@@ -167,6 +168,7 @@ def search(
     min_levels: Sequence[int] | None = None,
     max_levels: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    terms: Terms | None = None,
 ) -> SearchResult:
     """Find the transformation with the least loss that satisfies every model.
 
@@ -189,6 +191,10 @@ def search(
         Bounds on each attribute's level.
     progress : callable, optional
         Called as ``progress(nodes_done, nodes_total)``.
+    terms : callable, optional
+        ``terms(classes, i, levels)``: an additive metric's per-attribute terms
+        (:meth:`veil.utility.Metric.terms` with the weights bound); the bounds are read
+        from them instead of measured.  The nodes judged and the node found are the same.
 
     Raises
     ------
@@ -210,11 +216,11 @@ def search(
 
     known: dict[int, NodeEvaluation] = {}
     if monotone_models and additive:
-        bounds = evaluator.know_bounds(nodes, loss_bounds(classes, lattice, loss))
+        bounds = evaluator.know_bounds(nodes, loss_bounds(classes, lattice, loss, terms))
         return _search_top_down(evaluator, lattice, nodes, bounds, limit, start, progress)
     if monotone_part and additive:
         return _search_mixed(
-            evaluator, lattice, nodes, evaluator.know_bounds(nodes, loss_bounds(classes, lattice, loss)), monotone_part,
+            evaluator, lattice, nodes, evaluator.know_bounds(nodes, loss_bounds(classes, lattice, loss, terms)), monotone_part,
             limit, start, progress
         )
     extra_checks = 0
@@ -227,7 +233,7 @@ def search(
 
     heights = NodeSets(nodes).heights()
     if additive:
-        bounds = evaluator.know_bounds(nodes, loss_bounds(classes, lattice, loss))
+        bounds = evaluator.know_bounds(nodes, loss_bounds(classes, lattice, loss, terms))
         order = lexsort((heights, bounds))
     else:
         bounds = None

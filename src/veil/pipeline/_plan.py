@@ -192,13 +192,16 @@ class Plan:
         def loss(classes: ClassTable) -> float:
             return metric_spec.loss(classes, label=label, weights=weights, k=k)
 
+        def terms(classes: ClassTable, i: int, levels: Any) -> Any:
+            return metric_spec.terms(classes, i, levels, weights=weights)
+
         qis = base.quasi_identifiers
         return Problem(
             dataset=dataset, base=base, models=self.searched, suppression_limit=self.suppression_limit, loss=loss,
             metric=self.metric, monotone_metric=metric_spec.bounded_by_unsuppressed, label=label, k=k,
             min_levels=[int(self.min_levels.get(q, 0)) for q in qis],
             max_levels=[int(self.max_levels.get(q, h.height)) for q, h in zip(qis, base.hierarchies)],
-            options=dict(self.options), progress=progress,
+            options=dict(self.options), progress=progress, terms=terms if metric_spec.has_terms else None,
         )
 
 

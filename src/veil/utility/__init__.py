@@ -75,7 +75,7 @@ from veil.utility._metrics import (
     precision,
     precision_loss,
 )
-from veil.utility._arx import arx_attribute_losses, arx_loss
+from veil.utility._arx import arx_attribute_losses, arx_loss, arx_weights
 from veil.utility._registry import (
     METRICS,
     Metric,
@@ -106,6 +106,7 @@ __all__ = [
     "kl_divergence",
     "arx_loss",
     "arx_attribute_losses",
+    "arx_weights",
     "Metric",
     "METRICS",
     "register_metric",

@@ -26,7 +26,7 @@ from veil.classes import ClassTable
 from veil.errors import ParameterError
 from veil.utility._inputs import attribute_weights
 
-__all__ = ["arx_attribute_losses", "arx_loss", "ARX_DIGITS"]
+__all__ = ["arx_attribute_losses", "arx_loss", "arx_weights", "ARX_DIGITS"]
 
 #: ARX truncates each attribute's loss to this many decimal places (rounding down).
 ARX_DIGITS = 10
@@ -136,13 +136,23 @@ def arx_loss(classes: ClassTable, *, weights: Mapping[str, float] | Sequence[flo
     q = len(classes.quasi_identifiers)
     if q == 0:
         return 0.0
+    v = arx_attribute_losses(classes)
+    return float(np.exp(np.mean(np.log((1.0 + v) * arx_weights(classes, weights)))) - 1.0)
+
+
+def arx_weights(classes: ClassTable, weights: Mapping[str, float] | Sequence[float] | None) -> np.ndarray:
+    """The QIs' weights as ARX applies them: divided by the largest (all 1 when every one is 0).
+
+    Raises
+    ------
+    ParameterError
+        A weight of 0 next to a positive one, or weights of the wrong length or sign.
+    """
     w = attribute_weights(classes, weights, "arx_loss")
-    top = float(w.max())
+    top = float(w.max()) if len(w) else 0.0
     if top > 0.0 and (w == 0).any():
         raise ParameterError(
             "The 'weights' parameter of arx_loss must not mix 0 with positive weights: ARX's geometric "
             "mean is then 0 for every transformation. Give every QI a positive weight."
         )
-    w = w / top if top > 0.0 else np.ones(q)
-    v = arx_attribute_losses(classes)
-    return float(np.exp(np.mean(np.log((1.0 + v) * w))) - 1.0)
+    return w / top if top > 0.0 else np.ones(len(w))

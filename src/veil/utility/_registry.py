@@ -14,12 +14,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from veil.classes import ClassTable
 from veil.errors import ParameterError
 from veil.utility._arx import arx_loss
 from veil.utility._entropy import conditional_entropy, kl_divergence, non_uniform_entropy
 from veil.utility._inputs import check_k
+from veil.utility._terms import arx_loss_terms, height_terms, iloss_terms, precision_terms
 from veil.utility._metrics import (
     average_class_size,
     classification_metric,
@@ -66,8 +68,9 @@ class Metric:
     additive : bool
         The loss of a table without suppression is a sum of one term per QI
         that depends only on that QI's level (and suppression only adds): the
-        lattice search precomputes every node's bound from one-attribute
-        generalizations.
+        lattice search precomputes every node's bound from those terms
+        (:meth:`terms` where the metric gives them, else measured on
+        one-attribute generalizations).
     needs_label : bool
         Needs ``label``: a class-label attribute present in ``classes.sensitive``.
     needs_k : bool
@@ -88,6 +91,7 @@ class Metric:
     reference: str = ""
     _value: Callable[..., float | None] = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     _loss: Callable[[float], float] | None = field(default=None, repr=False, compare=False)
+    _terms: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
 
     def _arguments(self, label: str | None, k: int | None) -> None:
         if self.needs_label and label is None:
@@ -131,6 +135,26 @@ class Metric:
         return self._loss(value) if self._loss is not None else value
 
 
+    @property
+    def has_terms(self) -> bool:
+        """Whether :meth:`terms` gives the additive terms (else the search measures them)."""
+        return self._terms is not None
+
+    def terms(self, classes: ClassTable, i: int, levels: Sequence[int], *, weights: Weights = None) -> Any:
+        """QI ``i``'s term of :meth:`loss` at each of ``levels``, on a table without suppression
+        beyond ``classes``'s, up to a constant: a float array, or ``None`` when the metric does
+        not declare its terms (:mod:`veil.utility._terms`).
+
+        For an additive metric, ``loss(classes.generalize(node))`` equals
+        ``loss(classes)`` plus, over the QIs, ``terms(classes, i, [node[i]]) - terms(classes, i, [classes.levels[i]])``
+        (up to rounding) for every node at least as general as ``classes`` that suppresses
+        no further record.
+        """
+        if self._terms is None:
+            return None
+        return self._terms(classes, i, levels, weights=weights)
+
+
 def _kl(classes: ClassTable, *, label: str | None, original: ClassTable | None, **_: object) -> float:
     return kl_divergence(original, classes, sensitive=label)
 
@@ -140,19 +164,19 @@ _ALL = (
         "height", "Sum of the QIs' generalization levels", lower_is_better=True, monotone=True,
         monotone_with_suppression=True, bounded_by_unsuppressed=True, additive=True,
         reference="Samarati, IEEE TKDE 13(6), 2001",
-        _value=lambda c, **_: height(c),
+        _value=lambda c, **_: height(c), _terms=height_terms,
     ),
     Metric(
         "precision", "Sweeney's precision Prec (1 = original data); loss is 1 - Prec",
         lower_is_better=False, monotone=True, bounded_by_unsuppressed=True, additive=True,
         reference="Sweeney, IJUFKS 10(5), 2002, Definition 11",
-        _value=lambda c, **_: precision(c), _loss=lambda v: 1.0 - v,
+        _value=lambda c, **_: precision(c), _loss=lambda v: 1.0 - v, _terms=precision_terms,
     ),
     Metric(
         "loss", "ILoss: weighted share of each attribute's domain the released values cover",
         lower_is_better=True, monotone=True, bounded_by_unsuppressed=True, additive=True,
         reference="Xiao & Tao, SIGMOD 2006, Section 6",
-        _value=lambda c, *, weights, **_: iloss(c, weights=weights),
+        _value=lambda c, *, weights, **_: iloss(c, weights=weights), _terms=iloss_terms,
     ),
     Metric(
         "discernibility", "Sum of squared class sizes plus |D| per suppressed record",
@@ -196,6 +220,7 @@ _ALL = (
         reference="ARX (Prasser & Kohlmayer), MetricMDNMLoss with the geometric mean; Iyengar, KDD 2002, Section 3.1",
         _value=lambda c, *, weights, **_: arx_loss(c, weights=weights),
         _loss=math.log1p,  # log(1 + Loss) is a sum over QIs (see arx_loss): same order, additive bounds
+        _terms=arx_loss_terms,
     ),
 )
 
@@ -221,6 +246,8 @@ def register_metric(metric: Metric) -> Metric:
         raise ParameterError(f"The metric name {metric.name!r} is taken.")
     if metric.additive and not metric.bounded_by_unsuppressed:
         raise ParameterError(f"The metric {metric.name!r} is additive, so it must be bounded_by_unsuppressed too.")
+    if metric.has_terms and not metric.additive:
+        raise ParameterError(f"The metric {metric.name!r} declares per-attribute terms, so it must be additive.")
     _REGISTRY[metric.name] = metric
     return metric
 

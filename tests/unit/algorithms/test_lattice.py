@@ -89,7 +89,8 @@ def test_ties_resolve_like_the_exhaustive_search(adult):
 def test_a_node_that_suppresses_nothing_takes_its_bound_as_its_loss(adult, metric):
     """An additive metric's loss of an unsuppressed node is the sum of its per-attribute
     terms (the bound): the evaluator takes it from there, and it equals the measured loss."""
-    from veil.algorithms._nodes import Evaluator, limit_records, loss_bounds
+    from veil.algorithms._bounds import loss_bounds
+    from veil.algorithms._nodes import Evaluator, limit_records
 
     spec = get_metric(metric)
     classes = ClassTable.from_dataset(adult)

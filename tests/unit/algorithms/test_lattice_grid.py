@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veil.algorithms._chains import lexsort, sort_rows
-from veil.algorithms._nodes import Lattice, NodeSets, loss_bounds, node_index, over_grid
+from veil.algorithms._bounds import loss_bounds
+from veil.algorithms._nodes import Lattice, NodeSets, node_index, over_grid
 from veil.classes import ClassTable
 from veil.dataset import Dataset
 from veil.hierarchy import Hierarchy
