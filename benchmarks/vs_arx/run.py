@@ -290,7 +290,8 @@ def markdown(results: dict) -> str:
     if results["processes"]:
         lines += ["", "Geometric mean of the whole-process ratios: "
                   f"**{geometric_mean([r['ratio'] for r in results['processes']]):.2f}**."]
-    lines += ["", "Rerun (about 10 minutes on 2 cores; run it on a quiet machine):", "", "```sh",
+    lines += ["", "Rerun (about 2 minutes on 2 cores once ARX is built, its build the first time; "
+              "run it on a quiet machine):", "", "```sh",
               "git clone https://github.com/arx-deidentifier/arx /scratch/arx   # once, by hand; v3.9.2",
               "git -C /scratch/arx checkout v3.9.2",
               "python benchmarks/vs_arx/run.py --arx-src /scratch/arx --out docs/performance.md", "```", "",
