@@ -79,8 +79,13 @@ def arx_attribute_losses(classes: ClassTable) -> np.ndarray:
         domain = h.n_values(0)
         if domain <= 1:
             continue  # ARX divides 0 by 0 and clamps the NaN to 0
-        covered = h.leaf_counts(level)[classes.codes[:, i]]
-        generalized = float(np.dot(classes.counts, covered - 1)) / (domain - 1)
+        if level == 0:  # every value covers its own leaf: no class read
+            generalized = 0.0
+        elif h.n_values(level) == 1:  # every value covers every leaf: 1 per kept record
+            generalized = float(classes.n_retained)
+        else:
+            covered = h.leaf_counts(level)[classes.codes[:, i]]
+            generalized = float(np.dot(classes.counts, covered - 1)) / (domain - 1)
         out[i] = (generalized + classes.suppressed) / n
     scale = 10.0**ARX_DIGITS
     return np.floor(out * scale) / scale
