@@ -56,7 +56,7 @@ from veil.algorithms._nodes import (
     limit_records, prepare,
 )
 from veil.algorithms._bounds import Terms, loss_bounds
-from veil.algorithms._chains import classify, descend, lexsort, sort_rows, walk_candidates
+from veil.algorithms._chains import classify, descend, lexsort, single_attribute_failures, sort_rows, walk_candidates
 from veil.algorithms._lattice_record import search_record
 from veil.classes import ClassTable
 from veil.utility import METRICS
@@ -117,6 +117,11 @@ def _search_top_down(
     def is_open(c: np.ndarray | slice) -> np.ndarray:
         return (status[c] != -1) & ~evaluated[c] & (bounds[c] <= least[0] + 1e-12)
 
+    if limit == 0 and evaluator.pairs is None:
+        # no record to suppress and a model without a class-size floor (t-closeness, ...): the
+        # nodes with one attribute below the top are cheap, and a failing one settles many
+        # (with a floor for every model the attribute pairs refute instead: veil.algorithms._pairs)
+        single_attribute_failures(nodes, status, step)
     descend(nodes, bounds, current, step)
     # settle the candidates (not failing, not judged, bound within the best loss), the
     # largest down-set first (a failure there tags the most nodes), then the highest
