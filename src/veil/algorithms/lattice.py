@@ -117,16 +117,12 @@ def _search_top_down(
     def is_open(c: np.ndarray | slice) -> np.ndarray:
         return (status[c] != -1) & ~evaluated[c] & (bounds[c] <= least[0] + 1e-12)
 
-    if limit == 0 and evaluator.pairs is None:
-        # no record to suppress and a model without a class-size floor (t-closeness, ...): the
-        # nodes with one attribute below the top are cheap, and a failing one settles many
-        # (with a floor for every model the attribute pairs refute instead: veil.algorithms._pairs)
+    if limit == 0 and evaluator.pairs is None:  # no pairs to refute from: the cheap high nodes first
         single_attribute_failures(nodes, status, step)
     descend(nodes, bounds, current, step)
-    # settle the candidates (not failing, not judged, bound within the best loss), the
-    # largest down-set first (a failure there tags the most nodes), then the highest
-    # (bound, height, index); a node that is no candidate now never becomes one (the
-    # best loss only falls, statuses only settle), so only today's are sorted
+    # settle the candidates (not failing, not judged, bound within the best loss), largest down-set
+    # first, then the highest (bound, height, index); a node that is no candidate now never becomes
+    # one (the best loss only falls, statuses only settle), so only today's are sorted
     walk_candidates(sort_rows(is_open(slice(None)), (heights, bounds, sets.below_sizes()))[::-1], judge, is_open)
     if progress is not None:
         progress(n, n)
