@@ -120,9 +120,8 @@ def _search_top_down(
     if limit == 0 and evaluator.pairs is None:  # no pairs to refute from: the cheap high nodes first
         single_attribute_failures(nodes, status, step)
     descend(nodes, bounds, current, step)
-    # settle the candidates (not failing, not judged, bound within the best loss), largest down-set
-    # first, then the highest (bound, height, index); a node that is no candidate now never becomes
-    # one (the best loss only falls, statuses only settle), so only today's are sorted
+    # settle the candidates (not failing, not judged, bound within the best loss), largest down-set first, then
+    # the highest (bound, height, index); no node becomes one later, so only today's are sorted
     walk_candidates(sort_rows(is_open(slice(None)), (heights, bounds, sets.below_sizes()))[::-1], judge, is_open)
     if progress is not None:
         progress(n, n)
