@@ -134,7 +134,6 @@ class Metric:
             return math.inf
         return self._loss(value) if self._loss is not None else value
 
-
     @property
     def has_terms(self) -> bool:
         """Whether :meth:`terms` gives the additive terms (else the search measures them)."""
