@@ -24,7 +24,7 @@ import numpy as np
 
 from veil.classes import ClassTable
 from veil.errors import ParameterError
-from veil.utility._inputs import attribute_weights
+from veil.utility._inputs import attribute_weights, covered_beyond_leaf
 
 __all__ = ["arx_attribute_losses", "arx_loss", "arx_weights", "ARX_DIGITS"]
 
@@ -75,17 +75,11 @@ def arx_attribute_losses(classes: ClassTable) -> np.ndarray:
     out = np.zeros(len(classes.quasi_identifiers), dtype=np.float64)
     if n == 0:
         return out
-    for i, (h, level) in enumerate(zip(classes.hierarchies, classes.levels)):
+    for i, h in enumerate(classes.hierarchies):
         domain = h.n_values(0)
         if domain <= 1:
             continue  # ARX divides 0 by 0 and clamps the NaN to 0
-        if level == 0:  # every value covers its own leaf: no class read
-            generalized = 0.0
-        elif h.n_values(level) == 1:  # every value covers every leaf: 1 per kept record
-            generalized = float(classes.n_retained)
-        else:
-            covered = h.leaf_counts(level)[classes.codes[:, i]]
-            generalized = float(np.dot(classes.counts, covered - 1)) / (domain - 1)
+        generalized = float(covered_beyond_leaf(classes, i)) / (domain - 1)
         out[i] = (generalized + classes.suppressed) / n
     scale = 10.0**ARX_DIGITS
     return np.floor(out * scale) / scale

@@ -16,7 +16,7 @@ from veil.classes import ClassTable, SensitiveHistogram, float_weights
 from veil.errors import ColumnNotFoundError, ParameterError
 
 __all__ = [
-    "label_histogram", "attribute_weights", "per_base", "leaf_counts", "float_counts", "check_k", "match_rows", "packs",
+    "label_histogram", "attribute_weights", "per_base", "leaf_counts", "covered_beyond_leaf", "float_counts", "check_k", "match_rows", "packs",
     "pack_columns", "match_keys",
 ]
 
@@ -102,6 +102,21 @@ def leaf_counts(classes: ClassTable, i: int) -> np.ndarray:
         return _read_only(np.bincount(column, weights=float_counts(base), minlength=n_leaves))
 
     return per_base(base, ("leaf counts", name, n_leaves), count)
+
+
+def covered_beyond_leaf(classes: ClassTable, i: int) -> int:
+    """Over the records ``classes`` keeps, the sum of :math:`LN - 1` for QI ``i`` at its level: the
+    leaves beyond one that each record's value covers (what ILoss and ARX's Loss read).
+
+    An exact integer, whatever way it is found: a value covers one leaf at level 0, and every
+    leaf where the level has one value (no class read then).
+    """
+    h, level = classes.hierarchies[i], classes.levels[i]
+    if level == 0:
+        return 0
+    if h.n_values(level) == 1:
+        return classes.n_retained * (h.n_values(0) - 1)
+    return int(np.dot(classes.counts, h.leaf_counts(level)[classes.codes[:, i]] - 1))
 
 
 def float_counts(base: ClassTable) -> np.ndarray:

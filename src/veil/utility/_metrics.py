@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from veil.classes import ClassTable
-from veil.utility._inputs import attribute_weights, check_k, label_histogram
+from veil.utility._inputs import attribute_weights, check_k, covered_beyond_leaf, label_histogram
 
 __all__ = [
     "height",
@@ -196,19 +196,10 @@ def iloss(classes: ClassTable, *, weights: Mapping[str, float] | Sequence[float]
 
 def _attribute_iloss(classes: ClassTable, i: int) -> float:
     """:math:`\\sum_j (LN(A_{ij}) - 1)/|D_{A_i}|` over every record (suppressed ones at the top) for QI ``i``."""
-    h, level = classes.hierarchies[i], classes.levels[i]
-    domain = h.n_values(0)
+    domain = classes.hierarchies[i].n_values(0)
     if domain <= 1:
         return 0.0
-    # the sum over classes is an exact integer, whatever way it is found: a value covers one
-    # leaf at level 0, and every leaf where the level has one value (no codes read then)
-    if level == 0:
-        retained = 0
-    elif h.n_values(level) == 1:
-        retained = classes.n_retained * (domain - 1)
-    else:
-        retained = int(np.dot(classes.counts, h.leaf_counts(level)[classes.codes[:, i]] - 1))
-    return (float(retained) + classes.suppressed * (domain - 1)) / domain
+    return (float(covered_beyond_leaf(classes, i)) + classes.suppressed * (domain - 1)) / domain
 
 
 def discernibility(classes: ClassTable) -> int:

@@ -30,8 +30,8 @@ def covered_leaves(classes: ClassTable, i: int, levels: Sequence[int]) -> np.nda
     """Over the records ``classes`` keeps, the sum of :math:`LN - 1` at each of ``levels``:
     the leaves beyond one that each record's value of QI ``i`` covers (an exact integer, as float).
 
-    The same sum :func:`~veil.utility.iloss` and :func:`~veil.utility.arx_loss` read from the
-    classes of a table at that level; here from the marginal of ``i`` at its base level.
+    The sum :func:`veil.utility._inputs.covered_beyond_leaf` reads from the classes of a table at
+    that level (for ILoss and ARX's Loss); here from the marginal of ``i`` at its base level.
 
     Examples
     --------
