@@ -96,6 +96,29 @@ def test_refuting_changes_neither_the_node_nor_the_nodes_judged(adult, monkeypat
         assert refuting.extra["lattice"] == building.extra["lattice"]
 
 
+def test_a_search_of_one_node_builds_its_table_without_counting_the_pairs(adult, monkeypatch):
+    classes = ClassTable.from_dataset(adult)
+    made = []
+
+    def counted(*args):
+        made.append(args)
+        return pair_bound(*args)
+
+    monkeypatch.setattr(nodes_module, "pair_bound", counted)
+    full = search(classes, [KAnonymity(k=5)], loss=_loss, metric_name="loss", suppression_limit=0.0)
+    assert len(made) == 1 and full.extra["nodes_refuted"] > 0  # the whole lattice: the pairs refute
+    made.clear()
+    pinned = search(classes, [KAnonymity(k=5)], loss=_loss, metric_name="loss", suppression_limit=0.0,
+                    min_levels=full.node, max_levels=full.node)
+    assert made == [] and pinned.nodes_checked == 1 and pinned.extra["nodes_refuted"] == 0
+    assert pinned.node == full.node and pinned.loss == pytest.approx(full.loss)
+    below = tuple(level - 1 if level else 0 for level in full.node)  # a failing node, pinned: judged from its table
+    with pytest.raises(InfeasibleError):
+        search(classes, [KAnonymity(k=5)], loss=_loss, metric_name="loss", suppression_limit=0.0,
+               min_levels=below, max_levels=below)
+    assert made == []
+
+
 def test_an_infeasible_search_reports_the_exact_records_of_the_top_node():
     frame = pd.DataFrame({"a": list("xxy"), "b": list("pqq")})
     hierarchies = {name: Hierarchy.flat(sorted(set(frame[name])), name=name) for name in frame}
