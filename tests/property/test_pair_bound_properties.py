@@ -103,3 +103,30 @@ def test_the_search_without_suppression_finds_the_exhaustive_optimum(dataset, k,
     found = search(classes, models, loss=LOSS.loss, metric_name="loss", suppression_limit=0.0)
     assert found.loss == pytest.approx(reference.loss, rel=1e-9, abs=1e-12)
     assert found.classes.counts.min() >= k
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dataset=tables(), k=st.integers(min_value=1, max_value=5), share=st.sampled_from([0.0, 0.1]),
+       pick=st.integers(min_value=0, max_value=10_000))
+def test_a_search_of_one_pinned_node_judges_it_as_the_exhaustive_search_does(dataset, k, share, pick):
+    """Every level pinned (the pairs are not asked): the node passes, with the exhaustive search's
+    loss, or the search is infeasible with the same records to suppress."""
+    classes = ClassTable.from_dataset(dataset)
+    nodes = _every_node(classes)
+    node = nodes[pick % len(nodes)]
+    models = [KAnonymity(k=k)]
+    try:
+        reference = exhaustive_search(classes, models, loss=LOSS.loss, suppression_limit=share,
+                                      min_levels=node, max_levels=node)
+    except InfeasibleError as exc:
+        with pytest.raises(InfeasibleError) as raised:
+            search(classes, models, loss=LOSS.loss, metric_name="loss", suppression_limit=share,
+                   min_levels=node, max_levels=node)
+        assert raised.value.best == exc.best
+        return
+    found = search(classes, models, loss=LOSS.loss, metric_name="loss", suppression_limit=share,
+                   min_levels=node, max_levels=node)
+    assert found.node == reference.node == node
+    assert found.nodes_checked == 1 and found.extra["nodes_refuted"] == 0
+    assert found.loss == pytest.approx(reference.loss, rel=1e-9, abs=1e-12)
+    assert found.extra["suppressed_records"] == reference.extra["suppressed_records"]
