@@ -26,7 +26,7 @@ from veil.classes import ClassTable
 from veil.errors import ParameterError
 from veil.utility._inputs import attribute_weights, covered_beyond_leaf
 
-__all__ = ["arx_attribute_losses", "arx_loss", "arx_weights", "ARX_DIGITS"]
+__all__ = ["arx_attribute_losses", "arx_loss", "arx_share", "arx_weights", "ARX_DIGITS"]
 
 #: ARX truncates each attribute's loss to this many decimal places (rounding down).
 ARX_DIGITS = 10
@@ -71,18 +71,21 @@ def arx_attribute_losses(classes: ClassTable) -> np.ndarray:
     The worked example of :mod:`veil.utility` gives these losses on four ZIP codes
     next to the other domain-share measures of the same nodes.
     """
-    n = classes.n_records
-    out = np.zeros(len(classes.quasi_identifiers), dtype=np.float64)
-    if n == 0:
-        return out
-    for i, h in enumerate(classes.hierarchies):
-        domain = h.n_values(0)
-        if domain <= 1:
-            continue  # ARX divides 0 by 0 and clamps the NaN to 0
-        generalized = float(covered_beyond_leaf(classes, i)) / (domain - 1)
-        out[i] = (generalized + classes.suppressed) / n
+    return np.array([float(arx_share(covered_beyond_leaf(classes, i), h.n_values(0), classes.suppressed,
+                                     classes.n_records))
+                     for i, h in enumerate(classes.hierarchies)], dtype=np.float64)
+
+
+def arx_share(covered: float | np.ndarray, domain: int, suppressed: int, n: int) -> np.ndarray:
+    """One attribute's :math:`v_i` (see :func:`arx_attribute_losses`), truncated as ARX truncates it:
+    ``covered`` is :math:`\\sum_E |E|\\,(LN_i(E) - 1)` (a number, or one per level), ``domain``
+    :math:`|D_i|`, ``suppressed`` :math:`|S|`, ``n`` :math:`|D|`.  0 for a domain of one value
+    (ARX divides 0 by 0 and clamps the NaN to 0) or an empty table."""
+    covered = np.asarray(covered, dtype=np.float64)
+    if domain <= 1 or n == 0:
+        return np.zeros_like(covered)
     scale = 10.0**ARX_DIGITS
-    return np.floor(out * scale) / scale
+    return np.floor(((covered / (domain - 1) + suppressed) / n) * scale) / scale
 
 
 def arx_loss(classes: ClassTable, *, weights: Mapping[str, float] | Sequence[float] | None = None) -> float:

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from veil.classes import ClassTable, float_weights
+from veil.utility._arx import arx_share, arx_weights
 from veil.utility._inputs import attribute_weights, leaf_counts
 
 __all__ = ["height_terms", "precision_terms", "iloss_terms", "arx_loss_terms", "covered_leaves"]
@@ -82,14 +83,9 @@ def arx_loss_terms(classes: ClassTable, i: int, levels: Sequence[int], *, weight
     """The term of ``arx-loss``'s search form :math:`\\log(1 + \\mathrm{Loss})`:
     :math:`\\log((1 + v_i)\\,w_i) / N_a`, :math:`v_i` as :func:`~veil.utility.arx_attribute_losses`
     gives it (truncated as ARX does)."""
-    from veil.utility._arx import ARX_DIGITS, arx_weights
-
     w = float(arx_weights(classes, weights)[i])
-    domain, n, q = classes.hierarchies[i].n_values(0), classes.n_records, len(classes.quasi_identifiers)
-    if domain <= 1 or n == 0:
-        v = np.zeros(len(levels))
-    else:
-        scale = 10.0**ARX_DIGITS
-        v = np.floor(((covered_leaves(classes, i, levels) / (domain - 1) + classes.suppressed) / n) * scale) / scale
+    v = arx_share(covered_leaves(classes, i, levels), classes.hierarchies[i].n_values(0), classes.suppressed,
+                  classes.n_records)
+    q = len(classes.quasi_identifiers)
     return np.log((1.0 + v) * w) / q if q else np.zeros(len(levels))
 
