@@ -10,7 +10,8 @@ them all into place while holding a lock on each destination folder, so two
 concurrent runs leave one complete set of outputs, never a mix.
 
 On any failure (an exception, Ctrl-C) every temporary file is removed and no
-destination is touched.  A process killed with SIGKILL cannot clean up; its
+destination is touched; a rename that fails while the set is renamed (a destination that cannot
+be replaced) undoes the renames already made, so each destination holds what it held before.  A process killed with SIGKILL cannot clean up; its
 temporary files carry its process id, and the next :class:`Outputs` that writes
 into the same folder removes those of processes that no longer run.
 """
@@ -233,11 +234,7 @@ class Outputs:
                 fd = os.open(folder, os.O_RDONLY)
                 stack.callback(os.close, fd)
                 _lock(fd, folder)
-            for role, tmp in self._temp.items():
-                try:
-                    os.replace(tmp, self._dest[role])
-                except OSError as exc:
-                    raise OutputError(f"Cannot write {str(self._dest[role])!r}: {exc.strerror}.") from None
+            _replace_all({self._dest[role]: tmp for role, tmp in self._temp.items()})
             for folder in {p.parent for p in self._dest.values()}:
                 _fsync_entry(folder)  # the renames themselves (the folder's entries, not its files)
         self._committed = True
@@ -248,6 +245,74 @@ class Outputs:
         for tmp in self._temp.values():
             _remove(tmp)
         self._temp.clear()
+
+
+def _replace_all(renames: Mapping[Path, Path]) -> None:
+    """Rename each temporary onto its destination (``{destination: temporary}``), all or none.
+
+    Each destination that exists is first kept under a hidden name beside it (a hard link, or a
+    copy where the file system refuses the link), so that when a later rename fails the ones
+    already made are undone: every destination then holds what it held before (or is absent
+    again), and no set of outputs is left half published.  The kept files are removed once
+    every rename is made.
+
+    Raises
+    ------
+    OutputError
+        A destination cannot be kept or replaced; nothing is published.
+    """
+    kept: dict[Path, Path | None] = {}
+    try:
+        for out in renames:
+            kept[out] = _keep(out)
+        done: list[Path] = []
+        try:
+            for out, tmp in renames.items():
+                os.replace(tmp, out)
+                done.append(out)
+        except BaseException as exc:  # a failed rename, Ctrl-C: the renames made are undone
+            undone = _undo(done, kept)
+            if not isinstance(exc, OSError):
+                raise
+            raise OutputError(f"Cannot write {str(out)!r}: {exc.strerror}; nothing was published"
+                              + ("." if not undone else f" (and {', '.join(repr(str(u)) for u in undone)} could "
+                                 "not be put back as they were).")) from None
+    finally:
+        for backup in kept.values():
+            if backup is not None:
+                _remove(backup)
+
+
+def _keep(out: Path) -> Path | None:
+    """A hidden copy of ``out`` beside it (a hard link where possible), or None when ``out`` does not exist."""
+    if not os.path.lexists(out):
+        return None
+    backup = out.with_name(temporary_name(out.name))
+    try:
+        os.link(out, backup, follow_symlinks=False)
+    except OSError:
+        try:
+            shutil.copy2(out, backup, follow_symlinks=False)
+        except OSError as exc:
+            _remove(backup)
+            raise OutputError(f"Cannot write {str(out)!r}: {exc.strerror}; nothing was published.") from None
+    return backup
+
+
+def _undo(done: Iterable[Path], kept: Mapping[Path, Path | None]) -> list[Path]:
+    """Put back what each destination of ``done`` held (remove it when it did not exist); the
+    destinations that could not be put back."""
+    failed = []
+    for out in done:
+        backup = kept[out]
+        try:
+            if backup is None:
+                out.unlink()
+            else:
+                os.replace(backup, out)
+        except OSError:
+            failed.append(out)
+    return failed
 
 
 def _fsync(path: Path) -> None:

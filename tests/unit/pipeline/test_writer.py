@@ -63,3 +63,69 @@ def test_temporaries_of_dead_processes_are_swept(tmp_path):
     mine.write_text("in progress")
     remove_stale_temporaries(tmp_path)
     assert not stale.exists() and mine.exists()
+
+
+def _failing_replace(monkeypatch, name, error=PermissionError(1, "Operation not permitted")):
+    """os.replace in the writer fails when it renames onto a destination called ``name``."""
+    real = os.replace
+
+    def replace(src, dst, *args, **kwargs):
+        if os.path.basename(dst) == name and ".veil-" in os.path.basename(src):
+            raise error
+        return real(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr("veil.pipeline._writer.os.replace", replace)
+
+
+@pytest.mark.parametrize("existed", [True, False])
+def test_a_rename_that_fails_undoes_the_renames_made(tmp_path, monkeypatch, existed):
+    # out.csv is renamed first and succeeds; out.json's rename fails: out.csv is put back
+    if existed:
+        (tmp_path / "out.csv").write_text("old data\n")
+    (tmp_path / "out.json").write_text("old json\n")
+    _failing_replace(monkeypatch, "out.json")
+    with pytest.raises(OutputError, match="out.json.*nothing was published"):
+        with publishing({"data": tmp_path / "out.csv", "json": tmp_path / "out.json"}) as out:
+            out.write_text("data", "new data\n")
+            out.write_json("json", {"rows": 1})
+    assert (tmp_path / "out.json").read_text() == "old json\n"
+    if existed:
+        assert (tmp_path / "out.csv").read_text() == "old data\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["out.csv", "out.json"] if existed else ["out.json"])
+
+
+def test_an_interrupt_while_renaming_undoes_the_renames_made(tmp_path, monkeypatch):
+    (tmp_path / "out.csv").write_text("old data\n")
+    _failing_replace(monkeypatch, "out.json", KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        with publishing({"data": tmp_path / "out.csv", "json": tmp_path / "out.json"}) as out:
+            out.write_text("data", "new data\n")
+            out.write_json("json", {"rows": 1})
+    assert (tmp_path / "out.csv").read_text() == "old data\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+
+
+def test_a_destination_that_cannot_be_linked_is_kept_by_a_copy(tmp_path, monkeypatch):
+    (tmp_path / "out.csv").write_text("old data\n")
+    (tmp_path / "out.json").write_text("old json\n")
+
+    def no_link(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("veil.pipeline._writer.os.link", no_link)
+    _failing_replace(monkeypatch, "out.json")
+    with pytest.raises(OutputError, match="nothing was published"):
+        with publishing({"data": tmp_path / "out.csv", "json": tmp_path / "out.json"}) as out:
+            out.write_text("data", "new data\n")
+            out.write_json("json", {"rows": 1})
+    assert (tmp_path / "out.csv").read_text() == "old data\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "out.json"]
+
+
+def test_a_committed_set_replaces_old_outputs_and_leaves_no_kept_copy(tmp_path):
+    (tmp_path / "out.csv").write_text("old data\n")
+    with publishing({"data": tmp_path / "out.csv", "json": tmp_path / "out.json"}) as out:
+        out.write_text("data", "new data\n")
+        out.write_json("json", {"rows": 1})
+    assert (tmp_path / "out.csv").read_text() == "new data\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "out.json"]
