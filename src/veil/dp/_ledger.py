@@ -172,6 +172,10 @@ class BudgetLedger:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         with self._thread_lock:
+            if not self.lock_path.exists():
+                # a file that is not a ledger is refused before its lock is made beside it (the
+                # index is replaced atomically, so reading it unlocked sees a whole version)
+                self._read_index()
             try:
                 fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
             except OSError as exc:

@@ -51,6 +51,9 @@ def test_corrupted_or_negative_budget_file_is_refused(csv, tmp_path, content):
     r = runner.invoke(app, ["query", str(csv), "count", "--epsilon", "1", "--budget-file", str(bf),
                             "--budget", "3"])
     assert r.exit_code == 2 and "corrupted" in r.output
+    # a file that is not a ledger gets nothing written beside it (no lock, no journal)
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["budget.json", "people.csv"]
+    assert bf.read_text() == content
 
 
 @pytest.mark.parametrize("args,message", [
