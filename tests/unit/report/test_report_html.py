@@ -373,7 +373,7 @@ def test_a_failed_rename_keeps_the_old_file_and_removes_the_temporary_one(releas
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(os, "replace", refuse)
-    with pytest.raises(OutputError, match=r"^Cannot write '.*report\.html': Permission denied\.$"):
+    with pytest.raises(OutputError, match=r"^Cannot write '.*report\.html': Permission denied; nothing was published\.$"):
         write_html(release.report, path, plots=False)
     assert path.read_text(encoding="utf-8") == "old"
     assert os.listdir(tmp_path) == ["report.html"]
