@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.errors import MarkupError
 from rich.markup import escape
+from rich.segment import Segment
 
 from veil import __version__
 from veil.cli._lists import split_items, split_list, split_named  # noqa: F401 - split_list: every command's
@@ -32,13 +33,25 @@ app = typer.Typer(
 
 
 class _SafeConsole(Console):
-    """A console that never crashes on markup it did not mean.
+    """A console that never crashes on markup it did not mean and never writes a control character.
 
     Every user string a command prints (file and column names, values, clauses)
     goes through :func:`esc` first.  As a last resort, text that still holds
     broken markup (``[/]`` with nothing open) is printed literally instead of
-    raising :class:`rich.errors.MarkupError`.
+    raising :class:`rich.errors.MarkupError`, and a control character that
+    still reaches a rendered segment (ESC, DEL, C1; Rich's own line breaks
+    and control codes excepted) is written escaped (``\\x1b``), so no
+    terminal escape sequence from the input reaches the terminal.
     """
+
+    def render(self, renderable: Any, options: Any = None) -> Iterator[Segment]:
+        from veil.report._text import UNSAFE, printable
+
+        for segment in super().render(renderable, options):
+            if segment.control or not UNSAFE.search(segment.text):
+                yield segment
+            else:
+                yield Segment(printable(segment.text, keep="\n"), segment.style)
 
     def print(self, *objects: Any, **kwargs: Any) -> None:  # noqa: A003 - rich's name
         try:
@@ -56,11 +69,16 @@ err_console = _SafeConsole(stderr=True)
 
 
 def esc(value: object) -> str:
-    """A user string (column or file name, value, clause) made safe to print: Rich markup escaped.
+    """A user string (column or file name, value, clause) made safe to print.
 
-    ``[bold]x`` prints as ``[bold]x``, never bold, and ``[/]`` never raises.
+    Rich markup escaped: ``[bold]x`` prints as ``[bold]x``, never bold, and
+    ``[/]`` never raises; control characters written escaped
+    (:func:`veil.report._text.printable`): ``\\x1b``, ``\\n``, so the text
+    holds no terminal escape sequence and no line break.
     """
-    return escape(str(value))
+    from veil.report._text import printable
+
+    return escape(printable(value))
 
 #: Exit code for invalid input or parameters (a VeilError).
 EXIT_INPUT_ERROR = 2
@@ -86,11 +104,15 @@ def _root(
 
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn a :class:`VeilError` into a one-line message and exit code 2."""
+    """Turn a :class:`VeilError` into a one-line message and exit code 2.
+
+    The message goes through :func:`esc`: a column name holding ESC or a line
+    break (from a CSV header) is written escaped, the message stays one line.
+    """
     try:
         yield
     except VeilError as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {esc(exc)}", highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_INPUT_ERROR) from None
 
 

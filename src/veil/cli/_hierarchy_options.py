@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 
-from veil.cli._app import console, split_list
+from veil.cli._app import console, esc, split_list
 from veil.cli._lists import split_items, split_named
 from veil.errors import HierarchyError, ParameterError
 
@@ -101,7 +100,7 @@ def refuse_with_config(values: list[str] | None, auto: bool) -> None:
 def print_hierarchy_choices(sources: dict[str, str]) -> None:
     """One line per column: the spec used, and for ``auto`` what it chose."""
     if sources:
-        console.print("hierarchies: " + ", ".join(f"{escape(c)}={escape(s)}" for c, s in sources.items()),
+        console.print("hierarchies: " + ", ".join(f"{esc(c)}={esc(s)}" for c, s in sources.items()),
                       highlight=False, soft_wrap=True)
 
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.markup import escape
 from rich.table import Table
 
-from veil.cli._app import console
+from veil.cli._app import console, esc
 
 
 def _fmt(value: Any) -> str:
@@ -16,8 +15,8 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     if isinstance(value, dict):
-        return ", ".join(f"{k}={_fmt(v)}" for k, v in value.items())
-    return str(value)
+        return ", ".join(f"{esc(k)}={_fmt(v)}" for k, v in value.items())
+    return esc(value)
 
 
 def print_summary(report: dict[str, Any], written: dict[str, str] | None = None) -> None:
@@ -31,30 +30,30 @@ def print_summary(report: dict[str, Any], written: dict[str, str] | None = None)
     summary.add_row("records in / out", f"{records:,} / {report['records_out']:,}")
     share = report["suppressed"] / records if records else 0.0
     summary.add_row("suppressed records", f"{report['suppressed']:,} ({share:.2%}; limit {report['suppression_limit']:.2%})")
-    summary.add_row("models", escape(", ".join(report["models"])))
+    summary.add_row("models", esc(", ".join(report["models"])))
     achieved = report["achieved"] or {}  # None: no class released (every record suppressed)
     summary.add_row("achieved k", _fmt(achieved.get("k")))
     for name, figures in achieved.get("sensitive", {}).items():
-        summary.add_row(f"{escape(str(name))}: distinct l / entropy l", f"{_fmt(figures.get('distinct_l'))} / {_fmt(figures.get('entropy_l'))}")
+        summary.add_row(f"{esc(name)}: distinct l / entropy l", f"{_fmt(figures.get('distinct_l'))} / {_fmt(figures.get('entropy_l'))}")
         t = figures.get("t_equal", figures.get("t_ordered"))
-        summary.add_row(f"{escape(str(name))}: t (EMD) / δ-disclosure", f"{_fmt(t)} / {_fmt(figures.get('delta_disclosure'))}")
+        summary.add_row(f"{esc(name)}: t (EMD) / δ-disclosure", f"{_fmt(t)} / {_fmt(figures.get('delta_disclosure'))}")
     if search.get("nodes_checked") is not None:
         summary.add_row(
-            f"search ({search['algorithm']})",
+            f"search ({esc(search['algorithm'])})",
             f"{search['nodes_checked']:,} of {search['nodes_total']:,} nodes checked in {search['seconds']:.3f} s",
         )
     else:
-        summary.add_row(f"algorithm ({search['algorithm']})", f"{search['seconds']:.3f} s")
+        summary.add_row(f"algorithm ({esc(search['algorithm'])})", f"{search['seconds']:.3f} s")
     summary.add_row("output rows", "shuffled" if report["output_order"]["shuffled"] else "input order")
     if "suppressed_records" in report:
-        summary.add_row("suppressed records published as", report["suppressed_records"])
+        summary.add_row("suppressed records published as", esc(report["suppressed_records"]))
     console.print(summary)
     _print_columns(report)
     _print_utility_and_risk(report)
     for warning in report.get("warnings", []):
-        console.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
+        console.print(f"[bold yellow]warning:[/] {esc(warning)}", highlight=False)
     for kind, path in (written or {}).items():
-        console.print(f"wrote {kind}: [bold]{escape(path)}[/]", highlight=False)
+        console.print(f"wrote {kind}: [bold]{esc(path)}[/]", highlight=False)
 
 
 
@@ -63,25 +62,25 @@ def _print_transformation(report: dict[str, Any]) -> None:
     if report["transformation"]:
         levels = Table(title="Transformation (hierarchy level per quasi-identifier)")
         for name in report["transformation"]:
-            levels.add_column(escape(str(name)), justify="center")
+            levels.add_column(esc(name), justify="center")
         levels.add_row(*(str(v) for v in report["transformation"].values()))
         console.print(levels)
     recoding = report.get("recoding")
     if recoding:
         console.print(
-            f"[bold]{recoding['algorithm']}[/]: local recoding into {recoding['groups']:,} groups "
+            f"[bold]{esc(recoding['algorithm'])}[/]: local recoding into {recoding['groups']:,} groups "
             "(labels differ between groups; no single level per attribute)"
         )
 
 
 def _print_utility_and_risk(report: dict[str, Any]) -> None:
     """The utility figures, then the prosecutor risk before and after."""
-    utility = Table(title=f"Utility (optimised: {report['metric']})")
+    utility = Table(title=f"Utility (optimised: {esc(report['metric'])})")
     utility.add_column("metric")
     utility.add_column("value", justify="right")
     for name, value in report["utility"].items():
         if value is not None:
-            utility.add_row(name, _fmt(value))
+            utility.add_row(esc(name), _fmt(value))
     console.print(utility)
 
     risk = Table(title="Re-identification risk (prosecutor model)")
@@ -108,5 +107,5 @@ def _print_columns(report: dict[str, Any]) -> None:
         treatment = c["treatment"] + (f" (level {c['level']})" if c.get("level") is not None else "")
         if c["role"] == "unlisted" and c["treatment"] == "unchanged":
             treatment = "released unchanged"
-        table.add_row(escape(str(c["name"])), c["role"], treatment)
+        table.add_row(esc(c["name"]), esc(c["role"]), esc(treatment))
     console.print(table)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from veil.cli._registry_help import require_help

@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from veil.cli._app import app, console, err_console, load_dataset, parse_assignments, split_list, user_errors
+from veil.cli._app import app, console, err_console, esc, load_dataset, parse_assignments, split_list, user_errors
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 _PLOT_FORMATS = {".png": "png", ".svg": "svg"}
@@ -102,7 +102,7 @@ def _print(exploration: Any) -> None:
     for column in ("parameters", "k", xkey, ykey, "frontier"):
         table.add_column(column)
     for point in exploration.points:
-        params = ", ".join(f"{k}={v}" for k, v in point["parameters"].items())
+        params = esc(", ".join(f"{k}={v}" for k, v in point["parameters"].items()))
         if not point["feasible"]:
             table.add_row(params, "-", "infeasible", "-", "")
             continue
@@ -169,7 +169,7 @@ def explore_command(  # the work is in the helpers above and below
         _print(exploration)
     for role, path in (("JSON", files["json"]), ("plot", plot), ("HTML", html)):
         if path is not None:
-            (err_console if to_stdout else console).print(f"{role}: {path}")
+            (err_console if to_stdout else console).print(f"{role}: {esc(path)}")
 
 
 def _check_suffixes(plot: Path | None, html: Path | None) -> None:

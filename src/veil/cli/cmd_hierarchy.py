@@ -13,10 +13,9 @@ import re
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from veil.cli._app import EXIT_INPUT_ERROR, app, console, err_console, parse_assignments, split_list, user_errors
+from veil.cli._app import EXIT_INPUT_ERROR, app, console, err_console, esc, parse_assignments, split_list, user_errors
 from veil.cli._hierarchy_options import hierarchy_option, parse_hierarchy_options
 
 hierarchy_app = typer.Typer(
@@ -42,11 +41,11 @@ def _file_names(columns: list[str]) -> dict[str, str]:
 
 def _preview(column: str, source: str, summaries: list, missing: int) -> Table:
     note = f" ({missing:,} missing record(s): their own value until the top)" if missing else ""
-    table = Table(title=f"{escape(column)}: {escape(source)}{note}", title_justify="left", show_header=True)
+    table = Table(title=f"{esc(column)}: {esc(source)}{note}", title_justify="left", show_header=True)
     for name in ("level", "groups", "smallest", "largest", "first groups (records)"):
         table.add_column(name, justify="left" if name.startswith("first") else "right")
     for s in summaries:
-        examples = ", ".join(f"{escape(label)} ({n:,})" for label, n in s.examples)
+        examples = ", ".join(f"{esc(label)} ({n:,})" for label, n in s.examples)
         table.add_row(str(s.level), f"{s.groups:,}", f"{s.smallest:,}", f"{s.largest:,}", examples)
     return table
 
@@ -92,10 +91,10 @@ def build_command(
             out.commit()
     for table in tables:
         console.print(table)
-    console.print(f"Wrote {len(columns)} hierarchy file(s) to {escape(str(out_dir))}. Edit them, then use them with:",
+    console.print(f"Wrote {len(columns)} hierarchy file(s) to {esc(str(out_dir))}. Edit them, then use them with:",
                   highlight=False)
-    flags = " ".join(f"--hierarchy {escape(c)}={escape(str(out_dir / names[c]))}" for c in columns)
-    console.print(f"  veil anonymize {escape(str(file))} --qi {escape(','.join(columns))} {flags} -k 5",
+    flags = " ".join(f"--hierarchy {esc(c)}={esc(str(out_dir / names[c]))}" for c in columns)
+    console.print(f"  veil anonymize {esc(str(file))} --qi {esc(','.join(columns))} {flags} -k 5",
                   highlight=False, soft_wrap=True)
 
 
@@ -124,9 +123,9 @@ def check_command(
             h.leaf_index(values, column=column)
         except HierarchyError as exc:
             problems += 1
-            err_console.print(f"[bold red]{escape(column)}:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+            err_console.print(f"[bold red]{esc(column)}:[/] {esc(str(exc))}", highlight=False, soft_wrap=True)
             continue
-        console.print(f"{escape(column)}: ok ({escape(with_missing.sources[column])}; {h.n_levels} levels, "
+        console.print(f"{esc(column)}: ok ({esc(with_missing.sources[column])}; {h.n_levels} levels, "
                       f"values per level {' → '.join(str(h.n_values(l)) for l in range(h.n_levels))}; "
                       f"covers all {len(values):,} values)", highlight=False, soft_wrap=True)
     if problems:

@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 import typer
 
-from veil.cli._app import app, console, err_console, parse_assignments, split_list, user_errors
+from veil.cli._app import app, console, err_console, esc, parse_assignments, split_list, user_errors
 from veil.cli._randomize_methods import alpha_beta_pair, alpha_beta_release, check_p, pram_release
 from veil.errors import ColumnNotFoundError, OutputError, ParameterError
 
@@ -212,15 +212,15 @@ def _print_summary(method: Method, chosen: list[str], rows: list, counts: tuple[
     summary = Table(title=f"Randomized release ({method.value})", show_header=False)
     summary.add_column("figure")
     summary.add_column("value")
-    summary.add_row("columns", ", ".join(chosen))
+    summary.add_row("columns", esc(", ".join(chosen)))
     for name, value in rows:
         summary.add_row(name, value)
     summary.add_row("rows in / out", f"{counts[0]:,} / {counts[1]:,}")
-    summary.add_row("written", str(output) + (f", report {json_out}" if json_out is not None else ""))
+    summary.add_row("written", esc(str(output) + (f", report {json_out}" if json_out is not None else "")))
     console.print(summary)
     if recommended is not None:
         console.print(f"Recommended pair for (d={d:g}, γ={gamma:g}): --alpha {recommended['alpha']:.6g} "
                       f"--beta {recommended['beta']:.6g}", highlight=False)
     for note in notes:
-        err_console.print(f"[yellow]warning:[/] {note}", highlight=False, soft_wrap=True)
+        err_console.print(f"[yellow]warning:[/] {esc(note)}", highlight=False, soft_wrap=True)
     console.print(f"[bold]{_NOT_DP}[/]", highlight=False, soft_wrap=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from veil.cli._app import app, console, parse_assignments, split_list, user_errors
+from veil.cli._app import app, console, esc, parse_assignments, split_list, user_errors
 
 
 def _report_facts(path: Path | None) -> tuple[list[str], dict[str, int] | None]:
@@ -33,7 +33,7 @@ def _report_facts(path: Path | None) -> tuple[list[str], dict[str, int] | None]:
 def _table(result: dict[str, Any]) -> Any:
     from rich.table import Table
 
-    table = Table(title=f"workload utility, target {result['target']}")
+    table = Table(title=f"workload utility, target {esc(result['target'])}")
     for column in ("classifier", "U_base", "U_san", "U_max", "U_max - U_san", "U_san / U_max"):
         table.add_column(column, justify="left" if column == "classifier" else "right")
     for name, s in result["classifiers"].items():
@@ -89,4 +89,4 @@ def utility_command(
     console.print(_table(result))
     console.print(f"A_acc (attacker's accuracy gain over guessing the most common value) = {result['a_acc']:.4f}")
     if json_out is not None:
-        console.print(f"JSON: {json_out}")
+        console.print(f"JSON: {esc(json_out)}")

@@ -35,6 +35,7 @@ from veil.report import _sections as sections
 from veil.report import _truth as truth
 from veil.report._format import add_row, as_dict, format_value, items
 from veil.report._lattice import lattice as lattice_section
+from veil.report._text import printable
 
 __all__ = ["render_html", "write_html", "report_kind"]
 
@@ -204,6 +205,21 @@ def _unpack_result(result: Any, classes: Any, original: Any) -> tuple[Mapping[st
     return result.report, classes, original
 
 
+def _visible(value: Any) -> Any:
+    """Every ``{{ ... }}`` of the templates, before autoescaping: control characters written visibly.
+
+    A column name holding ESC, DEL or a C1 control (from a CSV header) is
+    shown as ``\\x1b``, never written raw; tabs and line breaks are kept (white
+    space in HTML; the preformatted JSON needs them).  Markup veil built
+    itself (already escaped, none today) passes as it is.
+    """
+    import markupsafe
+
+    if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
+        return printable(value, keep="\n\t")
+    return value
+
+
 @functools.lru_cache(maxsize=1)
 def environment() -> Any:
     """The Jinja2 environment (built once: it caches the compiled template)."""
@@ -212,6 +228,7 @@ def environment() -> Any:
     return jinja2.Environment(
         loader=jinja2.PackageLoader("veil.report", "templates"),
         autoescape=True,
+        finalize=_visible,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -5,7 +5,8 @@ cheap) and only through its object-oriented API (:class:`~matplotlib.figure.Figu
 with an Agg canvas): :mod:`matplotlib.pyplot` and its global state are never
 touched, so rendering a report neither changes the caller's backend nor leaks
 figures.  The plots carry no text from the data (only fixed labels, column
-names and numbers; dollar signs escaped, so no name is read as mathtext), and
+names and numbers; dollar signs escaped, so no name is read as mathtext, and
+control characters written escaped, ``\\x1b``), and
 the PNG carries no software metadata, so the same report renders to the same
 bytes.
 """
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from veil._lazy import require
+from veil.report._text import printable
 
 __all__ = ["risk_chart", "class_size_chart", "band_chart"]
 
@@ -46,6 +48,11 @@ def _png(fig: Any) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _text(value: Any) -> str:
+    """A label from the data as drawn: control characters written escaped, dollar signs too (no mathtext)."""
+    return printable(value).replace("$", r"\$")
 
 
 def _finite(value: Any) -> float | None:
@@ -184,9 +191,9 @@ def band_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[Any]]
         width, x, colours = _bar_layout(n, len(labels))
         for i, (name, values) in enumerate(series):
             ax.bar(x + (i - (n - 1) / 2) * width, [float(v) for v in values], width * 0.92, label=name, color=colours[i])
-        ticks = [str(label).replace("$", r"\$") for label in labels]
+        ticks = [_text(label) for label in labels]
         ax.set_xticks(x, ticks, rotation=30 if len(labels) > 6 else 0, ha="right" if len(labels) > 6 else "center")
         ax.tick_params(axis="x", labelsize=7)
         ax.set_ylabel(ylabel)
-        ax.set_title(title.replace("$", r"\$"))
+        ax.set_title(_text(title))
         return _finish(ax, legend=n > 1, ncols=n)

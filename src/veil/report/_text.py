@@ -1,0 +1,60 @@
+"""Text from the input made safe to show: control characters written visibly.
+
+Column names come from a CSV header, so whoever wrote the file chooses them.
+Everything veil shows (terminal output, error messages, the HTML report) is
+treated as public: nothing in the input may move the cursor, recolour or
+clear a terminal, or break a one-line message.  :func:`printable` is the one
+function that does it; the CLI's consoles and error handler and the HTML
+report's template all use it.  It depends on nothing but the standard library
+(the CLI imports it without the report's dependencies).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["printable", "UNSAFE"]
+
+#: The characters written escaped: C0 controls (tab, newline and ESC
+#: included), DEL, C1 controls, the line and paragraph separators and the
+#: bidirectional embeddings, overrides and isolates (they reorder what
+#: follows them on the line).
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
+
+
+def printable(value: object, *, keep: str = "") -> str:
+    """``str(value)`` with every control character written as an escape (``\\x1b``, ``\\n``).
+
+    Printable text, non-ASCII included (``é``, ``中文``), is kept as it is;
+    only the characters of :data:`UNSAFE` change, so the result holds no
+    terminal escape sequence and no line break.
+
+    Parameters
+    ----------
+    value : object
+        The text (anything else is turned into text with ``str``).
+    keep : str, default ""
+        Characters left as they are (the HTML report keeps ``"\\n\\t"``,
+        white space there, for its preformatted JSON).
+
+    Examples
+    --------
+    >>> printable("age\\x1b[31m,line\\nbreak")
+    'age\\\\x1b[31m,line\\\\nbreak'
+    >>> printable("âge 中文")
+    'âge 中文'
+    """
+    text = str(value)
+    if not UNSAFE.search(text):
+        return text
+    if keep:
+        return UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escaped(m), text)
+    return UNSAFE.sub(_escaped, text)
