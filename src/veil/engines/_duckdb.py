@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -25,9 +24,10 @@ from veil.dataset import MISSING
 from veil.dp._predicate import Predicate
 from veil.engines._filter import check_literal_types, predicate_sql
 from veil.engines._output import write_into
-from veil.engines._protocol import MARK_SEPARATOR, UNCOVERED_MARK, AggregatingEngine, parse_uncovered
+from veil.engines._protocol import MARK_SEPARATOR, UNCOVERED_MARK, AggregatingEngine
+from veil.engines._duckdb_read import _ident, _literal, column_types, scan_sql, translate
 from veil.engines._source import COUNT_COLUMN, Source, as_source
-from veil.errors import DataFormatError, ParameterError, SchemaError
+from veil.errors import ParameterError
 
 __all__ = ["DuckDBEngine", "DEFAULT_MEMORY_LIMIT", "MEMORY_LIMIT_VARIABLE"]
 
@@ -69,14 +69,6 @@ def _blanked(columns: Sequence[str]) -> list[str]:
     """``suppressed: blank``: each column reads ``*`` on the suppressed rows (as text, then)."""
     return [f"CASE WHEN g.__veil_sup THEN {_literal(SUPPRESSED)} ELSE CAST(g.{_ident(c)} AS VARCHAR) END AS {_ident(c)}"
             for c in columns]
-
-
-def _ident(name: str) -> str:
-    return '"' + str(name).replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + str(text).replace("'", "''") + "'"
 
 
 class DuckDBEngine(AggregatingEngine):
@@ -172,22 +164,8 @@ class DuckDBEngine(AggregatingEngine):
             return _folder_beside(beside)
         return tempfile.TemporaryDirectory(prefix="veil-duckdb-", dir=None if base is None else str(base))
 
-    @staticmethod
-    def _scan(source: Source) -> str:
-        if source.format == "parquet":
-            return f"read_parquet({_literal(str(source.path))})"
-        columns = ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in source.columns)
-        return (
-            f"read_csv({_literal(str(source.path))}, delim={_literal(source.sep)}, header=true, "
-            f"quote='\"', escape='\"', columns={{{columns}}}, auto_detect=false, encoding='utf-8')"
-        )
-
-    @staticmethod
-    def _types(con, source: Source) -> dict[str, str]:
-        if source.format == "csv":
-            return {c: "VARCHAR" for c in source.columns}
-        rows = con.execute(f"DESCRIBE SELECT * FROM {DuckDBEngine._scan(source)}").fetchall()
-        return {str(r[0]): str(r[1]).upper() for r in rows}
+    _scan = staticmethod(scan_sql)
+    _types = staticmethod(column_types)
 
     @staticmethod
     def _label(name: str, type_: str, source: Source, table: str = "") -> str:
@@ -215,32 +193,7 @@ class DuckDBEngine(AggregatingEngine):
             return c
         return f"CAST({c} AS VARCHAR)"
 
-    @staticmethod
-    def _translate(exc: Exception, source: Source) -> Exception:
-        text = str(exc)
-        error = parse_uncovered(text)
-        if error is not None:
-            return error
-        line = re.search(r"CSV Error on Line: (\d+)", text)
-        first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-        if line:
-            detail = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
-            what = (f": expected {detail.group(1)} fields (separated by {source.sep!r}) but found {detail.group(2)}"
-                    if detail else f": {first}")
-            return DataFormatError(
-                f"{str(source.path)!r}, line {line.group(1)}{what}. Fix the file or pass the right separator."
-            )
-        # DuckDB's messages quote the offending value or line; errors are public, so say what
-        # and where without it
-        column = re.search(r"source column (\S+)", text)
-        if "Conversion Error" in text and column:
-            return SchemaError(f"The column {column.group(1)!r} is not numeric; a sum needs a numeric column.")
-        if "Invalid unicode" in text:
-            return DataFormatError(f"Cannot read {str(source.path)!r}: it is not UTF-8 text.")
-        if "Conversion Error" in text or "CSV Error" in text:
-            kind = "a value cannot be converted" if "Conversion Error" in text else "a malformed line"
-            return DataFormatError(f"Cannot read {str(source.path)!r}: {kind}.")
-        return exc
+    _translate = staticmethod(translate)
 
     # ------------------------------------------------------------ operations
     def group_count(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-import io
+import functools
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -14,12 +14,59 @@ from veil.data import sniff_separator
 from veil.dataset import DEFAULT_NA_VALUES
 from veil.errors import ColumnNotFoundError, DataFormatError, SchemaError
 
-__all__ = ["Source", "COUNT_COLUMN", "PARQUET_SUFFIXES", "file_format"]
+__all__ = ["Source", "COUNT_COLUMN", "PARQUET_SUFFIXES", "file_format", "ragged_error"]
 
 #: The name of the count column of :meth:`Engine.group_count`'s result.
 COUNT_COLUMN = "count"
 #: Extensions read and written as Parquet; every other extension is CSV.
 PARQUET_SUFFIXES = (".parquet", ".pq")
+#: The bytes of a CSV scanned at a time for NUL bytes and line ends.
+_CHUNK = 1 << 24
+
+
+@functools.lru_cache(maxsize=32)
+def _scan_bytes(file: Path, size: int, mtime_ns: int) -> bool:
+    """Whether the CSV ``file`` has line ends other than all LF or all CRLF (a mix, or a lone CR), after
+    refusing a NUL byte (naming its line, as :func:`veil.data.read_table` does).  One pass in chunks;
+    cached while the file is unchanged."""
+    lines = cr = crlf = offset = 0
+    last = b""
+    with open(file, "rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            nul = chunk.find(b"\x00")
+            if nul >= 0:
+                line = lines + chunk.count(b"\n", 0, nul) + 1
+                utf16 = offset == 0 and chunk.startswith((b"\xff\xfe", b"\xfe\xff"))
+                raise DataFormatError(
+                    f"{str(file)!r}, line {line}: a NUL byte; "
+                    + ("this is UTF-16 text; the duckdb and spark engines read UTF-8 only (convert the file first)."
+                       if utf16 else "this looks like a binary file, not a CSV.")
+                )
+            lines += chunk.count(b"\n")
+            cr += chunk.count(b"\r")
+            crlf += chunk.count(b"\r\n") + (last == b"\r" and chunk.startswith(b"\n"))
+            last, offset = chunk[-1:], offset + len(chunk)
+    return cr > 0 and not cr == crlf == lines
+
+
+def ragged_error(path: Path, sep: str, width: int) -> DataFormatError | None:
+    """The error naming the line of the first record of the CSV ``path`` without ``width`` fields (blank
+    lines skipped), as the one reader words it; None if every record has them.  A pass of Python's csv
+    module that stops there: for wording an error only."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+        reader = csv.reader(handle, delimiter=sep)
+        start, found = 1, None
+        try:
+            for record in reader:
+                if record and len(record) != width:
+                    found = f"expected {width} fields (separated by {sep!r}) but found {len(record)}"
+                    break
+                start = reader.line_num + 1
+        except csv.Error:  # a quote left open up to the end of the file
+            found = "a quote is left open"
+    if found is None:
+        return None
+    return DataFormatError(f"{str(path)!r}, line {start}: {found}. Fix the file or pass the right separator.")
 
 
 def file_format(path: str | os.PathLike[str]) -> Literal["csv", "parquet"]:
@@ -32,7 +79,8 @@ class Source:
     """A table on disk that an engine reads: a CSV or Parquet file.
 
     Build one with :meth:`from_path`, which checks the file, detects the CSV
-    separator and reads the header (never the rows).
+    separator and reads the header (the rows are only scanned, as bytes, for
+    a NUL byte and the kind of line ends).
 
     Attributes
     ----------
@@ -49,6 +97,9 @@ class Source:
         column (as :func:`veil.dataset.read_csv` reads them); empty for
         Parquet, whose missing values are real nulls.  Other columns are
         passed through to the output exactly as read.
+    mixed_newlines : bool
+        The CSV's line ends are neither all LF nor all CRLF: a mix, or a
+        lone CR (also one in a quoted value), which an engine may need to be told.
     """
 
     path: Path
@@ -56,6 +107,7 @@ class Source:
     columns: tuple[str, ...]
     sep: str = ","
     na_values: tuple[str, ...] = DEFAULT_NA_VALUES
+    mixed_newlines: bool = False
 
     @classmethod
     def from_path(
@@ -79,7 +131,8 @@ class Source:
         Raises
         ------
         DataFormatError
-            The file does not exist, is empty, is not UTF-8, or is not Parquet.
+            The file does not exist, is empty, is not UTF-8, holds a NUL byte
+            (the line is named), or is not Parquet.
         SchemaError
             The header names a column twice.
         """
@@ -96,22 +149,25 @@ class Source:
                 raise DataFormatError(f"Cannot read {str(file)!r} as Parquet: {exc}") from None
             cls._check_unique(names, file)
             return cls(file, "parquet", names, ",", ())
+        stat = file.stat()
+        mixed = _scan_bytes(file, stat.st_size, stat.st_mtime_ns)  # one check of every engine's CSV input
         try:
             if sep is None:
                 sep = sniff_separator(file, "utf-8")
-            with open(file, encoding="utf-8", newline="") as handle:
-                header_line = handle.readline()
+            with open(file, encoding="utf-8-sig", newline="") as handle:
+                # the first record, as the one reader reads it: a quoted name may hold a line break
+                names = tuple(next(csv.reader(handle, delimiter=sep), []))
         except UnicodeDecodeError as exc:
             raise DataFormatError(
                 f"{str(file)!r} is not valid UTF-8: {exc.reason} at byte {exc.start}; "
                 "the duckdb and spark engines read UTF-8 only (convert the file first)."
             ) from None
-        if not header_line.strip():
+        except csv.Error as exc:
+            raise DataFormatError(f"Cannot read the header of {str(file)!r}: {exc}.") from None
+        if not "".join(names).strip():
             raise DataFormatError(f"{str(file)!r} is empty: a CSV needs at least a header line.")
-        header_line = header_line.lstrip("\ufeff")
-        names = tuple(next(csv.reader(io.StringIO(header_line), delimiter=sep)))
         cls._check_unique(names, file)
-        return cls(file, "csv", names, sep, tuple(na_values))
+        return cls(file, "csv", names, sep, tuple(na_values), mixed)
 
     @staticmethod
     def _check_unique(names: Sequence[str], file: Path) -> None:
