@@ -219,8 +219,13 @@ def build_hierarchy(
         raise ConfigError(f"{where}: {exc}") from None
 
 
-def build_hierarchies(config: ReleaseConfig, dataset: Any) -> Any:
+def build_hierarchies(config: ReleaseConfig, dataset: Any = None, *, values_of: Any = None) -> Any:
     """Build every configured hierarchy over the dataset's columns, with record counts.
+
+    ``values_of(name)`` gives a column's distinct present values and their record counts
+    (default: :func:`veil.hierarchy.column_values` of ``dataset``; an out-of-core engine gives
+    them from a group-count, so that ``auto`` and ``group`` choose as they do in memory); it is
+    not asked for a hierarchy read from a file.
 
     Returns a :class:`veil.hierarchy.Resolution`: ``.hierarchies`` for the
     dataset and ``.sources`` ({column: spec or file}, with what ``auto``
@@ -228,12 +233,16 @@ def build_hierarchies(config: ReleaseConfig, dataset: Any) -> Any:
     """
     from veil.hierarchy import Resolution, choose, column_values
 
+    if values_of is None:
+        def values_of(name: str) -> tuple[list[str], Any]:
+            return column_values(dataset, name) if name in dataset.columns else ([], None)
+
     out = Resolution()
     for name, attribute in config.attributes.items():
         spec = attribute.hierarchy
         if spec is None:
             continue
-        values, counts = column_values(dataset, name) if name in dataset.columns else ([], None)
+        values, counts = values_of(name) if spec.file is None and spec.taxonomy is None else ([], None)
         if spec.spec is not None and spec.spec.strip().lower() == "auto":
             kind = attribute.kind if "kind" in attribute.model_fields_set else None
             chosen = str(choose(values, counts, kind=kind))

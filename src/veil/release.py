@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from veil.anonymization import AnonymizationResult, anonymize
-from veil.config import ReleaseConfig, build_hierarchies, build_hierarchy, build_model, deidentify_frame
+from veil.config import ReleaseConfig, build_hierarchies, build_model, deidentify_frame
 from veil.dataset import MISSING, Dataset
 from veil.data import write_frame
 from veil.errors import ConfigError, OutputError
@@ -282,21 +283,25 @@ class FileRelease:
     report: dict[str, Any]
 
 
-def _engine_hierarchies(config: ReleaseConfig, engine: Any, input_path: Path) -> dict[str, Any]:
+def _engine_hierarchies(config: ReleaseConfig, engine: Any, input_path: Path) -> Any:
+    """:func:`~veil.config.build_hierarchies` with each column's values and record counts from
+    one small group-count through the engine: the same hierarchies (``auto``'s choice, ``group``'s
+    frequency groups) as in memory."""
+    from veil.engines import COUNT_COLUMN
+
     kinds = {n: a.kind for n, a in config.attributes.items()}
-    hierarchies = {}
-    for name, attribute in config.attributes.items():
-        if attribute.hierarchy is None:
-            continue
-        values: list[str] = []
-        if attribute.hierarchy.file is None and attribute.hierarchy.taxonomy is None:
-            # builders take the column's values: one small group-count through the engine
-            counts = engine.group_count(input_path, [name], [])
-            column = Dataset.from_pandas(counts[[name]].dropna(), quasi_identifiers=[name],
-                                         kinds={name: kinds[name]})
-            values = [v for v in column.encode(name).labels.tolist() if v != MISSING]
-        hierarchies[name] = build_hierarchy(name, attribute.hierarchy, values, config)
-    return hierarchies
+
+    def values_of(name: str) -> tuple[list[str], np.ndarray]:
+        counts = engine.group_count(input_path, [name], [])
+        present = counts[counts[name].notna()]
+        column = Dataset.from_pandas(present[[name]], quasi_identifiers=[name], kinds={name: kinds[name]})
+        encoded = column.encode(name)
+        records = np.bincount(encoded.codes, weights=present[COUNT_COLUMN].to_numpy(dtype=np.float64),
+                              minlength=len(encoded.labels)).astype(np.int64)
+        keep = encoded.labels != MISSING
+        return [str(v) for v in encoded.labels[keep]], records[keep]
+
+    return build_hierarchies(config, values_of=values_of)
 
 
 def _run_with_engine(
@@ -316,9 +321,10 @@ def _run_with_engine(
     # the in-memory release's columns: identifiers dropped, unlisted columns withheld unless keep_unlisted
     columns = engine_columns(config, input_path, policy_from_config(config))
     engine = get_engine(config.engine)
+    resolution = _engine_hierarchies(config, engine, input_path)
     report = anonymize_file(
         input_path, engine=engine, quasi_identifiers=config.names("quasi-identifier"),
-        sensitive=config.names("sensitive"), hierarchies=_engine_hierarchies(config, engine, input_path),
+        sensitive=config.names("sensitive"), hierarchies=resolution.hierarchies,
         models=models, suppression_limit=config.suppression_limit, metric=config.metric,
         output=out.temporary("data"), seed=options["seed"], suppressed=mode, sep=config.input.sep,
         kinds={n: a.kind for n, a in config.attributes.items()},
@@ -328,6 +334,8 @@ def _run_with_engine(
     )
     report["output"] = str(out.destination("data"))
     report["suppressed_records"] = mode
+    if resolution.sources:
+        report["hierarchies"] = resolution.sources
     report_columns(report, columns)
     return FileRelease(report)
 
