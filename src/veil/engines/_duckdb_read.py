@@ -73,11 +73,10 @@ def translate(exc: Exception, source: Source) -> Exception:
     if error is not None:
         return error
     line = re.search(r"CSV Error on Line: (\d+)", text)
-    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     if line:
         detail = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
         what = (f": expected {detail.group(1)} fields (separated by {source.sep!r}) but found {detail.group(2)}"
-                if detail else f": {first}")
+                if detail else ": a malformed line (a quote left open, or a quote inside an unquoted field)")
         return DataFormatError(
             f"{str(source.path)!r}, line {line.group(1)}{what}. Fix the file or pass the right separator."
         )

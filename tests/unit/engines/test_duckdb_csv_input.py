@@ -138,3 +138,13 @@ def test_a_quoted_line_break_in_a_header_name(tmp_path: Path, inner: bytes) -> N
     assert set(counts["a"]) == {"x", "y", "z"} and set(counts["d"]) == {"p", "q"}
     result = CliRunner().invoke(app, ["check", str(path), "--qi", "a", "--sensitive", "d", "--engine", "duckdb"])
     assert result.exit_code == 0, result.output
+
+
+# ---------------------------------------------------------------- a quote left open
+def test_a_quote_left_open_is_named_by_line_without_duckdbs_text(tmp_path: Path, crlf_lines: list[bytes]) -> None:
+    lines = [line.replace(b"\r\n", b"\n") for line in crlf_lines]
+    lines[60] = b'"' + lines[60]  # line 61 opens a quote that never closes
+    path = _write(tmp_path / "open.csv", lines)
+    with pytest.raises(DataFormatError, match=r"line 61: a malformed line \(a quote left open") as caught:
+        DuckDBEngine().group_count(path, QIS, [])
+    assert "Invalid Input Error" not in str(caught.value) and "Original Line" not in str(caught.value)
