@@ -40,6 +40,16 @@ def _load_config(path: Path) -> dict[str, Any]:
     return section
 
 
+def _refuse_key_as_input(key_file: Optional[Path], others: dict[str, Optional[Path]]) -> None:
+    """Refuse a key file given as another input too: what that input's errors quote would be the key."""
+    if key_file is None or not key_file.exists():
+        return
+    for option, path in others.items():
+        if path is not None and Path(path).exists() and os.path.samefile(path, key_file):
+            raise ParameterError(f"{option} is the key file ({str(key_file)!r}); the key is read from --key-file "
+                                 "only. Give that option its own file.")
+
+
 def _read_key(key_env: str, key_file: Optional[Path], required: bool) -> Optional[bytes]:
     if key_file is not None:
         try:
@@ -102,6 +112,7 @@ def deidentify_command(
     from veil.sanitize import Plan, deidentify, safe_harbor
 
     with user_errors():
+        _refuse_key_as_input(key_file, {"FILE": file, "--config": config, "--restricted-zip3": restricted_zip3})
         section: dict[str, Any] = _load_config(config) if config is not None else {}
         chosen = profile or section.get("profile")
         if chosen is not None and chosen not in _PROFILES:

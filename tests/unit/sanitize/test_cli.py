@@ -109,3 +109,14 @@ def test_bad_dates_name_rows_in_cli(tmp_path):
     out = tmp_path / "o.csv"
     res = run("deidentify", path, "--config", cfg, "-o", out)
     assert res.exit_code == 2 and "at rows 2" in res.output and not out.exists()
+
+
+@pytest.mark.parametrize("option", ["--restricted-zip3", "--config"])
+def test_the_key_file_given_as_another_input_is_refused_without_its_content(csv, tmp_path, option):
+    key_file = tmp_path / "key.txt"
+    key_file.write_text(KEY + "\n")
+    out = tmp_path / "o.csv"
+    res = run("deidentify", csv, "--profile", "safe-harbor", option, key_file, "--key-file", key_file, "-o", out)
+    assert res.exit_code == 2 and f"{option} is the key file" in res.output
+    assert KEY not in res.output and not out.exists()
+    assert key_file.read_text() == KEY + "\n"
