@@ -21,7 +21,7 @@
 from veil.data._dataset import Dataset, MissingPolicy, read_csv
 from veil.data._encoding import (
     MISSING, EncodedColumn, TextCodes, categorical_of, complete_text_categorical, encode_values, format_labels,
-    infer_kind, sort_labels, text_codes,
+    infer_kind, sort_labels, text_codes, timestamp_labels,
 )
 from veil.data._pool import HASHED_PARALLEL_ROWS, PARALLEL_ROWS, column_pool, side_by_side
 from veil.data._reader import (
@@ -58,6 +58,7 @@ __all__ = [
     "check_column_names",
     "encode_values",
     "format_labels",
+    "timestamp_labels",
     "infer_kind",
     "read_csv",
     "read_table",

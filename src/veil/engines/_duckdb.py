@@ -187,8 +187,13 @@ class DuckDBEngine(AggregatingEngine):
                 f"WHEN {c} = trunc({c}) AND abs({c}) < 9007199254740992 "
                 f"THEN CAST(CAST({c} AS BIGINT) AS VARCHAR) ELSE CAST({c} AS VARCHAR) END"
             )
-        if t == "DATE" or t.startswith("TIMESTAMP"):
+        if t == "DATE":
             return f"strftime({c}, '%Y-%m-%d')"
+        if t.startswith("TIMESTAMP"):  # to the microsecond, in UTC, as veil.data.timestamp_labels
+            u = f"timezone('UTC', {c})" if "TIME ZONE" in t else f"CAST({c} AS TIMESTAMP)"
+            return (f"CASE WHEN {u} = date_trunc('day', {u}) THEN strftime({u}, '%Y-%m-%d') "
+                    f"WHEN epoch_us({u}) % 1000000 = 0 THEN strftime({u}, '%Y-%m-%d %H:%M:%S') "
+                    f"ELSE strftime({u}, '%Y-%m-%d %H:%M:%S.%f') END")
         if t == "VARCHAR":
             return c
         return f"CAST({c} AS VARCHAR)"

@@ -194,8 +194,13 @@ class SparkEngine(AggregatingEngine):
                 .when(integral, c.cast("long").cast("string"))
                 .otherwise(c.cast("string"))
             )
-        if isinstance(dtype, (T.DateType, T.TimestampType)) or type(dtype).__name__ == "TimestampNTZType":
+        if isinstance(dtype, T.DateType):
             return F.date_format(c, "yyyy-MM-dd")
+        if isinstance(dtype, T.TimestampType) or type(dtype).__name__ == "TimestampNTZType":
+            # to the microsecond, in UTC (the session's time zone), as veil.data.timestamp_labels
+            return (F.when(F.date_trunc("day", c) == c, F.date_format(c, "yyyy-MM-dd"))
+                    .when(F.unix_micros(c.cast("timestamp")) % 1000000 == 0, F.date_format(c, "yyyy-MM-dd HH:mm:ss"))
+                    .otherwise(F.date_format(c, "yyyy-MM-dd HH:mm:ss.SSSSSS")))
         if isinstance(dtype, T.StringType):
             return c
         return c.cast("string")

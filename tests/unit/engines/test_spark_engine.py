@@ -96,3 +96,13 @@ def test_apply_uncovered_value_leaves_no_file(spark_engine, adult, adult_sample,
     with pytest.raises(HierarchyError, match=r"^The hierarchy of column 'age' does not cover the value '39'; "):
         spark_engine.apply(adult_sample, mappings, [], tmp_path / "out.parquet")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("column", ["t_us", "t_tz", "d"])
+def test_spark_labels_timestamps_as_the_local_engine(spark_engine, tmp_path, column):
+    from .test_engine_timestamps import timestamp_table
+
+    path = timestamp_table(tmp_path / "t.parquet", nanoseconds=False)
+    local = LocalEngine().group_count(path, [column], [])
+    spark = spark_engine.group_count(path, [column], [])
+    pd.testing.assert_frame_equal(canonical_counts(local), canonical_counts(spark), check_dtype=False)
