@@ -45,7 +45,7 @@ class _SafeConsole(Console):
     """
 
     def render(self, renderable: Any, options: Any = None) -> Iterator[Segment]:
-        from veil.report._text import UNSAFE, printable
+        from veil._text import UNSAFE, printable
 
         for segment in super().render(renderable, options):
             if segment.control or not UNSAFE.search(segment.text):
@@ -73,10 +73,10 @@ def esc(value: object) -> str:
 
     Rich markup escaped: ``[bold]x`` prints as ``[bold]x``, never bold, and
     ``[/]`` never raises; control characters written escaped
-    (:func:`veil.report._text.printable`): ``\\x1b``, ``\\n``, so the text
+    (:func:`veil._text.printable`): ``\\x1b``, ``\\n``, so the text
     holds no terminal escape sequence and no line break.
     """
-    from veil.report._text import printable
+    from veil._text import printable
 
     return escape(printable(value))
 

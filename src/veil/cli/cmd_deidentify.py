@@ -37,6 +37,10 @@ def _load_config(path: Path) -> dict[str, Any]:
     section = data.get("deidentify", data)
     if not isinstance(section, dict):
         raise ConfigError("deidentify: must be a mapping.")
+    extra = [k for k in section if k not in ("columns", "profile", "restricted_zip3", "as_of", "link")]
+    if extra:
+        raise ConfigError(f"deidentify: unknown key(s) {', '.join(map(repr, extra))}; allowed: columns, "
+                          "profile, restricted_zip3, as_of, link.")
     return section
 
 
@@ -118,10 +122,6 @@ def deidentify_command(
         if chosen is not None and chosen not in _PROFILES:
             raise ParameterError(f"The '--profile' option must be one of {{'safe-harbor'}}. Got {chosen!r} instead.")
         plan_part = {k: v for k, v in section.items() if k == "columns"}
-        extra = [k for k in section if k not in ("columns", "profile", "restricted_zip3", "as_of", "link")]
-        if extra:
-            raise ConfigError(f"deidentify: unknown key(s) {', '.join(map(repr, extra))}; allowed: columns, "
-                              "profile, restricted_zip3, as_of, link.")
         plan = Plan.from_dict(plan_part, path="deidentify") if plan_part else None
         if chosen is None and plan is None:
             raise ParameterError("Nothing to do: pass --profile safe-harbor or --config with a 'deidentify' "

@@ -29,6 +29,8 @@ from veil.data._reader import (
     PARQUET_SUFFIXES,
     SEPARATORS,
     check_column_names,
+    nested_columns_error,
+    parquet_error,
     read_table,
     sniff_separator,
 )
@@ -63,6 +65,8 @@ __all__ = [
     "read_csv",
     "read_table",
     "sniff_separator",
+    "nested_columns_error",
+    "parquet_error",
     "sort_labels",
     "write_frame",
 ]

@@ -11,7 +11,8 @@ same way whichever command reads it, with a one-line
 - a header name is empty or given twice (the column position is named);
 - a ragged row, with more or fewer fields than the header (the line is named;
   an unclosed quote shows up as one);
-- a ``.parquet``/``.pq`` file that is not Parquet.
+- a ``.parquet``/``.pq`` file that is not Parquet, or that has a nested column (a list, map,
+  struct or union: veil reads flat tables, one value per cell; see :func:`nested_columns_error`).
 
 CSV files are parsed by ``pyarrow.csv`` with every column read as text (so
 ``"07401"`` stays a ZIP code), a UTF-8 byte-order mark is dropped, CRLF line
@@ -32,12 +33,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from veil._text import printable
 from veil.errors import DataFormatError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-__all__ = ["DEFAULT_NA_VALUES", "PARQUET_SUFFIXES", "SEPARATORS", "read_table", "sniff_separator", "check_column_names"]
+__all__ = ["DEFAULT_NA_VALUES", "PARQUET_SUFFIXES", "SEPARATORS", "read_table", "sniff_separator", "check_column_names",
+           "nested_columns_error", "parquet_error"]
 
 #: Cell texts read as missing by default.
 DEFAULT_NA_VALUES: tuple[str, ...] = ("", "NA", "N/A", "NaN", "nan", "NULL", "null", "None")
@@ -289,6 +292,58 @@ def _read_csv(path: Path, max_rows: int | None, options: dict[str, Any]) -> "pa.
         block *= 4
 
 
+def _nested(arrow_type: "pa.DataType") -> bool:
+    """Whether ``arrow_type`` holds more than one value per cell: a list (of any kind), map, struct or
+    union, also as the values of a dictionary or the storage of an extension type."""
+    import pyarrow as pa
+
+    if isinstance(arrow_type, pa.BaseExtensionType):
+        return _nested(arrow_type.storage_type)
+    if pa.types.is_dictionary(arrow_type):
+        return _nested(arrow_type.value_type)
+    return pa.types.is_nested(arrow_type)
+
+
+def _type_text(arrow_type: "pa.DataType") -> str:
+    """A short text of an Arrow type: ``list<string>``, ``struct<city: string, zip: string>``."""
+    import pyarrow as pa
+
+    t = arrow_type
+    if isinstance(t, pa.BaseExtensionType):
+        return _type_text(t.storage_type)
+    if pa.types.is_dictionary(t):
+        return f"dictionary<{_type_text(t.value_type)}>"
+    if pa.types.is_fixed_size_list(t):
+        return f"fixed_size_list<{_type_text(t.value_type)}, {t.list_size}>"
+    if pa.types.is_map(t):
+        return f"map<{_type_text(t.key_type)}, {_type_text(t.item_type)}>"
+    if pa.types.is_struct(t):
+        return "struct<" + ", ".join(f"{t.field(i).name}: {_type_text(t.field(i).type)}"
+                                     for i in range(t.num_fields)) + ">"
+    if isinstance(t, (pa.ListType, pa.LargeListType)) or type(t).__name__ in ("ListViewType", "LargeListViewType"):
+        return f"{str(t).split('<', 1)[0]}<{_type_text(t.value_type)}>"
+    return str(t)
+
+
+def nested_columns_error(schema: "pa.Schema", source: str) -> DataFormatError | None:
+    """The refusal of a Parquet file (``source``, its quoted name) with nested columns (a list, map,
+    struct or union in a cell), naming each and its Arrow type; None if every column is flat.  The
+    one reader and every engine's :meth:`~veil.engines.Source.from_path` refuse such a file this way."""
+    nested = [(name, printable(_type_text(schema.field(i).type)))
+              for i, name in enumerate(schema.names) if _nested(schema.field(i).type)]
+    if not nested:
+        return None
+    if len(nested) == 1:
+        (name, text), = nested
+        what, them = f"the column {name!r} holds {text} values", "it"
+    else:
+        listed = [f"{name!r} ({text})" for name, text in nested]
+        what = f"the columns {', '.join(listed[:-1])} and {listed[-1]} hold nested values"
+        them = "them"
+    return DataFormatError(f"{source}: {what}; veil reads flat tables (one value per cell): "
+                           f"flatten {them} first, or leave {them} out of the file.")
+
+
 def _read_parquet(path: Path, *, allow_no_rows: bool = False, max_rows: int | None = None) -> "pa.Table":
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -298,6 +353,13 @@ def _read_parquet(path: Path, *, allow_no_rows: bool = False, max_rows: int | No
     if magic != b"PAR1":
         raise DataFormatError(f"Cannot read {_name(path)} as Parquet: it does not start with PAR1 (not a Parquet file).")
     try:
+        schema = pq.read_schema(path)
+    except Exception as exc:  # pyarrow raises several types for corrupt files
+        raise parquet_error(path, exc) from None
+    error = nested_columns_error(schema, _name(path))
+    if error is not None:  # refused before a row is read
+        raise error
+    try:
         if max_rows is None:
             table = pq.read_table(path)
         else:  # the first rows only: no more than the batches they are in
@@ -305,12 +367,17 @@ def _read_parquet(path: Path, *, allow_no_rows: bool = False, max_rows: int | No
             first = next(handle.iter_batches(batch_size=max(max_rows, 1)), None)
             table = pa.Table.from_batches([] if first is None else [first], schema=handle.schema_arrow)
     except Exception as exc:  # pyarrow raises several types for corrupt files
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise DataFormatError(f"Cannot read {_name(path)} as Parquet: {detail}") from None
+        raise parquet_error(path, exc) from None
     check_column_names(table.column_names, _name(path))
     if table.num_rows == 0 and not allow_no_rows:
         raise DataFormatError(f"{_name(path)} has no rows.")
     return table if max_rows is None else table.slice(0, max_rows)
+
+
+def parquet_error(path: Path, exc: Exception) -> DataFormatError:
+    """pyarrow's refusal ``exc`` of the Parquet ``path``: its first line, control characters escaped."""
+    detail = printable(next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__))
+    return DataFormatError(f"Cannot read {_name(path)} as Parquet: {detail}")
 
 
 def _checked_bytes(data: bytes, path: Path, encoding: str) -> bytes:

@@ -4,7 +4,8 @@ A CSV is read as text with the header's names; one whose line ends are mixed (re
 strict mode) is read leniently, after a check that no row has more or fewer fields than the header
 (:func:`check_fields`).  DuckDB's errors become one-line :class:`~veil.errors.DataFormatError` or
 :class:`~veil.errors.SchemaError` messages that say what and where, never the offending value
-(:func:`translate`).
+(:func:`translate`); any other failure to read the file (a corrupt Parquet page, say) is a one-line
+refusal of the file without DuckDB's text, which can quote its bytes.
 """
 
 from __future__ import annotations
@@ -47,7 +48,12 @@ def column_types(con, source: Source) -> dict[str, str]:
         if source.mixed_newlines:
             check_fields(con, source)
         return {c: "VARCHAR" for c in source.columns}
-    rows = con.execute(f"DESCRIBE SELECT * FROM {scan_sql(source)}").fetchall()
+    import duckdb
+
+    try:
+        rows = con.execute(f"DESCRIBE SELECT * FROM {scan_sql(source)}").fetchall()
+    except duckdb.Error as exc:
+        raise translate(exc, source) from None
     return {str(r[0]): str(r[1]).upper() for r in rows}
 
 
@@ -90,7 +96,25 @@ def translate(exc: Exception, source: Source) -> Exception:
     if "Conversion Error" in text or "CSV Error" in text:
         kind = "a value cannot be converted" if "Conversion Error" in text else "a malformed line"
         return DataFormatError(f"Cannot read {str(source.path)!r}: {kind}.")
-    if type(exc).__name__ == "InvalidInputException":  # any other refusal of the file: one line, no traceback
-        return DataFormatError(f"Cannot read {str(source.path)!r} as {source.format.upper()}: DuckDB refuses it as "
-                               "malformed (the local engine, --engine local, names the line).")
+    if _read_failure(exc, source):  # any other refusal of the file: one line, no traceback, none of its text
+        if source.format == "csv":
+            return DataFormatError(f"Cannot read {str(source.path)!r} as CSV: DuckDB refuses it as malformed "
+                                   "(the local engine, --engine local, names the line).")
+        return DataFormatError(f"Cannot read {str(source.path)!r} as Parquet: it is corrupt or malformed "
+                               "(DuckDB cannot decode it; the local engine, --engine local, says what pyarrow finds).")
     return exc
+
+
+#: DuckDB's errors that are a refusal of the file read, whatever their text: the bare ``duckdb.Error``
+#: (its Parquet reader's decoding faults: "don't know what type", "Corrupted file?", "invalid TType"...),
+#: a refused input, and a conversion on read.
+_READ_FAILURES = ("Error", "InvalidInputException", "ConversionException")
+#: DuckDB's errors that are a refusal of the file read when they name it ("Could not read enough bytes
+#: from file ..."); without its name they are about something else (a spill or output file, say).
+_NAMED_READ_FAILURES = ("IOException", "NotImplementedException", "SerializationException")
+
+
+def _read_failure(exc: Exception, source: Source) -> bool:
+    """Whether DuckDB's error ``exc`` is its failure to read ``source`` (not memory, an interrupt, or veil's SQL)."""
+    kind = type(exc).__name__
+    return kind in _READ_FAILURES or (kind in _NAMED_READ_FAILURES and str(source.path) in str(exc))

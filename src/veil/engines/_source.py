@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from veil.data import sniff_separator
+from veil.data import nested_columns_error, parquet_error, sniff_separator
 from veil.dataset import DEFAULT_NA_VALUES
 from veil.errors import ColumnNotFoundError, DataFormatError, SchemaError
 
@@ -47,6 +47,21 @@ def _scan_bytes(file: Path, size: int, mtime_ns: int) -> bool:
             crlf += chunk.count(b"\r\n") + (last == b"\r" and chunk.startswith(b"\n"))
             last, offset = chunk[-1:], offset + len(chunk)
     return cr > 0 and not cr == crlf == lines
+
+
+def _parquet_names(file: Path) -> tuple[str, ...]:
+    """The column names of the Parquet ``file``, from its schema (no row is read); a corrupt file or a
+    nested column is refused as the one reader refuses it."""
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(file)
+    except Exception as exc:  # pyarrow raises several types for corrupt files
+        raise parquet_error(file, exc) from None  # one line, worded as the one reader words it
+    nested = nested_columns_error(schema, repr(str(file)))
+    if nested is not None:
+        raise nested
+    return tuple(schema.names)
 
 
 def ragged_error(path: Path, sep: str, width: int) -> DataFormatError | None:
@@ -132,7 +147,8 @@ class Source:
         ------
         DataFormatError
             The file does not exist, is empty, is not UTF-8, holds a NUL byte
-            (the line is named), or is not Parquet.
+            (the line is named), or is not Parquet, or is Parquet with a nested column
+            (a list, map, struct or union; named from the schema, no row is read).
         SchemaError
             The header names a column twice.
         """
@@ -141,12 +157,7 @@ class Source:
             raise DataFormatError(f"No such file: {str(file)!r}.")
         file = file.resolve()
         if file_format(file) == "parquet":
-            import pyarrow.parquet as pq
-
-            try:
-                names = tuple(pq.read_schema(file).names)
-            except Exception as exc:  # pyarrow raises several types for corrupt files
-                raise DataFormatError(f"Cannot read {str(file)!r} as Parquet: {exc}") from None
+            names = _parquet_names(file)
             cls._check_unique(names, file)
             return cls(file, "parquet", names, ",", ())
         stat = file.stat()

@@ -35,7 +35,7 @@ from veil.report import _sections as sections
 from veil.report import _truth as truth
 from veil.report._format import add_row, as_dict, format_value, items
 from veil.report._lattice import lattice as lattice_section
-from veil.report._text import printable
+from veil._text import printable
 
 __all__ = ["render_html", "write_html", "report_kind"]
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from veil._lazy import require
-from veil.report._text import printable
+from veil._text import printable
 
 __all__ = ["risk_chart", "class_size_chart", "band_chart"]
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from veil.cli import app
 from veil.cli._app import esc
-from veil.report._text import printable
+from veil._text import printable
 
 ESC_NAME = "age\x1b[31mRED\x1b[0m"
 NL_NAME = "line\nbreak"
