@@ -188,8 +188,7 @@ def _check_batch(specs: list[Any], frame: Any, categories: Optional[str], delta:
                  bounds: tuple[Optional[float], Optional[float]] = (None, None)) -> None:
     """Refuse, before the first spend, a query of the batch that would fail when its turn
     came: an earlier answer's spend would be saved and nothing printed."""
-    import pandas as pd
-
+    from veil.dp._columns import is_number_column
     from veil.errors import ColumnNotFoundError, SchemaError
 
     _check_keys(specs, split_list(categories, "--categories"), delta)
@@ -201,7 +200,7 @@ def _check_batch(specs: list[Any], frame: Any, categories: Optional[str], delta:
             raise ColumnNotFoundError(f"The query {spec.text!r} names the column {missing[0]!r}, which the "
                                       "data does not have; nothing was spent.")
         column = frame[spec.columns[0]] if spec.kind in ("sum", "mean", "quantile") else None
-        if column is not None and (not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
+        if column is not None and not is_number_column(column):  # ints, floats, decimals: not bools
             raise SchemaError(f"The query {spec.text!r} needs a numeric column; {spec.columns[0]!r} is not. "
                               "Nothing was spent.")
         if spec.kind == "histogram":
@@ -256,6 +255,7 @@ def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[
     _check_keys(specs, categories, delta)
     _check_bounds(specs, lower, upper)
     source = Source.from_path(file, sep=sep)
+    _check_engine_sums(specs, source)
     accountant = _accountant(None, budget_file, dataset_name, budget, budget_delta)
     _precheck(accountant, len(specs), epsilon, delta)
     resolved = get_engine(engine)
@@ -265,6 +265,32 @@ def _engine_answers(engine: str, file: Path, specs: list[Any], *, sep: Optional[
     finally:
         if hasattr(resolved, "close"):
             resolved.close()  # a Spark session made here is stopped here
+
+
+def _check_engine_sums(specs: list[Any], source: Any) -> None:
+    """Refuse, before any spend, a sum of a Parquet column that does not hold numbers (bools, dates,
+    text), as in memory: the engine would read a bool as 0 or 1 (a CSV's text it refuses itself)."""
+    from veil.errors import SchemaError
+
+    summed = list(dict.fromkeys(spec.columns[0] for spec in specs if spec.kind == "sum"))
+    if not summed or source.format != "parquet":
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(source.path)
+    except (OSError, pa.ArrowException):  # the engine's own read says what is wrong with the file
+        return
+    for name in summed:
+        if schema.get_field_index(name) < 0:
+            continue  # a missing column: the engine names it
+        type_ = schema.field(name).type
+        if pa.types.is_dictionary(type_):
+            type_ = type_.value_type
+        if not (pa.types.is_integer(type_) or pa.types.is_floating(type_) or pa.types.is_decimal(type_)):
+            raise SchemaError(f"The query 'sum {name}' needs a numeric column; {name!r} is not. "
+                              "Nothing was spent.")
 
 
 def _keys_of(table: Any, column: str, categories: Optional[str]) -> Optional[list[Any]]:

@@ -40,6 +40,7 @@ import pandas as pd
 from veil._validation import check_choice, check_real
 from veil.dp._answer import DPAnswer
 from veil.dp._budget import ZCDPBudget
+from veil.dp._columns import is_number_column, number_values, text_labels
 from veil.dp._grouped_sum import grouped_grid_sums, noisy_group_sums, public_keys, selected_group_sums
 from veil.dp._mechanisms import GaussianMechanism, check_epsilon
 from veil.dp._partition import key_str, partition_selection
@@ -385,10 +386,26 @@ def column_of(frame: pd.DataFrame, name: str) -> pd.Series:
 
 
 def category_codes(series: pd.Series, categories: list[Any]) -> np.ndarray:
-    """Integer code of each value in ``categories`` (-1 when absent), vectorised."""
-    codes = pd.Index(categories).get_indexer(series).astype(np.int64)
-    if (codes < 0).any() and not pd.api.types.is_numeric_dtype(series):
-        # text column with non-text categories (e.g. 1 vs "1"): match on strings too
-        alt = pd.Index([str(c) for c in categories]).get_indexer(series.astype("string"))
-        codes = np.where(codes >= 0, codes, alt.astype(np.int64))
+    """Integer code of each value in ``categories`` (-1 when absent), vectorised.
+
+    A number column (ints, floats, decimals) matches its values with the categories as
+    numbers; any other column (text, bools, dates) also matches its text labels, as the
+    engines read them (:func:`~veil.dp._columns.text_labels`), with each category's
+    text: a bool column's ``True`` is the key ``'True'``, a date the key ``'2020-01-31'``.
+    """
+    if is_number_column(series):
+        values = series if pd.api.types.is_numeric_dtype(series) else pd.Series(number_values(series))
+        return pd.Index(categories).get_indexer(values).astype(np.int64)
+    codes = np.full(len(series), -1, dtype=np.int64)
+    if pd.api.types.is_string_dtype(series):  # text (an object column of text: not bools)
+        # the values themselves first (a Python API's object keys); the labels for the rest
+        codes = pd.Index(categories).get_indexer(series).astype(np.int64)
+    if (codes < 0).any():
+        first: dict[str, int] = {}
+        for i, c in enumerate(categories):
+            first.setdefault(str(c), i)  # two categories of one text: the first one's code
+        positions = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+        found = pd.Index(list(first)).get_indexer(text_labels(series).astype(object))
+        alt = np.where(found >= 0, positions[found], -1)
+        codes = np.where(codes >= 0, codes, alt)
     return codes

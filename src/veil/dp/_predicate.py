@@ -18,8 +18,10 @@ Grammar (case-insensitive keywords; never ``eval``)::
 
 Predicates evaluate vectorised on a DataFrame to a boolean mask.  Missing
 values never match a comparison (but do match ``!=``'s negation via ``not``).
-Predicates are typed: a number is compared only with a numeric column and a
-string only with a text column; anything else is a
+Predicates are typed: a number is compared only with a numeric column (ints,
+floats, decimals) and a string only with any other column, through the text
+labels the engines compare (:mod:`veil.dp._columns`: a bool column's values are
+``True``/``False``, a date's ``YYYY-MM-DD``); anything else is a
 :class:`~veil.errors.SchemaError` naming the column.
 """
 
@@ -33,6 +35,7 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
+from veil.dp._columns import is_number_column, number_values, text_labels
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 
 __all__ = ["Comparison", "Membership", "Not", "BoolOp", "Predicate", "parse_predicate",
@@ -91,17 +94,7 @@ class Comparison:
         return frozenset({self.column})
 
     def mask(self, frame: pd.DataFrame) -> np.ndarray:
-        col = _column(frame, self.column)
-        value = _coerce(col, self.value)
-        with np.errstate(invalid="ignore"):
-            try:
-                res = _OPS[self.op](col, value)
-            except TypeError:
-                raise ParameterError(
-                    f"Cannot compare column {self.column!r} with {self.op} to a "
-                    f"{type(self.value).__name__} literal."
-                ) from None
-        return np.asarray(res.fillna(False) if hasattr(res, "fillna") else res, dtype=bool) & col.notna().to_numpy()
+        return _Operand(_column(frame, self.column)).compare(self.op, self.value)
 
 
 @dataclass(frozen=True)
@@ -119,9 +112,11 @@ class Membership:
         return frozenset({self.column})
 
     def mask(self, frame: pd.DataFrame) -> np.ndarray:
-        col = _column(frame, self.column)
-        vals = [_coerce(col, v) for v in self.values]
-        return np.asarray(col.isin(vals), dtype=bool)
+        operand = _Operand(_column(frame, self.column))
+        out = np.zeros(len(frame), dtype=bool)
+        for value in self.values:
+            out |= operand.compare("=", value)
+        return out
 
 
 @dataclass(frozen=True)
@@ -181,28 +176,73 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
     return frame[name]
 
 
-def _coerce(col: pd.Series, value: Any) -> Any:
-    """Type-check a literal against its column: numbers with numeric columns, text with text.
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+class _Operand:
+    """A column as a predicate compares it, the way the engines do (:mod:`veil.engines._filter`).
+
+    A number literal compares with the values of a number column (ints, floats,
+    decimals: :func:`~veil.dp._columns.is_number_column`); a text literal with the
+    text labels of any other column (:func:`~veil.dp._columns.text_labels`: a bool is
+    ``'True'``/``'False'``, a date ``YYYY-MM-DD``), so that ``flag = True`` matches a
+    bool column's true values.  A missing value never matches.
 
     Raises
     ------
     SchemaError
-        A number compared with a text column, or text with a numeric column
-        (the message names the column and its type, never a value of it).
+        A number compared with a column that does not hold numbers (text, bools,
+        dates), or text with a number column (the message names the column and
+        its type, never a value of it).
     """
-    numeric_col = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
-    numeric_lit = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if numeric_lit and not numeric_col and not pd.api.types.is_bool_dtype(col):
-        raise SchemaError(
-            f"The column {col.name!r} holds text, but the predicate compares it with the number "
-            f"{value!r}; quote the literal ('{value}') to compare text."
-        )
-    if isinstance(value, str) and numeric_col:
-        raise SchemaError(
-            f"The column {col.name!r} is numeric, but the predicate compares it with the text "
-            f"{value!r}; write a number."
-        )
-    return value
+
+    def __init__(self, col: pd.Series) -> None:
+        self.col = col
+        self.numeric = is_number_column(col)
+        self._labels: pd.Series | None = None
+        self._present = col.notna().to_numpy(dtype=bool)
+
+    def _side(self, value: Any) -> tuple[Any, Any]:
+        """The column's side of a comparison with ``value``, and the value as compared."""
+        col = self.col
+        if _is_number(value):
+            if not self.numeric:
+                what = ("holds True/False values" if pd.api.types.is_bool_dtype(col)
+                        or pd.api.types.infer_dtype(col, skipna=True) == "boolean" else "holds text")
+                hint = ("compare it with True or False" if what.startswith("holds True")
+                        else f"quote the literal ('{value}') to compare text")
+                raise SchemaError(
+                    f"The column {col.name!r} {what}, but the predicate compares it with the number "
+                    f"{value!r}; {hint}."
+                )
+            if pd.api.types.is_numeric_dtype(col):
+                return col, value
+            return pd.Series(number_values(col), index=col.index), value
+        if isinstance(value, (str, bool, np.bool_)):
+            if self.numeric:
+                raise SchemaError(
+                    f"The column {col.name!r} is numeric, but the predicate compares it with the text "
+                    f"{str(value)!r}; write a number."
+                )
+            if self._labels is None:
+                labels = text_labels(col)
+                self._labels = labels.where(labels.notna(), "")
+            return self._labels, str(value)
+        return col, value  # another Python object (a Timestamp, ...): compared as it is
+
+    def compare(self, op: str, value: Any) -> np.ndarray:
+        side, literal = self._side(value)
+        with np.errstate(invalid="ignore"):
+            try:
+                res = _OPS[op](side, literal)
+            except TypeError:
+                raise ParameterError(
+                    f"Cannot compare column {self.col.name!r} with {op} to a "
+                    f"{type(value).__name__} literal."
+                ) from None
+        res = res.fillna(False) if hasattr(res, "fillna") else res
+        return np.asarray(res, dtype=bool) & self._present
 
 
 class _Parser:

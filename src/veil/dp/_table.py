@@ -43,6 +43,7 @@ from veil.dp._bounds import (
     selection_salt,
 )
 from veil.dp._budget import PrivacyBudget, ZCDPBudget
+from veil.dp._columns import is_number_column, number_values
 from veil.dp._grouped import GroupedQueries, column_of
 from veil.dp._mechanisms import GeometricMechanism, LaplaceMechanism, check_epsilon
 from veil.dp._predicate import Predicate, parse_predicate
@@ -223,9 +224,9 @@ class PrivateTable(GroupedQueries):
         return list(self._frame.columns)
 
     def is_numeric(self, column: str) -> bool:
-        """Whether ``column`` has a numeric type (its type is public, like its name)."""
-        col = column_of(self._frame, column)
-        return bool(pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col))
+        """Whether ``column`` holds numbers: ints, floats or decimals, not bools (its type is public,
+        like its name)."""
+        return is_number_column(column_of(self._frame, column))
 
     # -- contribution bounding ----------------------------------------------
     def _keys(self) -> np.ndarray:
@@ -315,10 +316,10 @@ class PrivateTable(GroupedQueries):
 
     def _numeric(self, column: str, mask: np.ndarray | None) -> np.ndarray:
         col = column_of(self._frame, column)
-        if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+        if not is_number_column(col):  # ints, floats, decimals; not bools, dates or text
             raise SchemaError(f"The column {column!r} is not numeric; sum, mean and quantile need "
                               "a numeric column.")
-        values = col.to_numpy(dtype=float, na_value=np.nan)
+        values = number_values(col)
         return values if mask is None else values[mask]
 
     def _answer(self, **kw: Any) -> DPAnswer:
