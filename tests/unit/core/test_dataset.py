@@ -182,8 +182,9 @@ def test_categorical_and_datetime_columns_encode_to_their_labels():
     assert encoded.codes.tolist() == [1, 0, 2, 1]
     stamps = pd.Series(pd.to_datetime(["2020-01-01 10:00", "2020-01-01 12:00", "2019-05-05 00:00"]))
     encoded = encode_values(stamps, column="d", kind=Kind.DATE)
-    assert encoded.labels.tolist() == ["2019-05-05", "2020-01-01"]  # two times of one day are one label
-    assert encoded.codes.tolist() == [1, 1, 0]
+    # two times of one day are two labels (a midnight reads as its date), ordered in time
+    assert encoded.labels.tolist() == ["2019-05-05", "2020-01-01 10:00:00", "2020-01-01 12:00:00"]
+    assert encoded.codes.tolist() == [1, 2, 0]
 
 
 def test_one_column_file_keeps_commas_in_values(tmp_path):
