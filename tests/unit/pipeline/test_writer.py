@@ -77,6 +77,13 @@ def _failing_replace(monkeypatch, name, error=PermissionError(1, "Operation not 
     monkeypatch.setattr("veil.pipeline._writer.os.replace", replace)
 
 
+def _publish_new_set(folder):
+    """Publish a new out.csv and out.json into ``folder``."""
+    with publishing({"data": folder / "out.csv", "json": folder / "out.json"}) as out:
+        out.write_text("data", "new data\n")
+        out.write_json("json", {"rows": 1})
+
+
 @pytest.mark.parametrize("existed", [True, False])
 def test_a_rename_that_fails_undoes_the_renames_made(tmp_path, monkeypatch, existed):
     # out.csv is renamed first and succeeds; out.json's rename fails: out.csv is put back
@@ -85,9 +92,7 @@ def test_a_rename_that_fails_undoes_the_renames_made(tmp_path, monkeypatch, exis
     (tmp_path / "out.json").write_text("old json\n")
     _failing_replace(monkeypatch, "out.json")
     with pytest.raises(OutputError, match="out.json.*nothing was published"):
-        with publishing({"data": tmp_path / "out.csv", "json": tmp_path / "out.json"}) as out:
-            out.write_text("data", "new data\n")
-            out.write_json("json", {"rows": 1})
+        _publish_new_set(tmp_path)
     assert (tmp_path / "out.json").read_text() == "old json\n"
     if existed:
         assert (tmp_path / "out.csv").read_text() == "old data\n"
@@ -98,9 +103,7 @@ def test_an_interrupt_while_renaming_undoes_the_renames_made(tmp_path, monkeypat
     (tmp_path / "out.csv").write_text("old data\n")
     _failing_replace(monkeypatch, "out.json", KeyboardInterrupt())
     with pytest.raises(KeyboardInterrupt):
-        with publishing({"data": tmp_path / "out.csv", "json": tmp_path / "out.json"}) as out:
-            out.write_text("data", "new data\n")
-            out.write_json("json", {"rows": 1})
+        _publish_new_set(tmp_path)
     assert (tmp_path / "out.csv").read_text() == "old data\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
 
@@ -115,9 +118,7 @@ def test_a_destination_that_cannot_be_linked_is_kept_by_a_copy(tmp_path, monkeyp
     monkeypatch.setattr("veil.pipeline._writer.os.link", no_link)
     _failing_replace(monkeypatch, "out.json")
     with pytest.raises(OutputError, match="nothing was published"):
-        with publishing({"data": tmp_path / "out.csv", "json": tmp_path / "out.json"}) as out:
-            out.write_text("data", "new data\n")
-            out.write_json("json", {"rows": 1})
+        _publish_new_set(tmp_path)
     assert (tmp_path / "out.csv").read_text() == "old data\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "out.json"]
 
