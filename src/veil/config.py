@@ -23,13 +23,12 @@ paths are resolved against the configuration file's folder.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from veil._config_text import parse_config_text
 from veil.errors import ConfigError, VeilError
 
 __all__ = [
@@ -339,11 +338,12 @@ def load_config(path: str | Path) -> ReleaseConfig:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"No such configuration file: {str(path)!r}.")
-    text = path.read_text(encoding="utf-8")
     try:
-        raw = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{str(path)!r} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read the configuration {str(path)!r}: "
+                          f"{getattr(exc, 'strerror', None) or 'it is not UTF-8 text'}.") from None
+    raw = parse_config_text(text, json_format=path.suffix.lower() == ".json", name=repr(str(path)))
     if not isinstance(raw, dict):
         raise ConfigError(f"{str(path)!r} must hold a mapping at the top level.")
     raw.setdefault("base_dir", str(path.parent))

@@ -19,19 +19,14 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
 def _load_config(path: Path) -> dict[str, Any]:
-    import json
-
-    import yaml
+    from veil._config_text import parse_config_text
 
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"Cannot read config {str(path)!r}: {exc.strerror}.") from None
-    try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise ConfigError(f"Config {str(path)!r} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: "
-                          f"{str(exc).splitlines()[0]}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read config {str(path)!r}: "
+                          f"{getattr(exc, 'strerror', None) or 'it is not UTF-8 text'}.") from None
+    data = parse_config_text(text, json_format=path.suffix.lower() == ".json", name=f"Config {str(path)!r}")
     if not isinstance(data, dict):
         raise ConfigError(f"Config {str(path)!r} must hold a mapping.")
     section = data.get("deidentify", data)

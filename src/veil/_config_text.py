@@ -1,0 +1,81 @@
+"""Configuration text (YAML or JSON) parsed with every mapping's keys given once.
+
+PyYAML and :func:`json.loads` keep the last of two equal keys without a word.  In a release
+configuration that is a silent change of meaning: ``ref: {role: identifier}`` and, further
+down, ``ref: {role: insensitive}`` would publish the identifier, and a second ``models:`` would
+replace the first.  :func:`parse_config_text` refuses a repeated key instead, naming it and its
+lines (YAML) so that the user decides.  YAML merge keys (``<<: *defaults``) may still be
+overridden by a key written out, as YAML intends.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from veil.errors import ConfigError
+
+__all__ = ["parse_config_text"]
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key given twice in one mapping."""
+
+
+def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            first = seen.setdefault(key, key_node.start_mark.line + 1)
+        except TypeError:  # an unhashable key: the constructor below says so
+            continue
+        if first != key_node.start_mark.line + 1:
+            raise ConfigError(f"line {key_node.start_mark.line + 1}: the key {str(key)!r} is given twice in one "
+                              f"mapping (also on line {first}); the later one would silently replace the "
+                              "earlier. Keep one.")
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ConfigError(f"the key {key!r} is given twice in one object; the later one would silently "
+                              "replace the earlier. Keep one.")
+        out[key] = value
+    return out
+
+
+def parse_config_text(text: str, *, json_format: bool, name: str) -> Any:
+    """The value of a YAML (or, with ``json_format``, JSON) text; ``name`` (the file's, quoted)
+    starts every message.
+
+    Raises
+    ------
+    ConfigError
+        The text is not valid YAML/JSON, or a mapping gives a key twice.
+
+    >>> parse_config_text("k: 5\\nmodels: [a]\\n", json_format=False, name="'c.yaml'")
+    {'k': 5, 'models': ['a']}
+    >>> parse_config_text("k: 5\\nk: 2\\n", json_format=False, name="'c.yaml'")
+    Traceback (most recent call last):
+    ...
+    veil.errors.ConfigError: 'c.yaml', line 2: the key 'k' is given twice in one mapping (also on line 1); \
+the later one would silently replace the earlier. Keep one.
+    """
+    try:
+        if json_format:
+            return json.loads(text, object_pairs_hook=_unique_pairs)
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except ConfigError as exc:
+        raise ConfigError(f"{name}{',' if str(exc).startswith('line') else ':'} {exc}") from None
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{name} is not valid {'JSON' if json_format else 'YAML'}: {exc}") from None
