@@ -244,7 +244,7 @@ def build_hierarchies(config: ReleaseConfig, dataset: Any = None, *, values_of: 
         values, counts = values_of(name) if spec.file is None and spec.taxonomy is None else ([], None)
         if spec.spec is not None and spec.spec.strip().lower() == "auto":
             kind = attribute.kind if "kind" in attribute.model_fields_set else None
-            chosen = str(choose(values, counts, kind=kind))
+            chosen = str(choose(values, counts, kind=kind, name=name))
             spec = HierarchySpec(spec=chosen)
             out.sources[name] = f"auto ({chosen})"
         else:

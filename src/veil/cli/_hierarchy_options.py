@@ -130,7 +130,7 @@ def hierarchy_specs(
     sources = {}
     for name in automatic:
         values_, counts = column_values(dataset, name)
-        specs[name] = str(choose(values_, counts, kind=(kinds or {}).get(name)))
+        specs[name] = str(choose(values_, counts, kind=(kinds or {}).get(name), name=name))
         sources[name] = f"auto ({specs[name]})"
     print_hierarchy_choices(sources)
     return specs

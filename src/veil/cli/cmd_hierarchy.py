@@ -93,9 +93,11 @@ def build_command(
         console.print(table)
     console.print(f"Wrote {len(columns)} hierarchy file(s) to {esc(str(out_dir))}. Edit them, then use them with:",
                   highlight=False)
-    flags = " ".join(f"--hierarchy {esc(c)}={esc(str(out_dir / names[c]))}" for c in columns)
-    console.print(f"  veil anonymize {esc(str(file))} --qi {esc(','.join(columns))} {flags} -k 5",
-                  highlight=False, soft_wrap=True)
+    import shlex  # the command is pasted into a shell: every name quoted for it
+
+    flags = " ".join(f"--hierarchy {shlex.quote(f'{c}={out_dir / names[c]}')}" for c in columns)
+    command = f"veil anonymize {shlex.quote(str(file))} --qi {shlex.quote(','.join(columns))} {flags} -k 5"
+    console.print(f"  {esc(command)}", highlight=False, soft_wrap=True)
 
 
 @hierarchy_app.command("check")

@@ -79,7 +79,8 @@ def _is_date(values: Sequence[str]) -> bool:
     return bool(pd.to_datetime(text, errors="coerce", format="mixed").notna().all())
 
 
-def choose(values: Sequence[Any], counts: Sequence[int] | np.ndarray | None = None, *, kind: str | None = None) -> BuilderSpec:
+def choose(values: Sequence[Any], counts: Sequence[int] | np.ndarray | None = None, *, kind: str | None = None,
+           name: str = "") -> BuilderSpec:
     """The builder ``auto`` picks for a column, from its kind and values.
 
     In order: a declared ``numeric`` or ``date`` kind is followed; digit
@@ -110,7 +111,7 @@ def choose(values: Sequence[Any], counts: Sequence[int] | np.ndarray | None = No
     if kind != "numeric" and _is_fixed_digits(leaves):
         return BuilderSpec("mask", numbers=(1.0,))
     if kind == "numeric" or is_numeric(leaves):
-        numbers = parse_numbers(leaves)
+        numbers = parse_numbers(leaves, name=name)  # an error names the column
         widths = _doubling_widths(numbers.number, numbers.integral and bool((numbers.code == PLAIN).any()))
         return BuilderSpec("interval", numbers=widths) if widths else BuilderSpec("suppress")
     if n is None:
@@ -199,7 +200,7 @@ def resolve(
             continue
         values, counts = column_values(dataset, col)
         if spec.builder == "auto":
-            chosen = choose(values, counts, kind=kind)
+            chosen = choose(values, counts, kind=kind, name=col)
             out.sources[col] = f"auto ({chosen})"
             spec = chosen
         else:

@@ -209,7 +209,7 @@ def build(
     if spec.builder == "auto":
         from veil.hierarchy._auto import choose
 
-        return build(choose(leaves, n, kind=kind), leaves, counts=n, name=name, base_dir=base_dir)
+        return build(choose(leaves, n, kind=kind, name=name), leaves, counts=n, name=name, base_dir=base_dir)
     if spec.builder == "file":
         return from_csv(_where(spec.path, base_dir), name=name)
     if spec.builder == "taxonomy":
