@@ -120,6 +120,21 @@ def _check_categories(header: list[str], categories: list[str], column: str, whe
         )
 
 
+def check_pram_sizes(dataset, columns: list[str]) -> None:
+    """Refuse a column with more categories than PRAM's dense K x K matrix allows, before any is built.
+
+    Raises
+    ------
+    ParameterError
+        A column has more than :data:`veil.algorithms.randomization.PRAM_MAX_CATEGORIES` distinct values.
+    """
+    from veil.algorithms.randomization import check_pram_categories
+
+    for column in columns:
+        encoded = dataset.encode(column)
+        check_pram_categories(encoded.n_values - int(encoded.missing_code >= 0), column)
+
+
 def pram_release(dataset, columns: list[str], *, p: Optional[float], transition_files: dict[str, str],
           invariant: bool, seed: Optional[int]):
     """PRAM from its flags: ``--p`` (optionally ``--invariant``) or one ``--transition`` file per column."""
@@ -137,6 +152,7 @@ def pram_release(dataset, columns: list[str], *, p: Optional[float], transition_
     if invariant and transition_files:
         raise ParameterError("--invariant builds the matrices from --p; it cannot be combined with --transition "
                              "(pass an invariant matrix as the --transition file instead).")
+    check_pram_sizes(dataset, columns)  # a dense K x K matrix per column: before reading any matrix file
     transition = None
     if transition_files:
         extra = [c for c in transition_files if c not in columns]

@@ -9,6 +9,13 @@ set through :class:`veil.pipeline.Outputs` (destinations checked against every
 input before work, temporaries verified, then committed together), never over
 an input.  The seed is never written anywhere.  The two methods live in
 :mod:`veil.cli._randomize_methods`.
+
+Everything written is public (docs/security.md), so before any work the
+columns the release would publish go through the identifier scan of
+:meth:`veil.pipeline.ReleasePolicy.check_identifiers`: those PRAM copies
+unchanged and the randomized ones of either method (randomizing a name does not
+anonymize it).  A flagged column is refused unless ``--allow-identifier`` names
+it; ``--identifier`` columns are dropped, never written.
 """
 
 from __future__ import annotations
@@ -20,7 +27,13 @@ from typing import Any, Optional
 import typer
 
 from veil.cli._app import app, console, err_console, esc, parse_assignments, split_list, user_errors
-from veil.cli._randomize_methods import alpha_beta_pair, alpha_beta_release, check_p, pram_release
+from veil.cli._randomize_methods import (
+    alpha_beta_pair,
+    alpha_beta_release,
+    check_p,
+    check_pram_sizes,
+    pram_release,
+)
 from veil.errors import ColumnNotFoundError, OutputError, ParameterError
 
 _TABLE_SUFFIXES = (".csv", ".parquet", ".pq")
@@ -84,6 +97,89 @@ def _verify_written(path: Path, rows: int, columns: list[str]) -> None:
         )
 
 
+def _option_list(values: Optional[list[str]], option: str) -> list[str]:
+    """A repeatable, comma-separated option (``--identifier a,b --identifier c``), each name once."""
+    return list(dict.fromkeys(name for value in values or [] for name in split_list(value, option)))
+
+
+def _as_option(names: list[str]) -> str:
+    """``names`` as one comma-separated option value (a name holding a comma or a quote CSV-quoted)."""
+    return ",".join('"' + n.replace('"', '""') + '"' if ("," in n or '"' in n) else n for n in names)
+
+
+def _published_columns(method: Method, dataset, chosen: list[str], identifiers: list[str], allowed: list[str],
+                       file: Path) -> list[str]:
+    """The columns the release writes, in its order, after the identifier scan of every one of them.
+
+    PRAM writes every input column but the ``--identifier`` ones, in the input's order (the chosen
+    ones randomized, the others unchanged); αβ writes the chosen columns only, in their order.
+    Each written column goes through :meth:`veil.pipeline.ReleasePolicy.check_identifiers` (the
+    scan ``veil anonymize`` runs), one column at a time so that the refusal names every flagged one.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        ``--identifier`` or ``--allow-identifier`` names a column the file does not have.
+    ParameterError
+        A column is both in ``--identifier`` and in ``--columns`` or ``--allow-identifier``.
+    IdentifierLeakError
+        A written column looks like a direct identifier and ``--allow-identifier`` does not name it.
+    """
+    from veil.pipeline import IdentifierLeakError, ReleasePolicy
+
+    available = list(dataset.columns)
+    for option, names in (("--identifier", identifiers), ("--allow-identifier", allowed)):
+        for name in names:
+            if name not in available:
+                raise ColumnNotFoundError(f"Column {name!r} (in {option}) is not in {file.name!r}; its columns "
+                                          f"are: {', '.join(available)}.")
+    for option, names in (("--columns", chosen), ("--allow-identifier", allowed)):
+        both = [c for c in identifiers if c in names]
+        if both:
+            raise ParameterError(
+                f"Column {both[0]!r} is in both --identifier and {option}: an --identifier column is dropped, "
+                f"never written; remove it from one of them."
+            )
+    if method is Method.PRAM:
+        published = [c for c in available if c not in identifiers]
+    else:
+        published = list(chosen)  # only these, in the order of --columns
+    policy = ReleasePolicy(allow_identifiers=tuple(allowed))
+    flagged = []
+    for name in published:
+        try:
+            policy.check_identifiers(dataset.columns_of([name]), [name])
+        except IdentifierLeakError:
+            flagged.append(name)
+    if flagged:
+        raise IdentifierLeakError(_leak_message(method, [c for c in flagged if c not in chosen],
+                                                [c for c in flagged if c in chosen]))
+    return published
+
+
+def _leak_message(method: Method, unchanged: list[str], randomized: list[str]) -> str:
+    """The one-line refusal of flagged columns: which, how they would be published, and the ways out."""
+    def names(columns: list[str]) -> str:
+        return ", ".join(map(repr, columns))
+
+    parts = []
+    if unchanged:
+        parts.append(f"{names(unchanged)} would be published unchanged")
+    if randomized:
+        parts.append(f"{names(randomized)} would be published randomized by --method {method.value}, "
+                     "which does not anonymize a direct identifier")
+    ways = []
+    if unchanged:
+        ways.append(f"drop {'it' if len(unchanged) == 1 else 'them'} with --identifier {_as_option(unchanged)}")
+    if randomized:
+        ways.append(f"take {names(randomized)} out of --columns")
+    one = len(unchanged) + len(randomized) == 1
+    return (f"veil randomize refuses to publish {'a column' if one else 'columns'} that the identifier scan "
+            f"flags as {'a direct identifier' if one else 'direct identifiers'}: {'; '.join(parts)}. "
+            f"{' and '.join(ways)[0].upper()}{' and '.join(ways)[1:]}, or publish {'it' if one else 'them'} anyway "
+            f"with --allow-identifier {_as_option(unchanged + randomized)}.")
+
+
 def _check_columns(columns: list[str], available: list[str], file: Path) -> None:
     seen: set[str] = set()
     for column in columns:
@@ -120,6 +216,11 @@ _HELP = {
     "gamma": "alpha-beta: the posterior bound γ in (0, 1], d < γ.",
     "hierarchy": "alpha-beta: NAME=FILE.csv, an ARX-style hierarchy whose leaves are the column's public domain; "
                  "repeatable.",
+    "identifier": "Identifier columns, comma-separated (repeatable): dropped, never written (pram writes every "
+                  "other column; alpha-beta only --columns).",
+    "allow_identifier": "Publish COL although the identifier scan flags it as a direct identifier (name, e-mail, "
+                        "SSN, id, ...); comma-separated, repeatable. Without it such a column, copied unchanged "
+                        "by pram or randomized by either method, is refused.",
 }
 
 
@@ -140,18 +241,22 @@ def randomize_command(
     d: Optional[float] = typer.Option(None, "--d", help=_HELP["d"]),
     gamma: Optional[float] = typer.Option(None, "--gamma", help=_HELP["gamma"]),
     hierarchy: Optional[list[str]] = typer.Option(None, "--hierarchy", help=_HELP["hierarchy"]),
+    identifier: Optional[list[str]] = typer.Option(None, "--identifier", help=_HELP["identifier"]),
+    allow_identifier: Optional[list[str]] = typer.Option(None, "--allow-identifier",
+                                                         help=_HELP["allow_identifier"]),
 ) -> None:
-    """Randomize a table by PRAM or the αβ algorithm (not differential privacy; see `veil query`)."""
+    """Randomize a table by PRAM or the αβ algorithm (not differential privacy; see `veil query`).
+
+    A column written (copied or randomized) that the identifier scan flags is refused unless
+    --allow-identifier names it; --identifier columns are dropped."""
     from veil.pipeline import Outputs
 
     with user_errors():
-        transition_files = parse_assignments(transition, "--transition")
-        hierarchy_files = parse_assignments(hierarchy, "--hierarchy")
-        if method is Method.PRAM:
-            _refuse_foreign(method, alpha=alpha, beta=beta, d=d, gamma=gamma, hierarchy=hierarchy_files)
-        else:
-            _refuse_foreign(method, p=p, transition=transition_files, invariant=invariant)
+        transition_files, hierarchy_files = _method_files(method, transition, hierarchy, p=p, alpha=alpha, beta=beta,
+                                                          d=d, gamma=gamma, invariant=invariant)
         chosen = _chosen_columns(method, columns)
+        identifiers, allowed = _option_list(identifier, "--identifier"), _option_list(allow_identifier,
+                                                                                       "--allow-identifier")
         _check_table_suffix(output)
         inputs = [file, *map(Path, transition_files.values()), *map(Path, hierarchy_files.values())]
         with Outputs({"data": output, "json": json_out}, inputs=inputs) as outputs:
@@ -160,22 +265,39 @@ def randomize_command(
             pair = alpha_beta_pair(alpha, beta, d, gamma) if method is Method.ALPHA_BETA else None
             dataset = _dataset(file, sep, chosen, hierarchy_files)
             if method is Method.PRAM:
-                release, part, rows, notes = pram_release(dataset, chosen, p=p, transition_files=transition_files,
-                                                          invariant=invariant, seed=seed)
-            else:
-                release, part, rows, notes = alpha_beta_release(dataset, chosen, pair, alpha=alpha, d=d,
-                                                                gamma=gamma, seed=seed)
-            rows_in, rows_out = dataset.n_records, len(release.data)
-            report = {"command": "randomize", "method": method.value, "input": file.name, "output": str(output),
-                      "columns": chosen, "rows_in": rows_in, "rows_out": rows_out,
-                      "row_aligned": bool(release.details["row_aligned"]), "differential_privacy": False, **part}
-            written = outputs.write("data", lambda tmp: _write_frame(release.data, tmp))
-            _verify_written(written, rows_out, list(release.data.columns))
+                check_pram_sizes(dataset, chosen)  # before the scan: allowing a column would not help
+            published = _published_columns(method, dataset, chosen, identifiers, allowed, file)
+            release, part, rows, notes = (
+                pram_release(dataset, chosen, p=p, transition_files=transition_files, invariant=invariant, seed=seed)
+                if method is Method.PRAM else
+                alpha_beta_release(dataset, chosen, pair, alpha=alpha, d=d, gamma=gamma, seed=seed))
+            table = release.data.loc[:, published]  # the --identifier columns are never written
+            rows_in, rows_out = dataset.n_records, len(table)
+            written = outputs.write("data", lambda tmp: _write_frame(table, tmp))
+            _verify_written(written, rows_out, published)
             if json_out is not None:
-                outputs.write_json("json", report)
+                outputs.write_json("json", {
+                    "command": "randomize", "method": method.value, "input": file.name, "output": str(output),
+                    "columns": chosen, "rows_in": rows_in, "rows_out": rows_out,
+                    "row_aligned": bool(release.details["row_aligned"]), "differential_privacy": False, **part,
+                    "published": published, "unchanged": [c for c in published if c not in chosen],
+                    "identifiers_dropped": identifiers, "identifiers_allowed": allowed})
             outputs.commit()
-    _print_summary(method, chosen, rows, (rows_in, rows_out), output, json_out,
-                   part["parameters"] if method is Method.ALPHA_BETA and alpha is None else None, d, gamma, notes)
+    _print_summary(method, chosen, rows, (rows_in, rows_out), output, json_out, part["parameters"] if method is
+                   Method.ALPHA_BETA and alpha is None else None, d, gamma, notes, identifiers)
+
+
+def _method_files(method: Method, transition: Optional[list[str]], hierarchy: Optional[list[str]],
+                  **options: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """The ``--transition`` and ``--hierarchy`` files by column, after refusing the other method's options."""
+    transition_files = parse_assignments(transition, "--transition")
+    hierarchy_files = parse_assignments(hierarchy, "--hierarchy")
+    if method is Method.PRAM:
+        _refuse_foreign(method, alpha=options["alpha"], beta=options["beta"], d=options["d"],
+                        gamma=options["gamma"], hierarchy=hierarchy_files)
+    else:
+        _refuse_foreign(method, p=options["p"], transition=transition_files, invariant=options["invariant"])
+    return transition_files, hierarchy_files
 
 
 def _chosen_columns(method: Method, columns: Optional[str]) -> list[str]:
@@ -206,8 +328,11 @@ def _dataset(file: Path, sep: Optional[str], chosen: list[str], hierarchy_files:
 
 def _print_summary(method: Method, chosen: list[str], rows: list, counts: tuple[int, int], output: Path,
                    json_out: Optional[Path], recommended: Optional[dict], d: Optional[float], gamma: Optional[float],
-                   notes: list[str]) -> None:
+                   notes: list[str], identifiers: list[str]) -> None:
     from rich.table import Table
+
+    if identifiers:
+        rows = [*rows, ("dropped (--identifier)", esc(", ".join(identifiers)))]
 
     summary = Table(title=f"Randomized release ({method.value})", show_header=False)
     summary.add_column("figure")

@@ -13,7 +13,9 @@ and frequencies stay estimable without bias.
 * :func:`pram` (post-randomization) replaces each categorical value through a
   public Markov transition matrix; :func:`pram_estimate` recovers the original
   frequencies, and :func:`invariant_transition` builds a matrix whose
-  expected output frequencies *are* the original ones.
+  expected output frequencies *are* the original ones.  Its matrices are
+  dense (K x K): a column of more than :data:`PRAM_MAX_CATEGORIES` categories
+  is refused before anything is allocated (:func:`check_pram_categories`).
 
 **Neither is differential privacy.**  αβ protects against d-independent
 adversaries (Definition 2.3 of Rastogi et al.), and PRAM's protection is the
@@ -58,7 +60,14 @@ from veil.algorithms.randomization._alpha_beta_theory import (
     is_private,
 )
 from veil.algorithms.randomization._common import Seed, Selection
-from veil.algorithms.randomization._pram import invariant_transition, pram, pram_estimate, pram_transition
+from veil.algorithms.randomization._pram import (
+    PRAM_MAX_CATEGORIES,
+    check_pram_categories,
+    invariant_transition,
+    pram,
+    pram_estimate,
+    pram_transition,
+)
 
 __all__ = [
     "alpha_beta",
@@ -74,4 +83,6 @@ __all__ = [
     "pram_transition",
     "pram_estimate",
     "invariant_transition",
+    "PRAM_MAX_CATEGORIES",
+    "check_pram_categories",
 ]

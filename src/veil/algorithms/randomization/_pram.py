@@ -20,6 +20,42 @@ from veil.algorithms.randomization._common import Seed, _columns, _generator
 from veil.dataset import Dataset
 from veil.errors import ParameterError
 
+#: The most categories a PRAM column may have.  PRAM's transition matrix is dense, K x K floats
+#: (8 bytes each): 5,000 categories make a 200 MB matrix (the drawing holds about twice that), while
+#: a column of 100,000 distinct values (an id) would ask for 74.5 GiB.  A column with more categories
+#: is refused before anything is allocated; generalize or bin it first.
+PRAM_MAX_CATEGORIES = 5_000
+
+
+def check_pram_categories(n_categories: int, column: str | None = None) -> int:
+    """Refuse a PRAM matrix over more than :data:`PRAM_MAX_CATEGORIES` categories, before allocating it.
+
+    Raises
+    ------
+    ParameterError
+        ``n_categories`` exceeds the limit; the message names ``column`` (when given), its number
+        of distinct values, the limit and the memory the dense matrix would take.
+    """
+    limit = PRAM_MAX_CATEGORIES
+    if n_categories <= limit:
+        return n_categories
+    what = f"Column {column!r} has {n_categories:,} distinct values" if column is not None else (
+        f"A PRAM matrix over {n_categories:,} categories was asked for")
+    raise ParameterError(
+        f"{what}, more than PRAM handles ({limit:,}): its transition matrix is dense, "
+        f"{n_categories:,} x {n_categories:,} floats ({_size(8 * n_categories ** 2)}). Generalize or bin "
+        "the column first (e.g. with a hierarchy, veil anonymize, or coarser categories), or leave it out."
+    )
+
+
+def _size(n_bytes: int) -> str:
+    """A byte count in words: 74.5 GiB, 190.7 MiB."""
+    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.1f} {unit}"
+    return f"{n_bytes} bytes"
+
+
 def pram_transition(n_categories: int, p: float) -> np.ndarray:
     """The default PRAM matrix: keep with probability p, else move uniformly to another category.
 
@@ -35,8 +71,14 @@ def pram_transition(n_categories: int, p: float) -> np.ndarray:
     -------
     numpy.ndarray of float, shape (K, K)
         Row-stochastic.  Singular when p = 1/K (every row equal).
+
+    Raises
+    ------
+    ParameterError
+        K above :data:`PRAM_MAX_CATEGORIES` (the dense matrix would not fit), or p outside [0, 1].
     """
     k = check_int("n_categories", n_categories, "pram_transition", low=1)
+    check_pram_categories(k)
     p = check_real("p", p, "pram_transition", low=0.0, high=1.0)
     if k == 1:
         return np.ones((1, 1))
@@ -170,7 +212,7 @@ def invariant_transition(counts: Any, p: float) -> np.ndarray:
     """
     t = _check_counts(counts)
     p = check_real("p", p, "invariant_transition", low=0.0, high=1.0)
-    k = len(t)
+    k = check_pram_categories(len(t))
     matrix = np.eye(k)
     positive = np.flatnonzero(t > 0)
     k_pos = len(positive)
@@ -231,7 +273,8 @@ def _draw(matrix: np.ndarray, codes: np.ndarray, rng: np.random.Generator) -> np
     k = len(matrix)
     cdf = np.cumsum(matrix, axis=1)
     cdf[:, -1] = 1.0
-    flat = (cdf + np.arange(k)[:, None]).ravel()
+    cdf += np.arange(k)[:, None]  # in place: one K x K array besides the matrix
+    flat = cdf.ravel()
     u = rng.random(len(codes))
     drawn = np.searchsorted(flat, u + codes, side="right") - codes * k
     return np.clip(drawn, 0, k - 1)  # u + k rounding up to k + 1 (probability ~2^-53)
@@ -294,7 +337,9 @@ def pram(
         Neither or both of ``p`` and ``transition``, ``p`` outside [0, 1], a
         matrix that is not square, has negative entries, rows not summing to
         1, or the wrong size or labels for its column; ``invariant`` with
-        ``transition``.
+        ``transition``; a column with more than :data:`PRAM_MAX_CATEGORIES`
+        categories (its dense matrix would not fit; checked for every column
+        before any matrix is built).
 
     Notes
     -----
@@ -342,6 +387,9 @@ def pram(
                     f"columns ({', '.join(map(repr, columns))})."
                 )
     rng = _generator(seed, owner)
+    for column in columns:  # every column's size before any matrix or copy is made
+        encoded = dataset.encode(column)
+        check_pram_categories(encoded.n_values - int(encoded.missing_code >= 0), column)
     data = dataset.frame.copy()
     transitions: dict[str, Any] = {}
     for column in columns:
