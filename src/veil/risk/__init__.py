@@ -51,7 +51,7 @@ from veil.risk._qi import (
     separation,
 )
 from veil.risk._report import RiskReport, SensitiveRisk, assess
-from veil.risk._uniqueness import PopulationUniqueness, UniquenessEstimate, population_uniqueness
+from veil.risk._uniqueness import MAX_POPULATION_SIZE, PopulationUniqueness, UniquenessEstimate, population_uniqueness
 
 __all__ = [
     "assess",
@@ -70,6 +70,7 @@ __all__ = [
     "JournalistRisk",
     "MarketerRisk",
     "population_uniqueness",
+    "MAX_POPULATION_SIZE",
     "PopulationUniqueness",
     "UniquenessEstimate",
     "linkage_attack",

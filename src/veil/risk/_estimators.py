@@ -17,11 +17,10 @@ import numpy as np
 
 from veil._lazy import lazy_module
 
-# scipy.stats and scipy.optimize take about a second to import: load them only
-# when a uniqueness model is actually estimated
+# scipy.optimize takes about a second to import: load it only when a uniqueness
+# model is actually estimated
 optimize = lazy_module("scipy.optimize")
 special = lazy_module("scipy.special")
-stats = lazy_module("scipy.stats")
 
 __all__ = [
     "UniquenessEstimate",
@@ -84,6 +83,24 @@ def _frequencies(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------------- Zayatz
+def _log_hypergeom_one(sizes: np.ndarray, n: int, big_n: int) -> np.ndarray:
+    """log h(1; N, i, n) per class size i: one of a class of i records in a sample of n out of N.
+
+    h = i n (N-i)! (N-n)! / (N! (N-i-n+1)!), each factorial ratio by
+    :func:`_log_gamma_ratio` in float64: exact to about 1e-12 for any N up to
+    2**53 (scipy's ``hypergeom.logpmf`` drifts by 1e-4 around N = 1e10 and
+    fails on an N beyond int64).  ``-inf`` where the class cannot show exactly
+    one record (i > N - n + 1).
+    """
+    big = float(big_n)
+    out = np.full(len(sizes), -math.inf)
+    for j, i in enumerate(np.asarray(sizes, dtype=np.float64)):
+        if 1 <= i <= big - n + 1:
+            out[j] = (math.log(i * n) + _log_gamma_ratio(big, 1 - i, 1)
+                      + _log_gamma_ratio(big, 1 - n, 2 - i - n))
+    return out
+
+
 def zayatz_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int) -> UniquenessEstimate:
     """Zayatz (1991): sample uniques that are population uniques, scaled up.
 
@@ -106,7 +123,7 @@ def zayatz_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int) -> U
     RR-91/08, U.S. Bureau of the Census, 1991.
     """
     f1 = float(freq[sizes == 1].sum())
-    h = np.exp(stats.hypergeom.logpmf(1, big_n, sizes, n))
+    h = np.exp(_log_hypergeom_one(sizes, n, big_n))
     denominator = float(np.dot(freq, h))
     if not denominator > 0 or not math.isfinite(denominator):
         return _failed("zayatz", "the hypergeometric weights vanish")
@@ -149,11 +166,37 @@ def _pitman_nll(params: np.ndarray, sizes: np.ndarray, freq: np.ndarray, n: int,
     return -float(ll), -np.array([dl_t * theta, dl_a])
 
 
+def _stirling_tail(y: float) -> float:
+    """log Γ(y) - ((y - 1/2) log y - y + log(2π)/2): the Stirling series' first terms (for y >= 10)."""
+    inv = 1.0 / y
+    inv2 = inv * inv
+    return inv * (1 / 12 - inv2 * (1 / 360 - inv2 * (1 / 1260 - inv2 / 1680)))
+
+
+def _log_gamma_ratio(x: float, a: float, b: float) -> float:
+    """log Γ(x + a) - log Γ(x + b), without the cancellation of two huge log Γ at a large ``x``.
+
+    ``gammaln(x + a) - gammaln(x + b)`` loses about ``x log x * 2**-53`` in
+    absolute terms: a factor of e at x = 1e14, nothing left at 1e16.  For
+    ``x + a``, ``x + b >= 1e4`` the Stirling series of the difference is used,
+    written with ``log1p`` so that no large terms cancel (relative error
+    about 1e-15).
+    """
+    if min(x + a, x + b) < 1e4:
+        return float(special.gammaln(x + a) - special.gammaln(x + b))
+    d = a - b
+    return (
+        (x + b - 0.5) * math.log1p(d / (x + b)) + d * math.log(x + a) - d
+        + _stirling_tail(x + a) - _stirling_tail(x + b)
+    )
+
+
 def _pitman_expected_singletons(theta: float, alpha: float, big_n: int) -> float:
     """E[S_1(N)] = N Γ(θ+1) Γ(θ+α+N-1) / (Γ(θ+α) Γ(θ+N)) (≈ Γ(θ+1)/Γ(θ+α) N^α)."""
+    big = float(big_n)
     log_value = (
-        math.log(big_n) + special.gammaln(theta + 1) - special.gammaln(theta + alpha)
-        + special.gammaln(theta + alpha + big_n - 1) - special.gammaln(theta + big_n)
+        math.log(big) + special.gammaln(theta + 1) - special.gammaln(theta + alpha)
+        + _log_gamma_ratio(big, theta + alpha - 1, theta)
     )
     return math.exp(log_value) if log_value < 700 else math.inf
 
@@ -283,7 +326,9 @@ def shlosser_population_classes(sizes: np.ndarray, freq: np.ndarray, sampling_fr
         return u
     log_q, log_q2 = math.log1p(-q), math.log1p(-q * q)
     num1 = float(np.dot(freq, i * q * q * np.exp((i - 1) * log_q2)))
-    den1 = float(np.dot(freq, np.exp(i * log_q2) - np.exp(i * log_q)))
+    # (1-q²)^i - (1-q)^i as (1 - (1-q)^i) - (1 - (1-q²)^i): both near 1 at a small q, their
+    # difference (about i q) would keep only log10(i q) + 16 digits
+    den1 = float(np.dot(freq, np.expm1(i * log_q2) - np.expm1(i * log_q)))
     num2 = float(np.dot(freq, np.exp(i * log_q)))
     den2 = float(np.dot(freq, i * q * np.exp((i - 1) * log_q)))
     if den1 <= 0 or den2 <= 0:
@@ -293,13 +338,17 @@ def shlosser_population_classes(sizes: np.ndarray, freq: np.ndarray, sampling_fr
 
 def _snb_equations(params: np.ndarray, k: float, q: float, c1: float, c2: float) -> np.ndarray:
     alpha = math.exp(float(params[0]))
-    beta = float(special.expit(params[1]))
-    d = (1 - q) * (1 - beta)
-    log_beta = math.log(beta) if beta > 0 else -math.inf
-    e1 = math.log(k * q) + alpha * log_beta - alpha * math.log1p(-d) + math.log1p(alpha * d / (1 - d))
+    logit = float(params[1])
+    beta, one_minus_beta = float(special.expit(logit)), float(special.expit(-logit))
+    d = (1 - q) * one_minus_beta
+    # 1 - d = q + β(1 - q), without the cancellation of 1 - d at a small q and β (both near 1e-12
+    # at a fraction of 1e-12: 1 - d would keep 4 digits and the equations no solution)
+    one_minus_d = q + beta * (1 - q)
+    log_beta, log_one_minus_d = float(special.log_expit(logit)), math.log(one_minus_d)
+    e1 = math.log(k * q) + alpha * log_beta - alpha * log_one_minus_d + math.log1p(alpha * d / one_minus_d)
     e2 = (
-        math.log(k) + math.log(alpha) + alpha * log_beta + 2 * math.log(q) + math.log1p(-beta) - math.log(2.0)
-        - (alpha + 2) * math.log1p(-d) + math.log(2 - (1 - alpha) * d)
+        math.log(k) + math.log(alpha) + alpha * log_beta + 2 * math.log(q) + float(special.log_expit(-logit))
+        - math.log(2.0) - (alpha + 2) * log_one_minus_d + math.log(2 - (1 - alpha) * d)
     )
     return np.array([e1 - math.log(c1), e2 - math.log(c2)])
 
@@ -372,4 +421,5 @@ def snb_uniques(sizes: np.ndarray, freq: np.ndarray, n: int, big_n: int, *,
         return _failed("snb", "the moment equations have no solution", {"K": k})
     alpha, beta = math.exp(float(best[1][0])), float(special.expit(best[1][1]))
     params = {"alpha": alpha, "beta": beta, "K": k}
-    return _estimate("snb", k * beta**alpha, big_n, params)
+    # β^α through log β: at a small fraction β underflows to 0 while α log β stays moderate
+    return _estimate("snb", k * math.exp(alpha * float(special.log_expit(best[1][1]))), big_n, params)

@@ -29,7 +29,7 @@ from veil.risk._common import as_classes
 from veil.risk._disclosure import DisclosureResult, disclosure
 from veil.risk._qi import QuasiIdentifierScore, _separation_from_counts, quasi_identifier_ranking
 from veil.risk._sizes import class_sizes
-from veil.risk._uniqueness import PopulationUniqueness, _uniqueness_from_counts
+from veil.risk._uniqueness import PopulationUniqueness, _uniqueness_from_counts, population_from_fraction
 
 __all__ = ["RiskReport", "SensitiveRisk", "assess"]
 
@@ -155,7 +155,8 @@ def _journalist_marketer(
     if population is None:
         uniqueness = None
         if population_fraction is not None:
-            uniqueness = _uniqueness_from_counts(counts, max(int(round(n / population_fraction)), n))
+            big_n = population_from_fraction(n, population_fraction, "population_fraction", "assess")
+            uniqueness = _uniqueness_from_counts(counts, big_n)
         return (JournalistRisk(prosecutor.highest, prosecutor.average, "sample"),
                 MarketerRisk(prosecutor.average, "sample"), uniqueness)
     sizes, pop_counts, big_n = population_class_sizes(table, population)
@@ -211,7 +212,9 @@ def assess(
     ------
     ParameterError
         Both ``population`` and ``population_fraction``; a fraction outside
-        (0, 1]; a population smaller than the table or not containing it.
+        (0, 1], or so small that the population it implies (:math:`n/\\pi`)
+        exceeds 2**53 (:data:`MAX_POPULATION_SIZE`); a
+        population smaller than the table or not containing it.
     SchemaError
         A table with no records.
 
@@ -257,6 +260,8 @@ def assess(
     table, project = _sizes_and_projection(classes, population, qi_subsets_max_size, sensitive)
     counts = table.counts
     n = int(counts.sum())
+    if population_fraction is not None:  # the implied population n / fraction, before any figure is computed
+        population_from_fraction(n, population_fraction, "population_fraction", "assess")
     prosecutor = prosecutor_from_counts(counts, threshold)
     f1 = int(np.count_nonzero(counts == 1))
     journalist, marketer, uniqueness = _journalist_marketer(table, prosecutor, population, population_fraction)

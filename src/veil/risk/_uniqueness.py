@@ -37,6 +37,7 @@ __all__ = [
     "UniquenessEstimate",
     "PopulationUniqueness",
     "population_uniqueness",
+    "MAX_POPULATION_SIZE",
     "pitman_uniques",
     "zayatz_uniques",
     "snb_uniques",
@@ -44,6 +45,44 @@ __all__ = [
 ]
 
 MODELS = ("pitman", "zayatz", "snb")
+
+#: The largest population size :math:`N` (given, or implied as :math:`n/\pi` by a
+#: sampling fraction) the uniqueness models accept: 2**53, the largest range in
+#: which float64 holds every integer, since the estimators compute in float64
+#: (checked against 60-digit references up to :math:`N = 2^{53}`).  A smaller
+#: fraction is refused; beyond it :math:`q^2` soon underflows in the Shlosser
+#: estimate, and :math:`n/\pi` overflows altogether near 1e-308.
+MAX_POPULATION_SIZE: int = 2**53
+
+
+def _at_least(value: float) -> str:
+    """``value`` rounded *up* to 3 significant digits, for a lower bound in a message."""
+    if value <= 0:
+        return "0"
+    scale = 10.0 ** (math.floor(math.log10(value)) - 2)
+    shown = math.ceil(value / scale) * scale
+    return f"{shown:.3g}" if float(f"{shown:.3g}") >= value else f"{value:.17g}"
+
+
+def population_from_fraction(n: int, fraction: Any, name: str, owner: str) -> int:
+    """:math:`N = \\max(\\mathrm{round}(n/\\pi), n)` for a sample of ``n`` records, ``fraction`` validated.
+
+    Raises
+    ------
+    ParameterError
+        ``fraction`` is not a float in (0, 1], or so small that :math:`n/\\pi`
+        exceeds :data:`MAX_POPULATION_SIZE`.
+    """
+    pi = check_real(name, fraction, owner, low=0.0, high=1.0, closed="right")
+    implied = n / pi  # a float: inf rather than an OverflowError for a subnormal fraction
+    if implied > MAX_POPULATION_SIZE:
+        raise ParameterError(
+            f"The {name!r} parameter of {owner} is too small for {n} records: the population it implies "
+            f"(n / fraction = {implied:.3g}) must be at most 2**53 = {MAX_POPULATION_SIZE}, the largest the "
+            f"uniqueness models compute exactly, so the fraction must be at least {_at_least(n / MAX_POPULATION_SIZE)}. "
+            f"Got {pi!r} instead."
+        )
+    return max(int(round(implied)), n)
 
 
 # ---------------------------------------------------------------------- Dankar
@@ -165,7 +204,9 @@ def population_uniqueness(
     ------
     ParameterError
         Neither or both of ``sampling_fraction`` and ``population_size``; a
-        fraction outside (0, 1]; a population smaller than the sample.
+        fraction outside (0, 1]; a population smaller than the sample or
+        (given or implied as :math:`n/\\pi`) larger than
+        :data:`MAX_POPULATION_SIZE` (2**53).
 
     Notes
     -----
@@ -201,11 +242,9 @@ def _population(n: int, sampling_fraction: float | None, population_size: int | 
             "population_uniqueness needs exactly one of sampling_fraction and population_size."
         )
     if sampling_fraction is not None:
-        pi = check_real("sampling_fraction", sampling_fraction, "population_uniqueness", low=0.0, high=1.0,
-                        closed="right")
-        big_n = max(int(round(n / pi)), n)
+        big_n = population_from_fraction(n, sampling_fraction, "sampling_fraction", "population_uniqueness")
     else:
-        big_n = check_int("population_size", population_size, "population_uniqueness", low=1)
+        big_n = check_int("population_size", population_size, "population_uniqueness", low=1, high=MAX_POPULATION_SIZE)
         if big_n < n:
             raise ParameterError(
                 f"The 'population_size' parameter of population_uniqueness must be at least the sample "

@@ -89,6 +89,7 @@ from veil.utility._registry import (
 from veil.utility._alignment import align_release, infer_levels
 from veil.utility._workload import (
     CLASSIFIERS,
+    MAX_TARGET_CLASSES,
     ClassifierScores,
     Workload,
     WorkloadResult,
@@ -121,6 +122,7 @@ __all__ = [
     "WorkloadResult",
     "ClassifierScores",
     "CLASSIFIERS",
+    "MAX_TARGET_CLASSES",
     "align_release",
     "infer_levels",
 ]

@@ -53,10 +53,50 @@ from veil.dataset import Dataset
 from veil.errors import ParameterError
 from veil.utility._alignment import align_release
 
-__all__ = ["CLASSIFIERS", "ClassifierScores", "Workload", "WorkloadResult", "workload", "workload_summary"]
+__all__ = ["CLASSIFIERS", "MAX_TARGET_CLASSES", "ClassifierScores", "Workload", "WorkloadResult", "workload", "workload_summary"]
 
 #: The classifiers :func:`workload` trains by default, by report name.
 CLASSIFIERS: tuple[str, ...] = ("decision-tree", "naive-bayes", "logistic-regression")
+
+#: The most classes (distinct values of the target, missing counted as one) a
+#: workload target may have.  Each classifier holds a few float64 arrays of
+#: records x classes (the decision tree's node values and its predictions,
+#: naive Bayes's joint log-likelihoods, the logistic regression's gradient): at
+#: 100 classes and 100,000 records its peak stays under about 200 MB, where an
+#: identifier-like target (100,000 values) would ask for tens of GiB.  A finer
+#: target must be coarsened (its values grouped) before it is predicted.
+MAX_TARGET_CLASSES: int = 100
+
+
+def _check_target(target: str, y: np.ndarray, missing: np.ndarray, rows: np.ndarray | None = None) -> None:
+    """Refuse a target with fewer than two classes among ``rows`` (default: every record), missing values left out,
+    or with more than :data:`MAX_TARGET_CLASSES` among every record.
+
+    The message names the column and counts, never a value (the target is
+    often the sensitive attribute).
+    """
+    scope = slice(None) if rows is None else rows
+    labels, absent = y[scope], missing[scope]
+    n, n_missing = len(labels), int(absent.sum())
+    distinct = len(np.unique(labels[~absent]))
+    if distinct > MAX_TARGET_CLASSES and rows is None:
+        raise ParameterError(
+            f"The target column {target!r} (--target) has {distinct} distinct values, more than the "
+            f"{MAX_TARGET_CLASSES} classes workload utility handles (its classifiers' memory grows with records "
+            "x classes): predict a coarser target, its values grouped into fewer classes."
+        )
+    if distinct >= 2:
+        return
+    counts = f"{distinct} distinct value{'s' if distinct != 1 else ''}, {n_missing} missing"
+    where = (
+        f"among its {n} records ({counts})" if rows is None else
+        f"among the {n} training records of its split ({counts}; another --random-state or --test-size "
+        "changes the split)"
+    )
+    raise ParameterError(
+        f"The target column {target!r} (--target) has fewer than two values {where}: "
+        "the classification metric needs at least two classes."
+    )
 
 
 def _make(name: str, random_state: int) -> Any:
@@ -205,6 +245,14 @@ class Workload:
     test_size : float in (0, 1), default 1/3
     random_state : int, default 0
         Seed of the split and of the classifiers: the result is deterministic.
+
+    Raises
+    ------
+    ParameterError
+        Among others: the target has fewer than two values among the records
+        (missing ones left out) or among the training records of the split, or
+        more than :data:`MAX_TARGET_CLASSES` classes.  Refused before any
+        classifier is fitted; the message names counts, never a value.
     """
 
     def __init__(
@@ -244,7 +292,10 @@ class Workload:
         self.original, self.target, self.classifiers = original, target, tuple(names)
         self.quasi_identifiers, self.random_state = qis, int(random_state)
         self.features = tuple(dict.fromkeys(list(qis) + [c for c in columns if c != target]))
-        self.y = original.labels_of(target).fillna("").astype(str).to_numpy()
+        labels = original.labels_of(target)
+        missing = labels.isna().to_numpy()
+        self.y = labels.fillna("").astype(str).to_numpy()
+        _check_target(target, self.y, missing)  # before any split or classifier: sklearn's refusal quotes the value
         rows = np.arange(original.n_records)
         values, counts = np.unique(self.y, return_counts=True)
         stratify = self.y if len(values) > 1 and counts.min() >= 2 else None
@@ -252,6 +303,7 @@ class Workload:
             self.train, self.test = train_test_split(rows, test_size=test_size, random_state=self.random_state, stratify=stratify)
         except ValueError as exc:
             raise ParameterError(f"Cannot split {original.n_records} records into train and test rows: {exc}") from None
+        _check_target(target, self.y, missing, self.train)
         self.a_base = float(counts.max() / counts.sum())
         frame = original.frame
         full = _codes(frame, self.features)
