@@ -13,11 +13,12 @@ every node of one configuration's generalization lattice;
 from veil.explore._frontier import pareto_frontier
 from veil.explore._lattice import FAILING, PRUNED, SATISFYING, LatticeView, lattice_view
 from veil.explore._plot import POINTS_KEY, Drawing, chosen_point, exploration_figure, plotted_points, save_figure
-from veil.explore._sweep import Exploration, SweepSpec, explore, parse_values
+from veil.explore._sweep import MAX_SWEEP_POINTS, Exploration, SweepSpec, explore, parse_values
 
 __all__ = [
     "explore",
     "SweepSpec",
+    "MAX_SWEEP_POINTS",
     "Exploration",
     "parse_values",
     "pareto_frontier",

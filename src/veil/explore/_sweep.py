@@ -26,7 +26,11 @@ from veil.dataset import Dataset
 from veil.errors import InfeasibleError, ParameterError
 from veil.explore._frontier import pareto_frontier
 
-__all__ = ["SweepSpec", "Exploration", "explore", "parse_values"]
+__all__ = ["SweepSpec", "Exploration", "explore", "parse_values", "MAX_SWEEP_POINTS"]
+
+#: The most points a sweep runs (each is one anonymization): a range such as ``--k 1:100000000``
+#: is refused before it is expanded, instead of filling the memory.
+MAX_SWEEP_POINTS = 10_000
 
 
 def parse_values(text: str, *, kind: type = int, option: str = "value") -> tuple[Any, ...]:
@@ -51,6 +55,9 @@ def parse_values(text: str, *, kind: type = int, option: str = "value") -> tuple
         if step <= 0 or stop < start:
             raise ParameterError(f"{option} expects START:STOP[:STEP] with START <= STOP and STEP > 0. Got {text!r} instead.")
         count = int(math.floor((stop - start) / step + 1e-9)) + 1
+        if count > MAX_SWEEP_POINTS:
+            raise ParameterError(f"{option} {text!r} has {count:,} values, more than a sweep runs "
+                                 f"({MAX_SWEEP_POINTS:,}): give a step (START:STOP:STEP) or fewer values.")
         values = tuple(kind(start + i * step) for i in range(count))
         if kind is float:
             values = tuple(round(v, 12) for v in values)
@@ -95,6 +102,10 @@ class SweepSpec:
             raise ParameterError("l and t values need the sensitive attribute they protect (sensitive=...).")
         if not self.suppression or not self.algorithms:
             raise ParameterError("The sweep needs at least one suppression limit and one algorithm.")
+        points = math.prod(len(v) for v in (self.algorithms, self.suppression, self.k, self.l, self.t) if v)
+        if points > MAX_SWEEP_POINTS:
+            raise ParameterError(f"The sweep has {points:,} points (every combination of the values), more than "
+                                 f"{MAX_SWEEP_POINTS:,}: give fewer values.")
 
     def grid(self) -> list[dict[str, Any]]:
         """Every point's parameters, in a fixed order."""

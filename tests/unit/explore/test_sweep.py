@@ -111,3 +111,21 @@ def test_lattice_view_agrees_with_anonymize_restricted_to_each_node():
         if status == PRUNED:  # some node one level lower on one attribute is a solution
             lower = [node - np.eye(2, dtype=np.int64)[j] for j in range(2) if node[j] > 0]
             assert any(view.status[(view.nodes == n).all(axis=1)][0] != FAILING for n in lower)
+
+
+def test_a_huge_range_is_refused_before_it_is_expanded():
+    import tracemalloc
+
+    from veil.explore import MAX_SWEEP_POINTS
+
+    tracemalloc.start()
+    with pytest.raises(ParameterError, match=r"--k '1:100000000' has 100,000,000 values, more than a sweep runs"):
+        parse_values("1:100000000", option="--k")
+    assert tracemalloc.get_traced_memory()[1] < 10 << 20  # refused without building the values
+    tracemalloc.stop()
+    assert len(parse_values(f"1:{MAX_SWEEP_POINTS}", option="--k")) == MAX_SWEEP_POINTS
+
+
+def test_a_grid_of_too_many_combinations_is_refused():
+    with pytest.raises(ParameterError, match=r"The sweep has 1,000,000 points"):
+        SweepSpec(k=tuple(range(2, 1002)), t=tuple(i / 1000 for i in range(1, 1001)), sensitive="s")
