@@ -37,7 +37,7 @@ from veil.algorithms.lattice import SearchResult
 from veil.classes import SUPPRESSED, ClassTable
 from veil.classes._build import build, code_counts
 from veil.dataset import MISSING, Dataset
-from veil.errors import VerificationError
+from veil.errors import ParameterError, VerificationError
 from veil.models import PrivacyModel
 from veil.pipeline._memory import MemoryRows
 from veil.pipeline._plan import Plan, largest_k
@@ -298,6 +298,9 @@ def anonymize(
         The output failed its own re-check (a bug; nothing is returned).
     """
     start = time.perf_counter()
+    if not isinstance(dataset, Dataset):
+        raise ParameterError(f"The 'dataset' parameter of anonymize must be a veil Dataset (Dataset.from_pandas or "
+                             f"Dataset.read). Got {type(dataset).__name__} instead.")
     policy = policy or ReleasePolicy(keep_unlisted=keep_unlisted, allow_identifiers=tuple(allow_identifiers))
     mode = suppressed_mode(suppressed, drop_suppressed=drop_suppressed)
     plan = Plan.make(

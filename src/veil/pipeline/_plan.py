@@ -11,7 +11,7 @@ of the registry on it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,32 @@ def largest_k(models: Sequence[PrivacyModel]) -> int | None:
     """The largest ``k`` among the k-anonymity models, or ``None``."""
     ks = [m.k for m in models if isinstance(m, KAnonymity)]
     return max(ks) if ks else None
+
+
+def _model_tuple(models: Any) -> tuple[PrivacyModel, ...]:
+    """``models`` as a tuple, refusing what is not a sequence of privacy models (a single model, a string)."""
+    if isinstance(models, PrivacyModel):
+        raise ParameterError(f"The 'models' parameter must be a list of privacy models; wrap the single model "
+                             f"in a list: [{type(models).__name__}(...)].")
+    if isinstance(models, (str, bytes)) or not isinstance(models, Iterable):
+        raise ParameterError(f"The 'models' parameter must be a list of privacy models such as [KAnonymity(k=5)]. "
+                             f"Got {type(models).__name__} instead.")
+    models = tuple(models)
+    wrong = [m for m in models if not isinstance(m, PrivacyModel)]
+    if wrong:
+        raise ParameterError(f"The 'models' parameter must hold privacy models such as KAnonymity(k=5) "
+                             f"(veil.models); it holds a {type(wrong[0]).__name__}.")
+    return models
+
+
+def _check_arguments(rest: Mapping[str, Any]) -> None:
+    """The plan's plain arguments, each of its type and range (a veil error, not a deep TypeError)."""
+    from veil._validation import check_int, check_real
+
+    if "suppression_limit" in rest:
+        check_real("suppression_limit", rest["suppression_limit"], "anonymize", low=0.0, high=1.0)
+    if rest.get("seed") is not None:
+        check_int("seed", rest["seed"], "anonymize", low=0)
 
 
 def check_problem(
@@ -152,7 +178,8 @@ class Plan:
         from veil.algorithms._registry import get_algorithm
 
         spec = get_algorithm(algorithm)
-        models = tuple(models)
+        models = _model_tuple(models)
+        _check_arguments(rest)
         check_problem(models, quasi_identifiers, hierarchies, spec, label=label, min_levels=min_levels,
                       max_levels=max_levels, options=options, columns=columns)
         if n_records is not None:
