@@ -72,7 +72,7 @@ def check(
     >>> report.k, report.sensitive["Disease"].distinct_l, report.passed
     (3, 1, False)
     """
-    requirements = parse_requirements(require) if isinstance(require, str) else list(require or [])
+    requirements = parse_requirements(require) if isinstance(require, str) else _requirement_list(require)
     classes = _class_table(dataset, quasi_identifiers, sensitive, hierarchies, kinds, missing)
     report = evaluate(classes, sensitive=sensitive, recursive_l=recursive_l, strict=strict)
     judged = None if require is None else tuple(r.judge(report, classes) for r in requirements)
@@ -106,3 +106,13 @@ def _class_table(
     return ClassTable.from_dataset(
         dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive, hierarchies=hierarchies,
     )
+
+
+def _requirement_list(require: object) -> list[Requirement]:
+    """``require`` given as requirements (not a text): a list of them, or a veil error naming the parameter."""
+    if require is None:
+        return []
+    if not isinstance(require, (list, tuple)) or not all(isinstance(r, Requirement) for r in require):
+        raise ParameterError(f"The 'require' parameter of check must be a text such as 'k>=5, l>=2' or a list of "
+                             f"requirements. Got {type(require).__name__} instead.")
+    return list(require)

@@ -257,6 +257,8 @@ def assess(
                                          low=0.0, high=1.0, closed="right")
     if qi_subsets_max_size is not None:
         qi_subsets_max_size = check_int("qi_subsets_max_size", qi_subsets_max_size, "assess", low=0)
+    if isinstance(sensitive, str):  # one attribute's name, not its letters
+        sensitive = [sensitive]
     table, project = _sizes_and_projection(classes, population, qi_subsets_max_size, sensitive)
     counts = table.counts
     n = int(counts.sum())

@@ -34,3 +34,18 @@ def test_wrong_arguments_are_refused_by_name(adult, arguments, message):
 def test_a_dataframe_instead_of_a_dataset_is_refused(adult):
     with pytest.raises(ParameterError, match=r"'dataset' parameter of anonymize must be a veil Dataset"):
         veil.anonymize(adult.frame, [KAnonymity(k=5)])
+
+
+def test_check_refuses_a_require_that_is_neither_text_nor_requirements(adult):
+    from veil.models import check
+
+    with pytest.raises(ParameterError, match=r"'require' parameter of check must be a text .* Got int"):
+        check(adult, require=123)
+
+
+def test_assess_takes_one_sensitive_attribute_by_name(adult):
+    from veil.risk import assess
+
+    one = assess(adult, sensitive="salary-class", qi_subsets_max_size=0)
+    listed = assess(adult, sensitive=["salary-class"], qi_subsets_max_size=0)
+    assert list(one.sensitive) == ["salary-class"] and one.to_dict()["sensitive"] == listed.to_dict()["sensitive"]
