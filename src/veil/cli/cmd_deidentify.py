@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 import re
 from pathlib import Path
@@ -85,7 +84,7 @@ def _zip3_file(path: Optional[Path]) -> Optional[list[str]]:
 @app.command("deidentify")
 def deidentify_command(
     file: Path = typer.Argument(..., readable=False, help="CSV or Parquet file to de-identify."),
-    output: Path = typer.Option(..., "-o", "--output", help="De-identified CSV to write."),
+    output: Path = typer.Option(..., "-o", "--output", help="De-identified table to write (Parquet for .parquet/.pq, else CSV)."),
     profile: Optional[str] = typer.Option(None, "--profile", help="Profile to apply: safe-harbor."),
     config: Optional[Path] = typer.Option(None, "--config",
                                           help="YAML/JSON config with a 'deidentify' section (or the section "
@@ -107,6 +106,7 @@ def deidentify_command(
 ) -> None:
     """Remove or mask direct identifiers: `--profile safe-harbor` or a plan from `--config`."""
     from veil.cli._app import split_list
+    from veil.data import write_frame
     from veil.pipeline import publishing
     from veil.sanitize import Plan, deidentify, safe_harbor
 
@@ -134,9 +134,9 @@ def deidentify_command(
                                      rng=seed, key=key, overrides=plan)
             else:
                 result = deidentify(frame, plan, key=key, rng=seed)
-            out.write_text("data", _csv(result.frame))
+            out.write("data", lambda tmp: write_frame(result.frame, tmp))  # Parquet for a .parquet name
             if mapping_out is not None:  # written even when empty: the set of outputs is fixed up front
-                out.write_text("mapping", _csv(result.mapping_frame()))
+                out.write("mapping", lambda tmp: write_frame(result.mapping_frame(), tmp))
             if report_out is not None:
                 out.write_json("report", {"file": file.name, **result.report.to_dict()})
     _print_summary(result, output, mapping_out)
@@ -158,9 +158,3 @@ def _print_summary(result: Any, output: Path, mapping_out: Optional[Path]) -> No
                           highlight=False)
     console.print(f"Wrote {esc(output)} ({len(result.frame)} rows, {len(result.frame.columns)} columns).",
                   highlight=False)
-
-
-def _csv(frame: Any) -> str:
-    buffer = io.StringIO()
-    frame.to_csv(buffer, index=False)
-    return buffer.getvalue()

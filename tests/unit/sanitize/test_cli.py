@@ -120,3 +120,11 @@ def test_the_key_file_given_as_another_input_is_refused_without_its_content(csv,
     assert res.exit_code == 2 and f"{option} is the key file" in res.output
     assert KEY not in res.output and not out.exists()
     assert key_file.read_text() == KEY + "\n"
+
+
+def test_deidentify_writes_parquet_for_a_parquet_name(csv, tmp_path):
+    out = tmp_path / "out.parquet"
+    res = run("deidentify", csv, "--profile", "safe-harbor", "-o", out)
+    assert res.exit_code == 0, res.output
+    frame = pd.read_parquet(out)  # a real Parquet file, which the other commands read
+    assert "c_email" not in frame.columns and len(frame) == len(pd.read_csv(csv))
