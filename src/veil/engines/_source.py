@@ -25,11 +25,12 @@ _CHUNK = 1 << 24
 
 
 @functools.lru_cache(maxsize=32)
-def _scan_bytes(file: Path, size: int, mtime_ns: int) -> bool:
-    """Whether the CSV ``file`` has line ends other than all LF or all CRLF (a mix, or a lone CR), after
+def _scan_bytes(file: Path, size: int, mtime_ns: int) -> tuple[bool, bool]:
+    """``(mixed, quoted)``: whether the CSV ``file`` has line ends other than all LF or all CRLF (a mix,
+    or a lone CR), and whether it has a double quote (so a value may hold a line break), after
     refusing a NUL byte (naming its line, as :func:`veil.data.read_table` does).  One pass in chunks;
     cached while the file is unchanged."""
-    lines = cr = crlf = offset = 0
+    lines = cr = crlf = offset = quotes = 0
     last = b""
     with open(file, "rb") as handle:
         while chunk := handle.read(_CHUNK):
@@ -44,9 +45,10 @@ def _scan_bytes(file: Path, size: int, mtime_ns: int) -> bool:
                 )
             lines += chunk.count(b"\n")
             cr += chunk.count(b"\r")
+            quotes += chunk.count(b'"')
             crlf += chunk.count(b"\r\n") + (last == b"\r" and chunk.startswith(b"\n"))
             last, offset = chunk[-1:], offset + len(chunk)
-    return cr > 0 and not cr == crlf == lines
+    return cr > 0 and not cr == crlf == lines, quotes > 0
 
 
 def _parquet_names(file: Path) -> tuple[str, ...]:
@@ -115,6 +117,9 @@ class Source:
     mixed_newlines : bool
         The CSV's line ends are neither all LF nor all CRLF: a mix, or a
         lone CR (also one in a quoted value), which an engine may need to be told.
+    quoted : bool
+        The CSV has a double quote, so a quoted value may hold a line break (Spark then reads
+        records over several lines, which it does not split between tasks).
     """
 
     path: Path
@@ -123,6 +128,7 @@ class Source:
     sep: str = ","
     na_values: tuple[str, ...] = DEFAULT_NA_VALUES
     mixed_newlines: bool = False
+    quoted: bool = False
 
     @classmethod
     def from_path(
@@ -161,7 +167,7 @@ class Source:
             cls._check_unique(names, file)
             return cls(file, "parquet", names, ",", ())
         stat = file.stat()
-        mixed = _scan_bytes(file, stat.st_size, stat.st_mtime_ns)  # one check of every engine's CSV input
+        mixed, quoted = _scan_bytes(file, stat.st_size, stat.st_mtime_ns)  # one check of every engine's CSV input
         try:
             if sep is None:
                 sep = sniff_separator(file, "utf-8")
@@ -178,7 +184,7 @@ class Source:
         if not "".join(names).strip():
             raise DataFormatError(f"{str(file)!r} is empty: a CSV needs at least a header line.")
         cls._check_unique(names, file)
-        return cls(file, "csv", names, sep, tuple(na_values), mixed)
+        return cls(file, "csv", names, sep, tuple(na_values), mixed, quoted)
 
     @staticmethod
     def _check_unique(names: Sequence[str], file: Path) -> None:

@@ -172,6 +172,7 @@ class SparkEngine(AggregatingEngine):
             reader.option("header", True).option("sep", source.sep).option("quote", '"')
             .option("escape", '"').option("mode", "FAILFAST").option("inferSchema", False)
             .option("encoding", "UTF-8").option("enforceSchema", False)
+            .option("multiLine", source.quoted)  # a quoted value may hold a line break, as the one reader reads it
             .csv(str(source.path))
         )
 

@@ -106,3 +106,14 @@ def test_spark_labels_timestamps_as_the_local_engine(spark_engine, tmp_path, col
     local = LocalEngine().group_count(path, [column], [])
     spark = spark_engine.group_count(path, [column], [])
     pd.testing.assert_frame_equal(canonical_counts(local), canonical_counts(spark), check_dtype=False)
+
+
+def test_spark_reads_a_quoted_line_break_as_the_local_engine(spark_engine, tmp_path):
+    rows = ['a,b,"c\nq"'] + [f"{i % 3},x,y{i}" for i in range(19)]
+    rows[4] = '0,x,"y\nq"'  # a value over two lines
+    path = tmp_path / "quoted.csv"
+    path.write_text("\n".join(rows) + "\n")
+    local = LocalEngine().group_count(path, ["a"], ["c\nq"])
+    spark = spark_engine.group_count(path, ["a"], ["c\nq"])
+    assert int(spark["count"].sum()) == 19  # 19 records, not one more for the broken line
+    pd.testing.assert_frame_equal(canonical_counts(local), canonical_counts(spark), check_dtype=False)
