@@ -222,6 +222,10 @@ def run_config(
         else:
             sources: dict[str, str] = {}
             dataset = dataset_from_config(config, sources=sources)
+            if config.target is not None:  # a target it cannot learn is refused before the anonymization
+                from veil.utility import check_workload_target
+
+                check_workload_target(dataset, config.target)
             result = anonymize(dataset, models, progress=phase, policy=policy_from_config(config), **_options(config))
             result.report["hierarchies"] = sources
             if config.target is not None:

@@ -90,6 +90,7 @@ from veil.utility._alignment import align_release, infer_levels
 from veil.utility._workload import (
     CLASSIFIERS,
     MAX_TARGET_CLASSES,
+    check_workload_target,
     ClassifierScores,
     Workload,
     WorkloadResult,
@@ -123,6 +124,7 @@ __all__ = [
     "ClassifierScores",
     "CLASSIFIERS",
     "MAX_TARGET_CLASSES",
+    "check_workload_target",
     "align_release",
     "infer_levels",
 ]

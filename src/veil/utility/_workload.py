@@ -53,7 +53,8 @@ from veil.dataset import Dataset
 from veil.errors import ParameterError
 from veil.utility._alignment import align_release
 
-__all__ = ["CLASSIFIERS", "MAX_TARGET_CLASSES", "ClassifierScores", "Workload", "WorkloadResult", "workload", "workload_summary"]
+__all__ = ["CLASSIFIERS", "MAX_TARGET_CLASSES", "ClassifierScores", "Workload", "WorkloadResult", "workload", "workload_summary",
+           "check_workload_target"]
 
 #: The classifiers :func:`workload` trains by default, by report name.
 CLASSIFIERS: tuple[str, ...] = ("decision-tree", "naive-bayes", "logistic-regression")
@@ -97,6 +98,21 @@ def _check_target(target: str, y: np.ndarray, missing: np.ndarray, rows: np.ndar
         f"The target column {target!r} (--target) has fewer than two values {where}: "
         "the classification metric needs at least two classes."
     )
+
+
+def check_workload_target(original: Dataset, target: str) -> None:
+    """Refuse, before any work, a ``target`` that workload utility cannot learn on ``original``: not a
+    column, fewer than two values among its records, or more than :data:`MAX_TARGET_CLASSES` (the
+    checks :class:`Workload` makes, so that ``veil anonymize --target`` fails before anonymizing).
+
+    Raises
+    ------
+    ParameterError
+    """
+    if target not in original.columns:
+        raise ParameterError(f"The target {target!r} is not a column of the original table.")
+    labels = original.labels_of(target)
+    _check_target(target, labels.fillna("").astype(str).to_numpy(), labels.isna().to_numpy())
 
 
 def _make(name: str, random_state: int) -> Any:

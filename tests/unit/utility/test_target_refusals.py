@@ -75,6 +75,19 @@ def test_anonymize_target_refuses_a_constant_target_and_writes_nothing(tmp_path)
     assert not out.exists()
 
 
+def test_anonymize_target_is_refused_before_the_anonymization(tmp_path, monkeypatch):
+    import veil.release
+
+    def no_anonymization(*args, **kwargs):
+        raise AssertionError("the anonymization ran before the target was checked")
+
+    monkeypatch.setattr(veil.release, "anonymize", no_anonymization)
+    data, hierarchy = _write(tmp_path, _frame(CONSTANT))
+    result = runner.invoke(app, ["anonymize", str(data), "--qi", "sex", "--hierarchy", f"sex={hierarchy}", "-k", "2",
+                                 "--sensitive", "dx", "--target", "dx", "-o", str(tmp_path / "out.csv")])
+    _assert_refused(result, "'dx'", "fewer than two values", "60 records")
+
+
 def test_explore_target_refuses_a_constant_target(tmp_path):
     data, hierarchy = _write(tmp_path, _frame(CONSTANT))
     result = runner.invoke(app, ["explore", str(data), "--qi", "sex", "--hierarchy", f"sex={hierarchy}", "--k", "2",
