@@ -220,20 +220,7 @@ def run_config(
         if config.engine != "local":
             result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, phase)
         else:
-            sources: dict[str, str] = {}
-            dataset = dataset_from_config(config, sources=sources)
-            if config.target is not None:  # a target it cannot learn is refused before the anonymization
-                from veil.utility import check_workload_target
-
-                check_workload_target(dataset, config.target)
-            result = anonymize(dataset, models, progress=phase, policy=policy_from_config(config), **_options(config))
-            result.report["hierarchies"] = sources
-            if config.target is not None:
-                result.report["workload"] = _workload(config, dataset, result)
-            phase("write", 0, len(files))
-            if "data" in out:
-                written = out.write("data", table_writer(result.data))
-                verify_written(written, result, dataset, models, label=config.label)
+            result = _run_in_memory(config, models, out, phase, len(files))
         result.report["provenance"] = provenance(config)
         phase("write", int("data" in out), len(files))
         if "report" in out:
@@ -247,6 +234,26 @@ def run_config(
             phase("write", len(files), len(files))
         out.commit()
     return result, {role: str(path) for role, path in targets.items() if path is not None}
+
+
+def _run_in_memory(config: ReleaseConfig, models: list[Any], out: Outputs,
+                   phase: Callable[[str, int | None, int | None], None], files: int) -> AnonymizationResult:
+    """The release in memory (:func:`veil.anonymize`), its data written into ``out`` and re-read."""
+    sources: dict[str, str] = {}
+    dataset = dataset_from_config(config, sources=sources)
+    if config.target is not None:  # a target it cannot learn is refused before the anonymization
+        from veil.utility import check_workload_target
+
+        check_workload_target(dataset, config.target)
+    result = anonymize(dataset, models, progress=phase, policy=policy_from_config(config), **_options(config))
+    result.report["hierarchies"] = sources
+    if config.target is not None:
+        result.report["workload"] = _workload(config, dataset, result)
+    phase("write", 0, files)
+    if "data" in out:
+        written = out.write("data", table_writer(result.data))
+        verify_written(written, result, dataset, models, label=config.label)
+    return result
 
 
 def _workload(config: ReleaseConfig, dataset: Dataset, result: "AnonymizationResult") -> dict[str, Any]:
