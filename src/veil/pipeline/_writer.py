@@ -187,12 +187,19 @@ class Outputs:
     def temporary(self, role: str) -> Path:
         """A fresh temporary path beside ``role``'s destination, removed unless committed.
 
-        It keeps the destination's extension (so writers pick the same format).
+        It keeps the destination's extension (so writers pick the same format).  The file is
+        created empty and readable by its owner only (0600), so that what a killed run leaves
+        beside the destination, unverified, is not readable by other users; :meth:`commit`
+        gives it the mode a new file gets (umask) as it publishes it.
         """
         out = self._dest[role]
         if role in self._temp:
             _remove(self._temp.pop(role))
         tmp = out.with_name(temporary_name(out.name))
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except OSError as exc:
+            raise OutputError(f"Cannot write {str(out)!r}: {exc.strerror}.") from None
         self._temp[role] = tmp
         return tmp
 
@@ -227,8 +234,10 @@ class Outputs:
         missing = [role for role in self._dest if role not in self._temp]
         if missing:
             raise OutputError(f"Internal error: the outputs {missing} were never written; nothing was published.")
-        for tmp in self._temp.values():  # the data reach the disk before any lock is taken
+        for role, tmp in self._temp.items():  # the data reach the disk before any lock is taken
             _fsync(tmp)
+            if not _TEMP.match(self._dest[role].name):  # a temporary of a temporary stays private
+                _publishable(tmp)
         with contextlib.ExitStack() as stack:
             for folder in sorted({str(p.parent) for p in self._dest.values()}):
                 fd = os.open(folder, os.O_RDONLY)
@@ -313,6 +322,24 @@ def _undo(done: Iterable[Path], kept: Mapping[Path, Path | None]) -> list[Path]:
         except OSError:
             failed.append(out)
     return failed
+
+
+def _publishable(path: Path) -> None:
+    """Give a private temporary file the mode a new file gets (0666 less the umask) before it is published."""
+    if path.is_file() and not path.is_symlink():
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o666 & ~_umask())
+
+
+def _umask() -> int:
+    """This process's umask, read without changing it (Linux), else by setting it back at once."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _fsync(path: Path) -> None:

@@ -130,3 +130,29 @@ def test_a_committed_set_replaces_old_outputs_and_leaves_no_kept_copy(tmp_path):
         out.write_json("json", {"rows": 1})
     assert (tmp_path / "out.csv").read_text() == "new data\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "out.json"]
+
+
+def test_a_temporary_is_private_until_it_is_published(tmp_path):
+    seen = {}
+
+    def write(tmp):
+        seen["mode"] = os.stat(tmp).st_mode & 0o777  # what a killed run would leave: unverified, private
+        tmp.write_text("a\n")
+
+    old = os.umask(0o022)
+    try:
+        with publishing({"data": tmp_path / "out.csv"}) as out:
+            out.write("data", write)
+    finally:
+        os.umask(old)
+    assert seen["mode"] == 0o600
+    assert os.stat(tmp_path / "out.csv").st_mode & 0o777 == 0o644  # as a new file under the umask
+
+
+def test_a_temporary_of_a_temporary_stays_private(tmp_path):
+    from veil.pipeline._writer import temporary_name
+
+    inner = tmp_path / temporary_name("out.csv")  # an engine writing into the release's temporary
+    with publishing({"data": inner}) as out:
+        out.write_text("data", "a\n")
+    assert os.stat(inner).st_mode & 0o777 == 0o600
