@@ -118,14 +118,9 @@ def timestamp_labels(values: pd.Series) -> pd.Series:
         values = values.dt.tz_convert("UTC").dt.tz_localize(None)
     values = values.dt.floor("us")
     labels = values.dt.strftime("%Y-%m-%d %H:%M:%S.%f").astype(object)
-    present = values.notna().to_numpy()
-    midnight = present & (values == values.dt.normalize()).to_numpy()
-    whole = present & (values.dt.microsecond == 0).to_numpy()
-    text = labels.to_numpy(dtype=object, copy=True)
-    text[whole] = np.array([t[:19] for t in text[whole]], dtype=object)
-    text[midnight] = np.array([t[:10] for t in text[midnight]], dtype=object)
-    text[~present] = np.nan
-    return pd.Series(text, index=values.index, dtype=object)
+    labels = labels.where(values.dt.microsecond != 0, labels.str.slice(0, 19))  # a whole second
+    labels = labels.where(values != values.dt.normalize(), labels.str.slice(0, 10))  # a midnight
+    return labels.where(values.notna(), np.nan).astype(object)
 
 
 def sort_labels(labels: np.ndarray, kind: Kind, domain: tuple[str, ...] | None, column: str) -> np.ndarray:
