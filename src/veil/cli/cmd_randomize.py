@@ -113,8 +113,8 @@ def _published_columns(method: Method, dataset, chosen: list[str], identifiers: 
 
     PRAM writes every input column but the ``--identifier`` ones, in the input's order (the chosen
     ones randomized, the others unchanged); αβ writes the chosen columns only, in their order.
-    Each written column goes through :meth:`veil.pipeline.ReleasePolicy.check_identifiers` (the
-    scan ``veil anonymize`` runs), one column at a time so that the refusal names every flagged one.
+    Each written column goes through :meth:`veil.pipeline.ReleasePolicy.flagged_identifiers` (the
+    scan ``veil anonymize`` runs); the refusal names every flagged one.
 
     Raises
     ------
@@ -144,13 +144,9 @@ def _published_columns(method: Method, dataset, chosen: list[str], identifiers: 
         published = [c for c in available if c not in identifiers]
     else:
         published = list(chosen)  # only these, in the order of --columns
-    policy = ReleasePolicy(allow_identifiers=tuple(allowed))
-    flagged = []
-    for name in published:
-        try:
-            policy.check_identifiers(dataset.columns_of([name]), [name])
-        except IdentifierLeakError:
-            flagged.append(name)
+    found = set(ReleasePolicy(allow_identifiers=tuple(allowed)).flagged_identifiers(
+        dataset.columns_of(published), published))
+    flagged = [c for c in published if c in found]  # in the release's order
     if flagged:
         raise IdentifierLeakError(_leak_message(method, [c for c in flagged if c not in chosen],
                                                 [c for c in flagged if c in chosen]))

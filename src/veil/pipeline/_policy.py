@@ -193,8 +193,22 @@ class ReleasePolicy:
         ------
         IdentifierLeakError
         """
+        found = self.flagged_identifiers(frame, columns)
+        if found:
+            name = found[0]
+            raise IdentifierLeakError(
+                f"Column {name!r} looks like a direct identifier and would be published; drop it (role "
+                f"identifier), or publish it anyway with --allow-identifier {name} "
+                f"(config allow_identifiers: [{name}])."
+            )
+
+
+    def flagged_identifiers(self, frame: "pd.DataFrame | Mapping[str, pd.Series]", columns: Iterable[str]) -> list[str]:
+        """The columns of ``columns`` that the identifier scan flags as direct identifiers and that
+        are not allowed by name (nor pseudonymized), in the scan's order: what
+        :meth:`check_identifiers` refuses."""
         if not self.scan:
-            return
+            return []
         from veil.sanitize import rows_of, scan_columns
 
         names = [c for c in columns if c not in self.allow_identifiers and self.actions.get(c) != "pseudonymized"]
@@ -204,15 +218,8 @@ class ReleasePolicy:
         parts = {name: _as_string(frame[name]) for name in dict.fromkeys(names)}
         n_rows = rows_of(next(iter(parts.values()))) if parts else 0
         if not n_rows:
-            return
-        found = scan_columns(parts, n_rows, sample_size=IDENTIFIER_SCAN_SAMPLE).direct_identifiers
-        if found:
-            name = found[0]
-            raise IdentifierLeakError(
-                f"Column {name!r} looks like a direct identifier and would be published; drop it (role "
-                f"identifier), or publish it anyway with --allow-identifier {name} "
-                f"(config allow_identifiers: [{name}])."
-            )
+            return []
+        return list(scan_columns(parts, n_rows, sample_size=IDENTIFIER_SCAN_SAMPLE).direct_identifiers)
 
 
 def _as_string(column: Any) -> Any:
