@@ -11,13 +11,14 @@ overridden by a key written out, as YAML intends.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from veil.errors import ConfigError
 
-__all__ = ["parse_config_text"]
+__all__ = ["parse_config_text", "read_config_file"]
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -79,3 +80,20 @@ the later one would silently replace the earlier. Keep one.
         raise ConfigError(f"{name}{',' if str(exc).startswith('line') else ':'} {exc}") from None
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise ConfigError(f"{name} is not valid {'JSON' if json_format else 'YAML'}: {exc}") from None
+
+
+def read_config_file(path: Path, *, name: str) -> Any:
+    """The value of the configuration file ``path``: JSON for a ``.json`` name, else YAML
+    (:func:`parse_config_text`; ``name`` starts every message).
+
+    Raises
+    ------
+    ConfigError
+        The file cannot be read or is not UTF-8, is not valid, or a mapping gives a key twice.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Cannot read the configuration {str(path)!r}: "
+                          f"{getattr(exc, 'strerror', None) or 'it is not UTF-8 text'}.") from None
+    return parse_config_text(text, json_format=path.suffix.lower() == ".json", name=name)

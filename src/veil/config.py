@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from veil._config_text import parse_config_text
+from veil._config_text import read_config_file
 from veil.errors import ConfigError, VeilError
 
 __all__ = [
@@ -338,12 +338,7 @@ def load_config(path: str | Path) -> ReleaseConfig:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"No such configuration file: {str(path)!r}.")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read the configuration {str(path)!r}: "
-                          f"{getattr(exc, 'strerror', None) or 'it is not UTF-8 text'}.") from None
-    raw = parse_config_text(text, json_format=path.suffix.lower() == ".json", name=repr(str(path)))
+    raw = read_config_file(path, name=repr(str(path)))
     if not isinstance(raw, dict):
         raise ConfigError(f"{str(path)!r} must hold a mapping at the top level.")
     raw.setdefault("base_dir", str(path.parent))

@@ -18,14 +18,9 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
 def _load_config(path: Path) -> dict[str, Any]:
-    from veil._config_text import parse_config_text
+    from veil._config_text import read_config_file
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read config {str(path)!r}: "
-                          f"{getattr(exc, 'strerror', None) or 'it is not UTF-8 text'}.") from None
-    data = parse_config_text(text, json_format=path.suffix.lower() == ".json", name=f"Config {str(path)!r}")
+    data = read_config_file(path, name=f"Config {str(path)!r}")
     if not isinstance(data, dict):
         raise ConfigError(f"Config {str(path)!r} must hold a mapping.")
     section = data.get("deidentify", data)
