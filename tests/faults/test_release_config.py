@@ -66,3 +66,20 @@ def test_a_key_given_twice_in_a_deidentify_plan_on_one_line_is_refused(ws, fault
     before = faults.snapshot(ws.folder)
     outcome = faults.invoke("deidentify", ws.data, "--config", plan, "-o", ws.folder / "o.csv")
     faults.assert_refused(outcome, before, faults.snapshot(ws.folder), "'name'", "given twice")
+
+
+@pytest.mark.parametrize("extra, mention", [
+    (["--kind", "age=categorical"], "'age'"),                   # --kind age=numeric is in ws.flags already
+    (["-l", "disease:1"], "'disease'"),                         # -l disease:2 is in ws.flags already
+    (["--option", "strict=false", "--option", "strict=true"], "'strict'"),
+])
+def test_a_flag_naming_one_column_twice_is_refused(ws, faults, extra, mention):
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke(*ws.flags(*extra, "-o", ws.out / "a.csv"))
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), mention, "twice")
+
+
+def test_an_algorithm_option_given_a_key_twice_is_refused(ws, faults):
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke(*ws.flags("--algorithm", "mondrian", "--option", "x={a: 1, a: 2}", "-o", ws.out / "a.csv"))
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), "'a'", "given twice")

@@ -118,7 +118,7 @@ def user_errors() -> Iterator[None]:
 
 def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
     """Parse repeated ``NAME=VALUE`` options (e.g. ``--hierarchy age=age.csv``); a name holding a
-    comma or ``=`` is quoted as in a CSV row (``'"zip, code"=categorical'``)."""
+    comma or ``=`` is quoted as in a CSV row (``'"zip, code"=categorical'``); a name given twice is refused."""
     from veil.errors import ParameterError
 
     out: dict[str, str] = {}
@@ -127,6 +127,8 @@ def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
             name, sep, rest = split_named(item, "=", option)
             if not sep or not name.strip() or not rest.strip():
                 raise ParameterError(f"{option} expects NAME=VALUE. Got {item!r} instead.")
+            if name.strip() in out:  # the later would silently replace the earlier
+                raise ParameterError(f"{option} gives {name.strip()!r} twice; give one value per name.")
             out[name.strip()] = rest.strip()
     return out
 

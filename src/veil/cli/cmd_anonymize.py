@@ -25,6 +25,8 @@ def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
         name, sep, rest = split_named(value, ":", option, last=True)
         if not sep or not name or not rest:
             raise ParameterError(f"{option} expects SENSITIVE:VALUE (e.g. salary-class:2). Got {value!r} instead.")
+        if name in out:
+            raise ParameterError(f"{option} gives {name!r} twice; give one value per attribute.")
         out[name] = rest
     return out
 
@@ -122,10 +124,12 @@ def _flag_models(k: int | None, l_diversity: dict[str, str], t_closeness: dict[s
 
 
 def _options(values: list[str] | None) -> dict[str, object]:
-    """Parse ``--option KEY=VALUE``; values are read as YAML scalars (``false``, ``3``, ``0.5``)."""
-    import yaml
+    """Parse ``--option KEY=VALUE``; values are read as YAML (``false``, ``3``, ``0.5``), a key given
+    twice refused (:func:`veil._config_text.parse_config_text`)."""
+    from veil._config_text import parse_config_text
 
-    return {key: yaml.safe_load(value) for key, value in parse_assignments(values, "--option").items()}
+    return {key: parse_config_text(value, json_format=False, name=f"--option {key}")
+            for key, value in parse_assignments(values, "--option").items()}
 
 
 # long because typer declares every option of the command as a parameter; the body parses and calls
