@@ -14,7 +14,7 @@ import pytest
 
 from veil.cli import app
 
-from .conftest import CONFIG
+from .conftest import CONFIG, invoke
 
 # ---------------------------------------------------------------------------------------------
 # #32.3: a key given twice, whatever the layout
@@ -83,3 +83,85 @@ def test_an_algorithm_option_given_a_key_twice_is_refused(ws, faults):
     before = faults.snapshot(ws.folder)
     outcome = faults.invoke(*ws.flags("--algorithm", "mondrian", "--option", "x={a: 1, a: 2}", "-o", ws.out / "a.csv"))
     faults.assert_refused(outcome, before, faults.snapshot(ws.folder), "'a'", "given twice")
+
+
+# ---------------------------------------------------------------------------------------------
+# #32.4: a flag beside a configuration is refused, never ignored
+
+
+def _options_of(command: str):
+    """Every option of a ``veil`` command, as Click declares it (an option added later is here too)."""
+    from typer.main import get_command
+
+    return [p for p in get_command(app).commands[command].params if p.param_type_name == "option"]
+
+
+def _argv(param) -> list[str]:
+    """The option given once, with a value that an int, a float, a text and a path option all parse
+    (the refusal comes before any use of it)."""
+    return [param.opts[0]] if param.is_flag else [param.opts[0], "50"]
+
+
+def test_a_flag_beside_a_configuration_is_refused_not_ignored(ws, faults):
+    # the issue's case: k=50 asked for, k=3 (the configuration's) released with exit 0
+    ws.write_config("output: {path: out/a.csv, report: out/a.json}")
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke("anonymize", ws.config, "-k", "50")
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), "-k", "release.yaml")
+
+
+@pytest.mark.parametrize("param", [p for p in _options_of("anonymize")
+                                   if p.name not in ("output", "json_out", "html_out", "quiet")],
+                         ids=lambda p: p.opts[0])
+def test_every_option_of_anonymize_beside_a_configuration_is_refused(ws, faults, param):
+    ws.write_config("output: {path: out/a.csv, report: out/a.json}")
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke("anonymize", ws.config, *_argv(param))
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), param.opts[0])
+
+
+def test_an_option_given_at_its_default_beside_a_configuration_is_refused(ws, faults):
+    # --suppression 0 is the flag's default, but the configuration says 0.1: the user asked for 0
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke("anonymize", ws.config, "--suppression", "0", "--algorithm", "lattice")
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), "--suppression", "--algorithm")
+
+
+def test_destinations_beside_a_configuration_are_applied_with_a_note(ws):
+    ws.write_config("output: {path: out/a.csv, report: out/a.json}")
+    outcome = invoke("anonymize", ws.config, "-o", ws.out / "b.csv", "--json", ws.out / "a.json", "-q")
+    assert outcome.exit_code == 0, outcome.text
+    assert (ws.out / "b.csv").exists() and not (ws.out / "a.csv").exists()
+    assert "replaced the configuration's output.path (out/a.csv)" in outcome.stderr
+    assert "output.report" not in outcome.stderr  # the same file: nothing replaced
+
+
+@pytest.mark.parametrize("param", [p for p in _options_of("explore") if p.name in ("qi", "hierarchy", "kind", "sep")],
+                         ids=lambda p: p.opts[0])
+def test_a_data_flag_of_explore_beside_a_configuration_is_refused(ws, faults, param):
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke("explore", ws.config, "-k", "2,3", *_argv(param))
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), param.opts[0], "release.yaml")
+
+
+def test_an_option_added_to_explore_later_is_refused_beside_a_configuration():
+    # the options explore lets through beside a configuration are named; any other one is refused
+    from veil.cli.cmd_explore import _BESIDE_CONFIG
+
+    data = {"qi", "hierarchy", "kind", "sep"}
+    assert {p.name for p in _options_of("explore")} - set(_BESIDE_CONFIG) >= data
+    assert not data & set(_BESIDE_CONFIG)
+
+
+@pytest.mark.parametrize("flag, key, value", [
+    ("--profile", "profile", "safe-harbor"),
+    ("--as-of", "as_of", "2020-01-01"),
+    ("--link", "link", "name"),
+])
+def test_a_deidentify_flag_beside_a_config_that_sets_it_is_refused(ws, faults, flag, key, value):
+    plan = ws.folder / "plan.yaml"
+    plan.write_text(f"profile: safe-harbor\n{key}: {json.dumps([value] if key == 'link' else value)}\n"
+                    if key != "profile" else "profile: safe-harbor\n", encoding="utf-8")
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke("deidentify", ws.data, "--config", plan, flag, value, "-o", ws.folder / "o.csv")
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), flag, repr(key))

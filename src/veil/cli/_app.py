@@ -116,6 +116,43 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(EXIT_INPUT_ERROR) from None
 
 
+def given_options(ctx: typer.Context) -> dict[str, str]:
+    """The options of the running command given on the command line: parameter name -> its spelling
+    (``-k/--k``), read from Click's record of where each value came from, so an option
+    added to a command later is seen too, and ``--suppression 0`` counts as given although it is the
+    default."""
+    out = {}
+    for param in ctx.command.params:
+        source = ctx.get_parameter_source(param.name) if param.name else None
+        if param.param_type_name == "option" and source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
+            out[param.name] = "/".join(param.opts)
+    return out
+
+
+def refuse_beside_config(ctx: typer.Context, config: Path, *, allowed: tuple[str, ...],
+                         keys: dict[str, str] | None = None) -> None:
+    """Refuse every option given beside the configuration ``config`` except ``allowed`` (parameter
+    names): the configuration sets what the options would, and a flag beside it is never silently
+    ignored.  ``keys`` names the configuration key of an option (``{"k": "models"}``), for the remedy.
+
+    Raises
+    ------
+    ParameterError
+        Names every refused option and, where known, the key to set instead.
+    """
+    from veil.errors import ParameterError
+
+    given = {name: spelling for name, spelling in given_options(ctx).items() if name not in allowed}
+    if given:
+        named = list(dict.fromkeys(keys[n] for n in given if keys and n in keys))
+        kept = ["/".join(p.opts) for p in ctx.command.params if p.name in allowed]
+        raise ParameterError(
+            f"{', '.join(given.values())} cannot be given beside the configuration {str(config)!r}: set "
+            f"{'it' if len(given) == 1 else 'them'} in the configuration"
+            f"{' (' + ', '.join(map(repr, named)) + ')' if named else ''}, or give the data file and flags instead. "
+            f"Beside a configuration only {', '.join(kept) or 'no option'} may be given.")
+
+
 def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
     """Parse repeated ``NAME=VALUE`` options (e.g. ``--hierarchy age=age.csv``); a name holding a
     comma or ``=`` is quoted as in a CSV row (``'"zip, code"=categorical'``); a name given twice is refused."""

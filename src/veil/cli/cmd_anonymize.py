@@ -6,9 +6,9 @@ from pathlib import Path
 
 import typer
 
-from veil.cli._app import app, err_console, parse_assignments, split_list, user_errors
+from veil.cli._app import app, err_console, esc, parse_assignments, refuse_beside_config, split_list, user_errors
 from veil._lazy import require as require_extra
-from veil.cli._hierarchy_options import auto_hierarchies_option, hierarchy_option, hierarchy_specs, refuse_with_config
+from veil.cli._hierarchy_options import auto_hierarchies_option, hierarchy_option, hierarchy_specs
 from veil.cli._registry_help import metric_help, require_help
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
@@ -132,10 +132,45 @@ def _options(values: list[str] | None) -> dict[str, object]:
             for key, value in parse_assignments(values, "--option").items()}
 
 
+#: The options that may be given beside a configuration: where to write, and how much to print.
+#: Every other option describes the release, which the configuration sets.
+BESIDE_CONFIG = ("output", "json_out", "html_out", "quiet")
+#: The configuration key each other option stands for (the remedy the refusal names).
+_CONFIG_KEYS = {
+    "qi": "attributes", "sensitive": "attributes", "identifier": "attributes", "insensitive": "attributes",
+    "hierarchy": "attributes.COL.hierarchy", "auto_hierarchies": "attributes.COL.hierarchy",
+    "kind": "attributes.COL.kind", "k": "models", "l_diversity": "models", "t_closeness": "models",
+    "require": "models", "suppression": "suppression_limit", "metric": "metric", "label": "label",
+    "workload_target": "target", "sep": "input.sep", "seed": "seed", "no_shuffle": "output.shuffle",
+    "drop_suppressed": "suppressed", "suppressed": "suppressed", "keep_unlisted": "keep_unlisted",
+    "allow_identifier": "allow_identifiers", "algorithm": "algorithm", "option": "algorithm_options",
+    "engine": "engine",
+}
+
+
+def _config_mode(ctx: typer.Context, target: Path, *, output: Path | None, json_out: Path | None,
+                 html_out: Path | None) -> tuple[object, list[str]]:
+    """The configuration ``target``, refusing every option beside it but :data:`BESIDE_CONFIG` (an
+    option added to the command later is refused too), and the notes to print once the release is
+    written: a destination given by flag replaces the configuration's."""
+    from veil.config import load_config
+
+    refuse_beside_config(ctx, target, allowed=BESIDE_CONFIG, keys=_CONFIG_KEYS)
+    config = load_config(target)
+    notes = []
+    for flag, given, key, configured in (("--output", output, "output.path", config.output.path),
+                                         ("--json", json_out, "output.report", config.output.report),
+                                         ("--html", html_out, "output.html", config.output.html)):
+        if given is not None and configured is not None and config.resolve(configured).resolve() != given.resolve():
+            notes.append(f"note: {flag} {esc(given)} replaced the configuration's {key} ({esc(configured)}).")
+    return config, notes
+
+
 # long because typer declares every option of the command as a parameter; the body parses and calls
 # the library (veil.release.run_config)
 @app.command("anonymize")
 def anonymize_command(
+    ctx: typer.Context,
     target: Path = typer.Argument(..., readable=False, help="A release configuration (.yaml/.json) or a data file (CSV/Parquet)."),
     qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (data-file mode)."),
     sensitive: str = typer.Option(None, "--sensitive", help="Sensitive attributes, comma-separated."),
@@ -171,31 +206,15 @@ def anonymize_command(
     """Anonymize a table: optimal generalization and suppression, verified, with a report."""
     from veil.cli._progress import phase_display
     from veil.cli._summary import print_summary
-    from veil.config import load_config
     from veil.release import run_config
 
     with user_errors():
         if html_out is not None:
             require_extra("matplotlib", feature="--html")  # before any work: no data file without its report
         if target.suffix.lower() in _CONFIG_SUFFIXES:
-            flags = (algorithm != "lattice" or option or engine != "local" or suppressed or identifier or workload_target
-                     or insensitive or keep_unlisted or allow_identifier)
-            if flags:
-                from veil.errors import ParameterError
-
-                raise ParameterError(
-                    "--algorithm, --option, --engine, --suppressed, --identifier, --insensitive, --keep-unlisted, "
-                    "--allow-identifier and --target apply to data-file mode; with a configuration file, set 'algorithm', "
-                    "'algorithm_options', 'engine', 'suppressed', roles, 'keep_unlisted', 'allow_identifiers' and "
-                    "'target' in it."
-                )
-            refuse_with_config(hierarchy, auto_hierarchies)
-            if require is not None:
-                from veil.errors import ParameterError
-
-                raise ParameterError("--require applies to data-file mode; with a configuration file, list the models in it.")
-            config = load_config(target)
+            config, notes = _config_mode(ctx, target, output=output, json_out=json_out, html_out=html_out)
         else:
+            notes = []
             config = _config_from_flags(
                 target, qi=split_list(qi, "--qi"), sensitive=split_list(sensitive, "--sensitive"),
                 hierarchies=hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=split_list(qi, "--qi"),
@@ -216,4 +235,6 @@ def anonymize_command(
                 progress=progress, html=str(html_out) if html_out else None,
                 config_path=target if target.suffix.lower() in _CONFIG_SUFFIXES else None,
             )
+    for note in notes:
+        err_console.print(note, highlight=False, soft_wrap=True)
     print_summary(result.report, written)
