@@ -165,3 +165,72 @@ def test_a_deidentify_flag_beside_a_config_that_sets_it_is_refused(ws, faults, f
     before = faults.snapshot(ws.folder)
     outcome = faults.invoke("deidentify", ws.data, "--config", plan, flag, value, "-o", ws.folder / "o.csv")
     faults.assert_refused(outcome, before, faults.snapshot(ws.folder), flag, repr(key))
+
+
+# ---------------------------------------------------------------------------------------------
+# #32.5: a column given two roles is refused (CLI, configuration, Python API), one error naming it
+
+
+@pytest.mark.parametrize("extra, mentions", [
+    (["--sensitive", "sex"], ["'sex'", "--qi", "--sensitive"]),       # the case
+    (["-l", "sex:2"], ["'sex'", "--qi", "-l"]),
+    (["-t", "age:0.5"], ["'age'", "--qi", "-t"]),
+    (["--require", "l[sex]>=2"], ["'sex'", "--qi", "--require"]),
+    (["--identifier", "zip"], ["'zip'", "--qi", "--identifier"]),
+    (["--insensitive", "disease"], ["'disease'", "--sensitive", "--insensitive"]),
+    (["--insensitive", "name"], ["'name'", "--identifier", "--insensitive"]),
+])
+def test_a_column_given_two_roles_by_flags_is_refused(ws, faults, extra, mentions):
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke(*ws.flags(*extra, "-o", ws.out / "a.csv"))
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), "two roles", *mentions)
+
+
+def test_two_roles_are_refused_before_auto_hierarchies_read_the_data(ws, faults):
+    args = ["anonymize", ws.data, "--qi", "zip,age,sex", "--sensitive", "sex", "--auto-hierarchies", "-k", "2",
+            "-o", ws.out / "a.csv"]
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke(*args)
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), "'sex'", "two roles")
+    assert "hierarchies:" not in outcome.stdout  # nothing chosen, nothing printed
+
+
+@pytest.mark.parametrize("extra, mention", [
+    (["--hierarchy", "note=suppress"], "'note'"),     # a column with no role: the hierarchy did nothing
+    (["--kind", "note=numeric"], "'note'"),
+])
+def test_a_hierarchy_or_kind_for_a_column_without_a_role_is_refused(ws, faults, extra, mention):
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke(*ws.flags(*extra, "-o", ws.out / "a.csv"))
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), extra[0], mention)
+
+
+def test_a_column_given_two_roles_in_a_configuration_is_refused(ws, faults):
+    text = CONFIG.format(extra="").replace("  disease: {role: sensitive}",
+                                            "  disease: {role: sensitive}\n  sex: {role: sensitive}")
+    config = ws.write_config(text=text)
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke("anonymize", config)
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), "'sex'", "given twice")
+
+
+# ---------------------------------------------------------------------------------------------
+# #33.11: -l L and -t T with one --sensitive
+
+
+def test_a_bare_l_applies_to_the_one_sensitive_attribute(ws):
+    args = [a for a in ws.flags("-o", ws.out / "a.csv", "--json", ws.out / "a.json", "-q") if a != "disease:2"]
+    args[args.index("-l") + 1:args.index("-l") + 1] = ["2"]
+    outcome = invoke(*args)
+    assert outcome.exit_code == 0, outcome.text
+    models = json.loads((ws.out / "a.json").read_text())["models"]
+    assert any("2-diversity" in str(m) and "disease" in str(m) for m in models), models
+
+
+def test_a_bare_l_with_two_sensitive_attributes_is_refused(ws, faults):
+    args = [a for a in ws.flags("-o", ws.out / "a.csv") if a != "disease:2"]
+    args[args.index("-l") + 1:args.index("-l") + 1] = ["2"]
+    args[args.index("--sensitive") + 1] = "disease,note"
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke(*args)
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), "-l 2", "SENSITIVE:2")

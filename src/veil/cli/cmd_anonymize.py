@@ -14,17 +14,26 @@ from veil.cli._registry_help import metric_help, require_help
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
+def _pairs(values: list[str] | None, option: str, sensitive: list[str]) -> dict[str, str]:
     """Parse ``ATTRIBUTE:VALUE`` options such as ``-l salary-class:2`` (a quoted name may hold a
-    colon or a comma: ``-l '"salary: class":2'``)."""
+    colon or a comma: ``-l '"salary: class":2'``); a bare ``-l 2`` applies to the one sensitive
+    attribute of ``--sensitive``, and is refused when there are several or none."""
     from veil.cli._lists import split_named
     from veil.errors import ParameterError
 
     out = {}
     for value in values or []:
         name, sep, rest = split_named(value, ":", option, last=True)
+        if not sep and rest.strip():
+            if len(sensitive) != 1:
+                raise ParameterError(
+                    f"{option} {value} names no sensitive attribute and --sensitive gives "
+                    f"{'none' if not sensitive else len(sensitive)}: give {option} SENSITIVE:{value} "
+                    f"(e.g. {option} {(sensitive or ['salary-class'])[0]}:{value}).")
+            name, sep, rest = sensitive[0], ":", rest.strip()
         if not sep or not name or not rest:
-            raise ParameterError(f"{option} expects SENSITIVE:VALUE (e.g. salary-class:2). Got {value!r} instead.")
+            raise ParameterError(f"{option} expects SENSITIVE:VALUE (e.g. salary-class:2), or VALUE with one "
+                                 f"--sensitive. Got {value!r} instead.")
         if name in out:
             raise ParameterError(f"{option} gives {name!r} twice; give one value per attribute.")
         out[name] = rest
@@ -32,14 +41,18 @@ def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
 
 
 def _config_from_flags(
-    file: Path, *, qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
-    k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str], suppression: float, metric: str,
-    label: str | None, sep: str | None, seed: int | None, shuffle: bool, drop_suppressed: bool, target: str | None = None,
-    algorithm: str = "lattice", options: dict[str, object] | None = None, engine: str = "local",
-    identifiers: list[str] | None = None, insensitive: list[str] | None = None, suppressed: str | None = None,
-    keep_unlisted: bool = False, allow_identifiers: list[str] | None = None, require: str | None = None,
+    file: Path, *, qi: list[str], sensitive: list[str], hierarchy: list[str] | None, auto_hierarchies: bool,
+    kinds: dict[str, str], k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str],
+    suppression: float, metric: str, label: str | None, sep: str | None, seed: int | None, shuffle: bool,
+    drop_suppressed: bool, target: str | None = None, algorithm: str = "lattice",
+    options: dict[str, object] | None = None, engine: str = "local", identifiers: list[str] | None = None,
+    insensitive: list[str] | None = None, suppressed: str | None = None, keep_unlisted: bool = False,
+    allow_identifiers: list[str] | None = None, require: str | None = None,
 ):
-    """The release configuration the data-file flags describe, checked as a configuration file is."""
+    """The release configuration the data-file flags describe, checked as a configuration file is.
+
+    The roles are checked first (a column given two roles is refused), then the hierarchies are
+    made (``auto`` resolved on ``file`` with the local engine: one read of the data)."""
     from veil.config import ReleaseConfig, check_consistency
     from veil.errors import ConfigError, ParameterError
     from pydantic import ValidationError
@@ -50,7 +63,14 @@ def _config_from_flags(
 
     requirements = parse_requirements(require) if require is not None else []
     named = [r.attribute for r in requirements if r.attribute is not None]
+    check_roles([(n, "quasi-identifier", "--qi") for n in qi] + [(n, "sensitive", "--sensitive") for n in sensitive]
+                + [(n, "sensitive", "-l") for n in l_diversity] + [(n, "sensitive", "-t") for n in t_closeness]
+                + [(n, "sensitive", "--require") for n in named]
+                + [(n, "identifier", "--identifier") for n in identifiers or []]
+                + [(n, "insensitive", "--insensitive") for n in insensitive or []])
     sensitive = list(dict.fromkeys(sensitive + list(l_diversity) + list(t_closeness) + named))
+    hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi,
+                                  file=file if engine == "local" else None, kinds=kinds, sep=sep)
     attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive)
     models = _flag_models(k, l_diversity, t_closeness, kinds)
     models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))
@@ -71,13 +91,40 @@ def _config_from_flags(
     return config
 
 
+def check_roles(roles: list[tuple[str, str, str]]) -> None:
+    """``(column, role, flag)`` for every column a role flag names: a column given two roles is
+    refused, naming it and both flags (``--qi age,sex --sensitive sex`` dropped ``sex`` from the
+    quasi-identifiers and published it ungeneralized).
+
+    Raises
+    ------
+    ParameterError
+        A column is given two roles.
+    """
+    from veil.errors import ParameterError
+
+    seen: dict[str, tuple[str, str]] = {}
+    for name, role, flag in roles:
+        first_role, first_flag = seen.setdefault(name, (role, flag))
+        if first_role != role:
+            raise ParameterError(f"Column {name!r} is given two roles, {first_role} ({first_flag}) and {role} "
+                                 f"({flag}); a column has one role: name it in one of {first_flag} and {flag}.")
+
+
 def _attributes(qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
                 algorithm: str, identifiers: list[str] | None, insensitive: list[str] | None) -> dict[str, dict]:
-    """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when needed)."""
+    """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when
+    needed; a --hierarchy or --kind for a column that is neither a QI nor sensitive refused, as it
+    would do nothing)."""
     from veil.algorithms import ALGORITHMS
     from veil.config import hierarchy_entry
     from veil.errors import ParameterError
 
+    for option, names in (("--hierarchy", hierarchies), ("--kind", kinds)):
+        stray = [n for n in names if n not in qi and n not in sensitive]
+        if stray:
+            raise ParameterError(f"{option} names {stray[0]!r}, which is neither a quasi-identifier (--qi) nor a "
+                                 "sensitive attribute (--sensitive, -l, -t, --require); it would do nothing.")
     attributes: dict[str, dict] = {}
     for name in qi:
         kind = kinds.get(name, "categorical")
@@ -88,14 +135,12 @@ def _attributes(qi: list[str], sensitive: list[str], hierarchies: dict[str, str]
             raise ParameterError(f"No hierarchy for quasi-identifier {name!r}: add --hierarchy {name}=SPEC "
                                  "(a file, or a builder such as interval:5,10 or auto), or --auto-hierarchies.")
         attributes[name] = {"role": "quasi-identifier", "kind": kind}
-        if name in hierarchies:
-            attributes[name]["hierarchy"] = hierarchy_entry(hierarchies[name])
     for name in sensitive:
         attributes[name] = {"role": "sensitive", "kind": kinds.get(name, "categorical")}
+    for name in hierarchies:
+        attributes[name]["hierarchy"] = hierarchy_entry(hierarchies[name])
     for role, names in (("identifier", identifiers or []), ("insensitive", insensitive or [])):
         for name in names:
-            if name in attributes:
-                raise ParameterError(f"Column {name!r} is given two roles; a column has one role.")
             attributes[name] = {"role": role}
     return attributes
 
@@ -178,8 +223,8 @@ def anonymize_command(
     auto_hierarchies: bool = auto_hierarchies_option(),
     kind: list[str] = typer.Option(None, "--kind", help="NAME=KIND (categorical, ordinal, numeric, date); repeatable."),
     k: int = typer.Option(None, "-k", "--k", help="k-anonymity: smallest class size."),
-    l_diversity: list[str] = typer.Option(None, "-l", "--l-diversity", help="Distinct l-diversity, SENSITIVE:L (e.g. salary-class:2)."),
-    t_closeness: list[str] = typer.Option(None, "-t", "--t-closeness", help="t-closeness (equal or ordered distance by kind), SENSITIVE:T."),
+    l_diversity: list[str] = typer.Option(None, "-l", "--l-diversity", help="Distinct l-diversity, SENSITIVE:L (e.g. salary-class:2), or L alone with one --sensitive."),
+    t_closeness: list[str] = typer.Option(None, "-t", "--t-closeness", help="t-closeness (equal or ordered distance by kind), SENSITIVE:T, or T alone with one --sensitive."),
     suppression: float = typer.Option(0.0, "--suppression", help="Largest share of records that may be suppressed, in [0, 1]."),
     metric: str = typer.Option("loss", "--metric", help=metric_help()),
     label: str = typer.Option(None, "--label", help="Class attribute for the classification/infogain metrics."),
@@ -215,13 +260,12 @@ def anonymize_command(
             config, notes = _config_mode(ctx, target, output=output, json_out=json_out, html_out=html_out)
         else:
             notes = []
+            kinds = parse_assignments(kind, "--kind")
             config = _config_from_flags(
                 target, qi=split_list(qi, "--qi"), sensitive=split_list(sensitive, "--sensitive"),
-                hierarchies=hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=split_list(qi, "--qi"),
-                                            file=target if engine == "local" else None,
-                                            kinds=parse_assignments(kind, "--kind"), sep=sep),
-                kinds=parse_assignments(kind, "--kind"),
-                k=k, l_diversity=_pairs(l_diversity, "-l"), t_closeness=_pairs(t_closeness, "-t"),
+                hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kinds=kinds,
+                k=k, l_diversity=_pairs(l_diversity, "-l", split_list(sensitive, "--sensitive")),
+                t_closeness=_pairs(t_closeness, "-t", split_list(sensitive, "--sensitive")),
                 suppression=suppression, metric=metric, label=label, target=workload_target, sep=sep, seed=seed,
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
                 algorithm=algorithm, options=_options(option), engine=engine, require=require,
