@@ -25,8 +25,13 @@ _BESIDE_CONFIG = ("sensitive", "k", "l_values", "t_values", "suppression", "algo
 STDOUT = Path("-")
 
 
-def _inputs(target: Path, hierarchy: list[str] | None) -> tuple[list[Path], Any]:
-    """Every file the command reads (checked against the outputs before work) and the configuration, if any."""
+def _inputs(ctx: typer.Context, target: Path, hierarchy: list[str] | None) -> tuple[list[Path], Any]:
+    """Every file the command reads (checked against the outputs before work) and the configuration, if any
+    (a data option beside it refused first)."""
+    if target.suffix.lower() in _CONFIG_SUFFIXES:
+        refuse_beside_config(ctx, target, allowed=_BESIDE_CONFIG, keys={
+            "qi": "attributes", "hierarchy": "attributes.COL.hierarchy", "kind": "attributes.COL.kind",
+            "sep": "input.sep"})
     files = [target, *(Path(v) for v in parse_assignments(hierarchy, "--hierarchy").values())]
     if target.suffix.lower() not in _CONFIG_SUFFIXES:
         return files, None
@@ -152,11 +157,7 @@ def explore_command(  # the work is in the helpers above and below
     document = None
     with user_errors():
         _check_suffixes(plot, html)
-        if target.suffix.lower() in _CONFIG_SUFFIXES:
-            refuse_beside_config(ctx, target, allowed=_BESIDE_CONFIG, keys={
-                "qi": "attributes", "hierarchy": "attributes.COL.hierarchy", "kind": "attributes.COL.kind",
-                "sep": "input.sep"})
-        inputs, config = _inputs(target, hierarchy)
+        inputs, config = _inputs(ctx, target, hierarchy)
         files = {"json": None if to_stdout else json_out, "plot": plot, "html": html}
         # stderr: stdout keeps the table (or the JSON alone)
         with Outputs(files, inputs=inputs) as out, phase_display(err_console, quiet=quiet) as progress:
