@@ -26,7 +26,7 @@ of the written file) is :func:`veil.release.run_config`'s, through
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,7 @@ import pandas as pd
 from veil.algorithms.lattice import SearchResult
 from veil.classes import ClassTable
 from veil.dataset import Dataset
+from veil._frame_release import FRAME_KEYWORDS, build_models, frame_dataset, suppression_limit_of
 from veil.errors import ParameterError
 from veil.models import PrivacyModel
 from veil.pipeline._memory import MemoryRows
@@ -100,6 +101,10 @@ class AnonymizationResult:
     def to_dict(self) -> dict[str, Any]:
         return self.report
 
+    def __iter__(self) -> Iterator[Any]:
+        """``data, report = veil.anonymize(...)``: the released table and its report."""
+        return iter((self.data, self.report))
+
 
 _k_of = largest_k  # old private name, kept for one release (largest_k lives in veil.pipeline._plan)
 
@@ -107,10 +112,21 @@ _k_of = largest_k  # old private name, kept for one release (largest_k lives in 
 # long because it is the public entry point with a full numpydoc docstring (parameters, returns,
 # raises, examples); the body only makes the plan and runs the one pipeline (veil.pipeline.run)
 def anonymize(
-    dataset: Dataset,
-    models: Sequence[PrivacyModel],
+    dataset: Dataset | pd.DataFrame,
+    models: Sequence[PrivacyModel] = (),
     *,
-    suppression_limit: float = 0.0,
+    quasi_identifiers: Sequence[str] | None = None,
+    sensitive: Sequence[str] | None = None,
+    identifiers: Sequence[str] | None = None,
+    insensitive: Sequence[str] | None = None,
+    kinds: Mapping[str, str] | None = None,
+    hierarchies: Mapping[str, Any] | None = None,
+    auto_hierarchies: bool = False,
+    k: int | None = None,
+    l: int | Mapping[str, int] | None = None,  # noqa: E741 - the paper's symbol
+    t: float | Mapping[str, float] | None = None,
+    suppression: float | None = None,
+    suppression_limit: float | None = None,
     metric: str = "loss",
     label: str | None = None,
     weights: Mapping[str, float] | None = None,
@@ -128,17 +144,42 @@ def anonymize(
     policy: ReleasePolicy | None = None,
 ) -> AnonymizationResult:
     # long: the public entry point: its numpydoc docstring documents every parameter; the body makes the plan and runs the pipeline
-    """Anonymize ``dataset`` so that it satisfies every model, with the least loss.
+    """Anonymize a table so that it satisfies every model, with the least loss.
+
+    Two forms: a pandas DataFrame with its roles, hierarchies and models given by keyword
+    (``data, report = veil.anonymize(frame, quasi_identifiers=["age", "zip"], sensitive=["dx"],
+    k=5, l=2, suppression=0.05, auto_hierarchies=True)``), or a :class:`Dataset` that carries its
+    schema and hierarchies, with model objects (``veil.anonymize(dataset, [KAnonymity(k=5)])``).
 
     Parameters
     ----------
-    dataset : Dataset
-        The table, its schema (quasi-identifiers, sensitive attributes) and a
-        hierarchy for every quasi-identifier.
-    models : sequence of PrivacyModel
-        Every model must hold on the output.
-    suppression_limit : float in [0, 1]
-        The largest share of records that may be suppressed (``*`` in every QI).
+    dataset : Dataset or pandas.DataFrame
+        The table.  A Dataset holds its schema (quasi-identifiers, sensitive attributes) and a
+        hierarchy for every quasi-identifier; a DataFrame is given them by the keywords below.
+    models : sequence of PrivacyModel, optional
+        Every model must hold on the output (with ``k``, ``l`` and ``t``: all of them).
+    quasi_identifiers, sensitive, identifiers, insensitive : list of str
+        The roles of a DataFrame's columns (DataFrame form only).  A column has one role; one
+        named twice is a :class:`~veil.errors.SchemaError`.  Columns given no role are withheld
+        (``report["warnings"]`` names them) unless ``keep_unlisted``.
+    kinds : mapping of str to str, optional
+        ``categorical`` (default), ``ordinal``, ``numeric`` or ``date`` per column (DataFrame form).
+    hierarchies : mapping of str to Hierarchy or str, optional
+        A column's hierarchy, or its spec (``"interval:5,10"``, ``"mask:1"``, ``"auto"``; see
+        ``docs/hierarchies.md``) (DataFrame form).
+    auto_hierarchies : bool, default False
+        Give every quasi-identifier without a hierarchy an automatic one (DataFrame form); what
+        was chosen is in ``report["hierarchies"]``.
+    k : int in [1, inf), optional
+        k-anonymity.
+    l : int in [1, inf), or mapping of str to int, optional
+        Distinct l-diversity: of the one sensitive attribute, or per attribute (``{"dx": 2}``).
+    t : float in [0, 1], or mapping of str to float, optional
+        t-closeness (ordered distance for a numeric, ordinal or date attribute, else equal), of
+        the one sensitive attribute or per attribute.
+    suppression, suppression_limit : float in [0, 1], default 0
+        The largest share of records that may be suppressed (``*`` in every QI); two names for
+        one limit, give one.
     metric : str
         The utility metric to minimise, a key of :data:`veil.utility.METRICS`.
     label : str, optional
@@ -183,6 +224,8 @@ def anonymize(
     Returns
     -------
     AnonymizationResult
+        ``.data`` (the released DataFrame) and ``.report`` (a dict); it unpacks as
+        ``data, report``.
 
     Raises
     ------
@@ -198,9 +241,10 @@ def anonymize(
         The output failed its own re-check (a bug; nothing is returned).
     """
     start = time.perf_counter()
-    if not isinstance(dataset, Dataset):
-        raise ParameterError(f"The 'dataset' parameter of anonymize must be a veil Dataset (Dataset.from_pandas or "
-                             f"Dataset.read). Got {type(dataset).__name__} instead.")
+    dataset, models, sources = _request(dataset, models, dict(
+        quasi_identifiers=quasi_identifiers, sensitive=sensitive, identifiers=identifiers, insensitive=insensitive,
+        kinds=kinds, hierarchies=hierarchies, auto_hierarchies=auto_hierarchies), k=k, l=l, t=t)
+    suppression_limit = suppression_limit_of(suppression, suppression_limit)
     policy = policy or ReleasePolicy(keep_unlisted=keep_unlisted, allow_identifiers=tuple(allow_identifiers))
     mode = suppressed_mode(suppressed, drop_suppressed=drop_suppressed)
     plan = Plan.make(
@@ -219,6 +263,8 @@ def anonymize(
     policy.check_identifiers(dataset.columns_of(scanned, encoded=True), scanned)
     done = run(plan, MemoryRows(dataset, published), columns=columns, progress=progress)
     done.report["seconds_total"] = round(time.perf_counter() - start, 6)
+    if sources:
+        done.report["hierarchies"] = sources
     outcome, verified = done.outcome, done.verified
     search_result = outcome.search or SearchResult(
         node=(), classes=verified, loss=float("nan"), nodes_total=0, nodes_checked=0,
@@ -227,3 +273,29 @@ def anonymize(
     classes = outcome.search.classes if outcome.search is not None else verified
     return AnonymizationResult(done.released.data, outcome.transformation, classes, verified, search_result,
                                done.report, done.released.source_rows, done.columns, mode)
+
+
+def _request(data: Any, models: Sequence[PrivacyModel], frame: dict[str, Any], *, k: Any, l: Any,  # noqa: E741
+             t: Any) -> tuple[Dataset, list[PrivacyModel], dict[str, str]]:
+    """The dataset, every model and the hierarchies' sources of a call: a DataFrame made a Dataset
+    (:func:`veil._frame_release.frame_dataset`), ``k``/``l``/``t`` added to ``models``.  A DataFrame
+    keyword given with a Dataset is refused (it would be ignored), and so is a call with no model."""
+    sources: dict[str, str] = {}
+    if isinstance(data, pd.DataFrame):
+        data, sources = frame_dataset(data, **frame)
+    elif not isinstance(data, Dataset):
+        raise ParameterError(f"The 'dataset' parameter of anonymize must be a pandas DataFrame or a veil Dataset "
+                             f"(Dataset.from_pandas or Dataset.read). Got {type(data).__name__} instead.")
+    else:
+        given = [name for name in FRAME_KEYWORDS if frame[name] not in (None, False)]
+        if given:
+            raise ParameterError(f"{', '.join(map(repr, given))} describe a DataFrame; a Dataset carries its roles, "
+                                 "kinds and hierarchies (Dataset.from_pandas(..., hierarchies=...), with_hierarchies).")
+    extra = build_models(data, k=k, l=l, t=t)
+    if isinstance(models, (list, tuple)):
+        if not models and not extra:
+            raise ParameterError("No privacy model: give k, l or t, or a list of models (e.g. [KAnonymity(k=5)]).")
+        models = [*models, *extra]
+    # anything else (None, one model, a text) is refused by name when the plan checks its arguments
+    return data, models, sources
+

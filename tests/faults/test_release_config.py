@@ -8,6 +8,7 @@ input says or refuses with one line naming the input; it never picks one of two 
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -234,3 +235,117 @@ def test_a_bare_l_with_two_sensitive_attributes_is_refused(ws, faults):
     before = faults.snapshot(ws.folder)
     outcome = faults.invoke(*args)
     faults.assert_refused(outcome, before, faults.snapshot(ws.folder), "-l 2", "SENSITIVE:2")
+def test_a_column_given_two_roles_in_python_is_refused(ws):
+    import veil
+    from veil.errors import SchemaError
+
+    with pytest.raises(SchemaError, match="'sex'.*one role"):
+        veil.anonymize(ws.frame, quasi_identifiers=["zip", "age", "sex"], sensitive=["sex"], k=3,
+                       auto_hierarchies=True)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# #33.10: the Python API is one call on a DataFrame
+
+
+def test_a_dataframe_is_anonymized_in_one_call(ws):
+    import veil
+
+    data, report = veil.anonymize(ws.frame, quasi_identifiers=["zip", "age", "sex"], sensitive=["disease"],
+                                  identifiers=["name"], kinds={"age": "numeric"}, k=3, l=2, suppression=0.1,
+                                  auto_hierarchies=True)
+    assert isinstance(data, pd.DataFrame) and list(data.columns) == ["zip", "age", "sex", "disease"]
+    assert report["models"] == ["3-anonymity", "distinct 2-diversity (disease)"]
+    assert report["achieved"]["k"] >= 3 and report["verified"] is True
+    assert set(report["hierarchies"]) == {"zip", "age", "sex"}
+    # the column given no role is withheld, and the report says so
+    assert any("withheld" in w and "note" in w for w in report["warnings"]), report["warnings"]
+    # the released classes, counted by hand from the released rows
+    sizes = data[data["zip"] != "*"].groupby(["zip", "age", "sex"]).size()
+    assert sizes.min() >= 3
+
+
+def test_a_hierarchy_spec_and_t_as_keywords(ws):
+    import veil
+
+    result = veil.anonymize(ws.frame, quasi_identifiers=["zip", "age", "sex"], sensitive=["disease"],
+                            hierarchies={"age": "interval:10,20", "zip": "mask:1,2,3", "sex": "suppress"},
+                            kinds={"age": "numeric"}, k=2, t={"disease": 0.5}, suppression_limit=0.1)
+    assert result.report["hierarchies"]["age"] == "interval:10,20"
+    assert result.report["models"][1].startswith("0.5-closeness")
+
+
+@pytest.mark.parametrize("keywords, message", [
+    (dict(quasi_identifiers="age", k=3), "list of column names"),                           # read letter by letter
+    (dict(quasi_identifiers=["age"], hierarchies={"note": "suppress"}, k=3), "'note'"),      # would do nothing
+    (dict(quasi_identifiers=["age"], auto_hierarchies=True), "No privacy model"),
+    (dict(quasi_identifiers=["age"], sensitive=["disease", "sex"], auto_hierarchies=True, l=2), "l={SENSITIVE"),
+    (dict(quasi_identifiers=["age"], auto_hierarchies=True, k=2, suppression=0.1, suppression_limit=0.1), "not both"),
+])
+def test_a_dataframe_call_that_asks_for_nothing_or_twice_is_refused(ws, keywords, message):
+    import veil
+    from veil.errors import ParameterError
+
+    with pytest.raises(ParameterError, match=re.escape(message)):
+        veil.anonymize(ws.frame, **keywords)
+
+
+def test_a_frame_keyword_with_a_dataset_is_refused_not_ignored(ws):
+    import veil
+    from veil.dataset import Dataset
+    from veil.errors import ParameterError
+
+    dataset = Dataset.from_pandas(ws.frame, quasi_identifiers=["sex"])
+    with pytest.raises(ParameterError, match="'auto_hierarchies' describe a DataFrame"):
+        veil.anonymize(dataset, k=2, auto_hierarchies=True)
+
+
+def test_the_dataset_form_still_works():
+    import veil
+    from veil.models import KAnonymity
+
+    adult = veil.datasets.load_adult()
+    result = veil.anonymize(adult, [KAnonymity(k=5)], suppression_limit=0.05, seed=0)
+    assert result.report["achieved"]["k"] >= 5 and len(result.data) == adult.n_records
+
+
+def test_dir_lists_the_public_api():
+    import veil
+
+    names = dir(veil)
+    assert {"anonymize", "Dataset", "AnonymizationResult", "datasets", "risk", "dp", "models"} <= set(names)
+    assert not {"Any", "annotations", "importlib"} & set(names)
+    assert set(veil.__all__) <= set(names)
+
+
+# ---------------------------------------------------------------------------------------------
+# #33.11: --help and the summary
+
+
+def test_help_shows_no_type_on_a_flag_in_any_command():
+    from typer.main import get_command
+
+    for name in get_command(app).commands:
+        outcome = invoke(name, "--help")
+        assert outcome.exit_code == 0, (name, outcome.text)
+        assert "<bool>" not in outcome.stdout and "list[" not in outcome.stdout, (name, outcome.stdout)
+    anonymize = invoke("anonymize", "--help").stdout
+    assert "<int>" in anonymize and "--quiet" in anonymize  # types stay where a value is taken
+
+
+def test_the_summary_shows_every_column_name_whole_at_80_columns(tmp_path, monkeypatch):
+    from veil.cli._app import console
+
+    names = [f"respondent-{what}-category" for what in ("marital", "education", "occupation", "region",
+                                                         "household", "employment", "citizenship")]
+    frame = pd.DataFrame({name: [str(i % (j + 2)) for i in range(60)] for j, name in enumerate(names)})
+    frame.to_csv(tmp_path / "wide.csv", index=False)
+    monkeypatch.setattr(console, "width", 80)
+    outcome = invoke("anonymize", tmp_path / "wide.csv", "--qi", ",".join(names), "--auto-hierarchies", "-k", "2",
+                     "--suppression", "1", "-o", tmp_path / "out.csv", "-q")
+    assert outcome.exit_code == 0, outcome.text
+    assert "…" not in outcome.stdout
+    lines = outcome.stdout.splitlines()
+    for name in names:
+        assert any(name in line for line in lines), name

@@ -21,6 +21,39 @@ from veil import __version__
 from veil.cli._lists import split_items, split_list, split_named  # noqa: F401 - split_list: every command's
 from veil.errors import VeilError
 
+def _plain_option_types() -> None:
+    """``--help`` shows no type for an on/off flag and an item's type for a repeatable option or a
+    variadic argument.
+
+    typer 0.29 renders a flag as ``--quiet <bool>``, as if it took a value, and a repeatable
+    option as ``<list[str]>``; older versions showed neither.  Its one rendering hook
+    (``display_type_rich`` of ``TyperOption`` and ``TyperArgument``) is wrapped once, for every
+    command of the CLI; a typer without the hook is left as it is.
+    """
+    from typer import core
+
+    for name in ("TyperOption", "TyperArgument"):
+        kind = getattr(core, name, None)
+        shown = getattr(kind, "display_type_rich", None)
+        if shown is not None and not getattr(shown, "plain_types", False):
+            kind.display_type_rich = _plain(shown)
+
+
+def _plain(shown: Any) -> Any:
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        if getattr(self, "is_flag", False) or getattr(self, "count", False):
+            return None
+        text = shown(self, ctx)
+        if isinstance(text, str) and text.startswith("<list[") and "]>" in text:
+            return "<" + text[len("<list["):].replace("]>", ">", 1)
+        return text
+
+    display_type_rich.plain_types = True  # type: ignore[attr-defined]
+    return display_type_rich
+
+
+_plain_option_types()
+
 app = typer.Typer(
     name="veil",
     help="Privacy-preserving data publishing: risk, privacy models, anonymization, "

@@ -147,25 +147,23 @@ def _attributes(qi: list[str], sensitive: list[str], hierarchies: dict[str, str]
 
 def _flag_models(k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str],
                  kinds: dict[str, str]) -> list[dict]:
-    """The configuration's ``models`` from ``-k``, ``-l`` and ``-t``."""
+    """The configuration's ``models`` from ``-k``, ``-l`` and ``-t`` (the entries the Python call makes,
+    :func:`veil._frame_release.model_specs`)."""
+    from veil._frame_release import model_specs
     from veil.errors import ParameterError
 
-    models: list[dict] = []
-    if k is not None:
-        models.append({"type": "k-anonymity", "k": k})
+    l_values, t_values = {}, {}
     for name, value in l_diversity.items():
         try:
-            models.append({"type": "distinct-l-diversity", "sensitive": name, "l": int(value)})
+            l_values[name] = int(value)
         except ValueError:
             raise ParameterError(f"-l expects an integer l, as in {name}:2. Got {value!r} instead.") from None
     for name, value in t_closeness.items():
         try:
-            t = float(value)
+            t_values[name] = float(value)
         except ValueError:
             raise ParameterError(f"-t expects a number t, as in {name}:0.2. Got {value!r} instead.") from None
-        distance = "ordered-t-closeness" if kinds.get(name) in ("numeric", "ordinal", "date") else "equal-t-closeness"
-        models.append({"type": distance, "sensitive": name, "t": t})
-    return models
+    return model_specs(k=k, l=l_values, t=t_values, kinds=kinds)
 
 
 def _options(values: list[str] | None) -> dict[str, object]:

@@ -234,10 +234,18 @@ def _as_string(column: Any) -> Any:
 
 
 def unlisted_warnings(columns: Iterable[ColumnTreatment]) -> list[str]:
-    """The report's warning for the columns with no declared role released unchanged (``keep_unlisted``),
-    in memory and through an engine alike; none when there is none."""
+    """The report's warnings for the columns with no declared role: withheld (the default), or released
+    unchanged (``keep_unlisted``), in memory and through an engine alike; none when there is none."""
+    columns = list(columns)
+    withheld = [c.name for c in columns if c.role == UNLISTED and c.treatment == "dropped"]
     unchanged = [c.name for c in columns if c.role == UNLISTED and c.treatment == "unchanged"]
-    return [f"Columns with no declared role released unchanged: {', '.join(unchanged)}."] if unchanged else []
+    out = []
+    if withheld:
+        out.append(f"Columns with no declared role were withheld (not released): {', '.join(withheld)}. "
+                   "Declare them insensitive to release them unchanged, or quasi-identifiers to generalize them.")
+    if unchanged:
+        out.append(f"Columns with no declared role released unchanged: {', '.join(unchanged)}.")
+    return out
 
 
 def published_frame(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
