@@ -349,3 +349,36 @@ def test_the_summary_shows_every_column_name_whole_at_80_columns(tmp_path, monke
     lines = outcome.stdout.splitlines()
     for name in names:
         assert any(name in line for line in lines), name
+
+
+# ---------------------------------------------------------------------------------------------
+# the same class elsewhere: an input that would do nothing is refused, not ignored
+
+
+@pytest.mark.parametrize("extra, mentions", [
+    (["--seed", "3", "--no-shuffle"], ["seed", "shuffle"]),                 # the seed ordered nothing
+    (["--allow-identifier", "name"], ["'name'", "identifier"]),            # name is --identifier: dropped anyway
+    (["--allow-identifier", "age"], ["'age'", "quasi-identifier"]),        # QIs are never scanned
+    (["--allow-identifier", "note"], ["'note'", "withheld"]),              # unlisted: withheld
+    (["--allow-identifier", "nosuch"], ["'nosuch'", "not a column"]),
+])
+def test_a_flag_that_would_do_nothing_is_refused(ws, faults, extra, mentions):
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke(*ws.flags(*extra, "-o", ws.out / "a.csv"))
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), *mentions)
+
+
+def test_a_seed_beside_shuffle_false_in_a_configuration_is_refused(ws, faults):
+    config = ws.write_config("seed: 3\noutput: {path: out/a.csv, shuffle: false}")
+    before = faults.snapshot(ws.folder)
+    outcome = faults.invoke("anonymize", config)
+    faults.assert_refused(outcome, before, faults.snapshot(ws.folder), "seed", "output.shuffle: false")
+
+
+def test_an_allowance_that_would_do_nothing_in_python_is_refused(ws):
+    import veil
+    from veil.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="'zip', a quasi-identifier"):
+        veil.anonymize(ws.frame, quasi_identifiers=["zip", "age", "sex"], auto_hierarchies=True, k=2,
+                       allow_identifiers=["zip"])

@@ -8,7 +8,8 @@ import typer
 
 from veil.cli._app import app, err_console, esc, parse_assignments, refuse_beside_config, split_list, user_errors
 from veil._lazy import require as require_extra
-from veil.cli._hierarchy_options import auto_hierarchies_option, hierarchy_option, hierarchy_specs
+from veil.cli._hierarchy_options import (auto_hierarchies_option, hierarchy_option, hierarchy_specs,
+                                         parse_hierarchy_options)
 from veil.cli._registry_help import metric_help, require_help
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
@@ -69,6 +70,11 @@ def _config_from_flags(
                 + [(n, "identifier", "--identifier") for n in identifiers or []]
                 + [(n, "insensitive", "--insensitive") for n in insensitive or []])
     sensitive = list(dict.fromkeys(sensitive + list(l_diversity) + list(t_closeness) + named))
+    for option, names in (("--hierarchy", parse_hierarchy_options(hierarchy)), ("--kind", kinds)):
+        stray = [n for n in names if n not in qi and n not in sensitive]
+        if stray:  # before any hierarchy is built
+            raise ParameterError(f"{option} names {stray[0]!r}, which is neither a quasi-identifier (--qi) nor a "
+                                 "sensitive attribute (--sensitive, -l, -t, --require); it would do nothing.")
     hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi,
                                   file=file if engine == "local" else None, kinds=kinds, sep=sep)
     attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive)
@@ -113,18 +119,11 @@ def check_roles(roles: list[tuple[str, str, str]]) -> None:
 
 def _attributes(qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
                 algorithm: str, identifiers: list[str] | None, insensitive: list[str] | None) -> dict[str, dict]:
-    """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when
-    needed; a --hierarchy or --kind for a column that is neither a QI nor sensitive refused, as it
-    would do nothing)."""
+    """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when needed)."""
     from veil.algorithms import ALGORITHMS
     from veil.config import hierarchy_entry
     from veil.errors import ParameterError
 
-    for option, names in (("--hierarchy", hierarchies), ("--kind", kinds)):
-        stray = [n for n in names if n not in qi and n not in sensitive]
-        if stray:
-            raise ParameterError(f"{option} names {stray[0]!r}, which is neither a quasi-identifier (--qi) nor a "
-                                 "sensitive attribute (--sensitive, -l, -t, --require); it would do nothing.")
     attributes: dict[str, dict] = {}
     for name in qi:
         kind = kinds.get(name, "categorical")

@@ -173,7 +173,26 @@ class ReleasePolicy:
             else:
                 treatment = action or "unchanged"
             out.append(ColumnTreatment(name, role, treatment))
+        self._check_allowances(out)
         return out
+
+    def _check_allowances(self, columns: list[ColumnTreatment]) -> None:
+        """Refuse an allowance that would do nothing: ``allow_identifiers`` publishes a column the scan
+        flags, so it must name a column published as it is (not dropped, not generalized)."""
+        treatment = {c.name: c for c in columns}
+        for name in self.allow_identifiers:
+            column = treatment.get(name)
+            if column is None:
+                why = "which is not a column of the table"
+            elif column.treatment == "dropped":
+                why = ("an identifier, dropped and never published" if column.role == "identifier" else
+                       "withheld: it has no declared role (declare it insensitive, or keep_unlisted)")
+            elif column.treatment == "generalized":
+                why = "a quasi-identifier, published generalized and never scanned"
+            else:
+                continue
+            raise ParameterError(f"--allow-identifier (allow_identifiers) names {name!r}, {why}; the allowance "
+                                 "would do nothing. Remove it.")
 
     def published(self, dataset: Any) -> list[str]:
         """The columns the release writes, in input order."""
