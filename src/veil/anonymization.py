@@ -239,6 +239,16 @@ def anonymize(
         No transformation satisfies the models within the suppression limit.
     VerificationError
         The output failed its own re-check (a bug; nothing is returned).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"age": ["31", "35", "38", "52", "55", "58"],
+    ...                       "dx": ["flu", "hiv", "flu", "flu", "hiv", "flu"]})
+    >>> data, report = anonymize(frame, quasi_identifiers=["age"], sensitive=["dx"], kinds={"age": "numeric"},
+    ...                          hierarchies={"age": "interval:10,20"}, k=3, l=2, shuffle=False)
+    >>> data["age"].astype(str).tolist(), report["achieved"]["k"]
+    (['[30, 40)', '[30, 40)', '[30, 40)', '[50, 60)', '[50, 60)', '[50, 60)'], 3)
     """
     start = time.perf_counter()
     dataset, models, sources = _request(dataset, models, dict(

@@ -11,6 +11,8 @@ import json
 import re
 
 import pandas as pd
+from hypothesis import given
+from hypothesis import strategies as st
 import pytest
 
 from veil.cli import app
@@ -382,3 +384,24 @@ def test_an_allowance_that_would_do_nothing_in_python_is_refused(ws):
     with pytest.raises(ParameterError, match="'zip', a quasi-identifier"):
         veil.anonymize(ws.frame, quasi_identifiers=["zip", "age", "sex"], auto_hierarchies=True, k=2,
                        allow_identifiers=["zip"])
+
+
+_FLAGS = {"--qi": "quasi-identifier", "--sensitive": "sensitive", "-l": "sensitive", "-t": "sensitive",
+          "--require": "sensitive", "--identifier": "identifier", "--insensitive": "insensitive"}
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c", "d"]), st.sampled_from(sorted(_FLAGS))), max_size=10))
+def test_check_roles_refuses_exactly_the_columns_given_two_roles(named):
+    from veil.cli.cmd_anonymize import check_roles
+    from veil.errors import ParameterError
+
+    roles: dict[str, set[str]] = {}
+    for column, flag in named:
+        roles.setdefault(column, set()).add(_FLAGS[flag])
+    conflicted = sorted(c for c, r in roles.items() if len(r) > 1)
+    try:
+        check_roles([(column, _FLAGS[flag], flag) for column, flag in named])
+    except ParameterError as exc:
+        assert conflicted and any(f"Column {c!r} is given two roles" in str(exc) for c in conflicted)
+    else:
+        assert not conflicted
