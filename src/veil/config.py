@@ -363,8 +363,7 @@ def _check_consistency(config: ReleaseConfig) -> None:
 
     if config.algorithm not in ALGORITHMS:
         raise ConfigError(f"algorithm must be one of {', '.join(ALGORITHMS)}. Got {config.algorithm!r} instead.")
-    if config.suppressed not in (None, "drop") and config.output.drop_suppressed:
-        raise ConfigError(f"output.drop_suppressed: true contradicts suppressed: {config.suppressed}.")
+    _check_output(config)
     if not qis:
         raise ConfigError("attributes: no attribute has role quasi-identifier; there is nothing to anonymize.")
     full_domain = ALGORITHMS[config.algorithm].full_domain
@@ -409,6 +408,17 @@ def _check_consistency(config: ReleaseConfig) -> None:
 
     if config.metric not in METRICS:
         raise ConfigError(f"metric must be one of {', '.join(METRICS)}. Got {config.metric!r} instead.")
+
+
+def _check_output(config: ReleaseConfig) -> None:
+    """The output keys against each other and the input: no contradiction, no key that would do nothing."""
+    if config.suppressed not in (None, "drop") and config.output.drop_suppressed:
+        raise ConfigError(f"output.drop_suppressed: true contradicts suppressed: {config.suppressed}.")
+    if not config.output.shuffle and (config.seed is not None or (config.output.seed is not None
+                                                                  and config.deidentify is None)):
+        key = "seed" if config.seed is not None else "output.seed"
+        raise ConfigError(f"{key}: a seed orders the shuffle of the output rows; with output.shuffle: false "
+                          "(--no-shuffle) it would do nothing. Give one of them.")
     if config.output.path is not None:
         if config.resolve(config.output.path).resolve() == config.resolve(config.input.path).resolve():
             raise ConfigError("output.path is the input file; veil never overwrites its input.")

@@ -12,16 +12,26 @@ from typing import Any
 
 import typer
 
-from veil.cli._app import app, console, err_console, esc, load_dataset, parse_assignments, split_list, user_errors
+from veil.cli._app import (app, console, err_console, esc, load_dataset, parse_assignments, refuse_beside_config,
+                           split_list, user_errors)
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 _PLOT_FORMATS = {".png": "png", ".svg": "svg"}
+#: The options that may be given beside a configuration: the sweep and the outputs.  The others
+#: (--qi, --hierarchy, --kind, --sep, and any added later) describe the data, which it sets.
+_BESIDE_CONFIG = ("sensitive", "k", "l_values", "t_values", "suppression", "algorithm", "metric", "label",
+                  "classifier", "random_state", "json_out", "plot", "no_lattice", "html", "quiet")
 #: ``--json -``: the JSON document on stdout (and nothing else there).
 STDOUT = Path("-")
 
 
-def _inputs(target: Path, hierarchy: list[str] | None) -> tuple[list[Path], Any]:
-    """Every file the command reads (checked against the outputs before work) and the configuration, if any."""
+def _inputs(ctx: typer.Context, target: Path, hierarchy: list[str] | None) -> tuple[list[Path], Any]:
+    """Every file the command reads (checked against the outputs before work) and the configuration, if any
+    (a data option beside it refused first)."""
+    if target.suffix.lower() in _CONFIG_SUFFIXES:
+        refuse_beside_config(ctx, target, allowed=_BESIDE_CONFIG, keys={
+            "qi": "attributes", "hierarchy": "attributes.COL.hierarchy", "kind": "attributes.COL.kind",
+            "sep": "input.sep"})
     files = [target, *(Path(v) for v in parse_assignments(hierarchy, "--hierarchy").values())]
     if target.suffix.lower() not in _CONFIG_SUFFIXES:
         return files, None
@@ -114,6 +124,7 @@ def _print(exploration: Any) -> None:
 
 @app.command("explore")
 def explore_command(  # the work is in the helpers above and below
+    ctx: typer.Context,
     target: Path = typer.Argument(..., readable=False, help="A data file (CSV/Parquet) or a release configuration (.yaml/.json)."),
     qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (data-file mode)."),
     sensitive: str = typer.Option(None, "--sensitive", help="The sensitive attribute of the l and t models."),
@@ -146,7 +157,7 @@ def explore_command(  # the work is in the helpers above and below
     document = None
     with user_errors():
         _check_suffixes(plot, html)
-        inputs, config = _inputs(target, hierarchy)
+        inputs, config = _inputs(ctx, target, hierarchy)
         files = {"json": None if to_stdout else json_out, "plot": plot, "html": html}
         # stderr: stdout keeps the table (or the JSON alone)
         with Outputs(files, inputs=inputs) as out, phase_display(err_console, quiet=quiet) as progress:

@@ -87,7 +87,7 @@ def test_anonymize_hierarchy_option_errors(data, tmp_path, args, fragment):
 def test_auto_hierarchies_not_with_a_config(tmp_path):
     (tmp_path / "r.yaml").write_text("input: {path: x.csv}\n")
     result = run("anonymize", tmp_path / "r.yaml", "--auto-hierarchies")
-    assert result.exit_code == 2 and "apply to data-file mode" in result.output
+    assert result.exit_code == 2 and "--auto-hierarchies cannot be given beside the configuration" in result.output
 
 
 def test_risk_and_check_take_the_same_options(data):
