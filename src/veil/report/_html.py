@@ -33,7 +33,8 @@ from typing import Any
 from veil.errors import OutputError
 from veil.report import _sections as sections
 from veil.report import _truth as truth
-from veil.report._format import add_row, as_dict, format_value, items
+from veil.report._distributions import qi_distributions
+from veil.report._format import add_row, as_dict, format_value, items, other_rows
 from veil.report._lattice import lattice as lattice_section
 from veil._text import printable
 
@@ -44,7 +45,7 @@ ANONYMIZATION_KEYS = (
     "transformation", "records", "records_out", "suppressed", "suppressed_dropped", "input_suppressed",
     "suppression_limit", "models", "metric", "achieved", "utility", "risk_before", "risk_after",
     "search", "output_order", "verified", "seconds_total", "recoding", "provenance", "columns", "hierarchies",
-    "lattice",
+    "lattice", "warnings", "suppressed_records", "classes_released",
 )
 #: Top-level keys of a risk report (``veil risk --json``).
 RISK_KEYS = (
@@ -127,7 +128,7 @@ def _view(
         "release": [], "transformation": [], "models": [], "achieved": None, "utility": [],
         "risk": None, "population": [], "ranking": [], "sensitive_risk": None,
         "classes": None, "search": [], "lattice": None, "overview": [], "other": None, "recoded": None,
-        "provenance": truth.provenance_rows(report), "columns": truth.column_rows(report),
+        "provenance": truth.provenance_rows(report), "columns": truth.column_rows(report, classes),
         "warnings": [], "record_risk": None, "distributions": [],
         "raw": _json(report),
     }
@@ -144,13 +145,16 @@ def _view(
         view["achieved"] = sections.achieved(report)
         k = report.get("k")
     released = kind == "anonymization" or original is not None
-    view["classes"] = sections.class_sizes(classes, original, k, plots, released=released)
+    # "before" is the kept records at their input values, never the suppressed ones (see _truth)
+    before = truth.released_input(classes, original) if original is not None else None
+    view["classes"] = sections.class_sizes(classes, before, k, plots, released=released)
     if classes is not None and (kind == "anonymization" or original is not None):
-        view["record_risk"] = truth.record_risk(classes, original, plots)
-        view["distributions"] = truth.qi_distributions(classes, original, k, plots)
+        view["record_risk"] = truth.record_risk(classes, before, plots)
+        view["distributions"] = qi_distributions(classes, before, k, plots)
+    view["before_hidden"] = original is not None and before is None
     view["warnings"] = truth.warnings(report, classes) if kind != "risk" else []
     other = {str(key): value for key, value in report.items() if key not in known}
-    view["other"] = _json(other) if other else None
+    view["other"] = other_rows(other) if other else None
     return view
 
 
@@ -294,6 +298,8 @@ def render_html(
         report, classes, original = _unpack_result(report, classes, original)
     classes = _check_table(classes, "classes")
     original = _check_table(original, "original")
+    if original is not None and original is classes:  # a local recoding's table is its own base: no "before"
+        original = None
     view = _view(report, title=title, classes=classes, original=original, plots=bool(plots))
     return environment().get_template("report.html.j2").render(view=view)
 
