@@ -28,8 +28,9 @@ SUPPRESSED_TOKEN = "*"
 _MISSING = "<missing>"
 
 
-def _k(k: Any) -> int:
-    return int(k) if number(k) is not None and float(k) >= 1 else 1
+def _k(k: Any) -> int | None:
+    """The report's k; None when it has none (then no original value is named at all)."""
+    return int(k) if number(k) is not None and float(k) >= 1 else None
 
 
 def _released_counts(classes: Any, i: int) -> tuple[list[str], np.ndarray]:
@@ -42,8 +43,9 @@ def _released_counts(classes: Any, i: int) -> tuple[list[str], np.ndarray]:
     return [hierarchy.label(level, int(c)) for c in present], counts[present]
 
 
-def _granularity(before: Any, i: int, k: int) -> dict[str, str]:
-    """Distinct values of QI ``i`` in ``before`` and, for numbers, the range of those held by ``k`` or more."""
+def _granularity(before: Any, i: int, k: int | None) -> dict[str, str]:
+    """Distinct values of QI ``i`` in ``before`` and, for numbers, the range of those held by ``k`` or more
+    (no range without a ``k``)."""
     hierarchy, level = before.hierarchies[i], before.levels[i]
     counts = np.bincount(before.codes[:, i], weights=before.counts,
                          minlength=hierarchy.n_values(level)).astype(np.int64)
@@ -52,7 +54,7 @@ def _granularity(before: Any, i: int, k: int) -> dict[str, str]:
     known = labels != _MISSING
     figures = pd.to_numeric(labels[known], errors="coerce")
     out = {"distinct": format_value(int(known.sum())), "range": ""}
-    if len(figures) and not figures.isna().any():
+    if k is not None and len(figures) and not figures.isna().any():
         common = figures[counts[present][known.to_numpy()] >= k]
         out["range"] = (f"{format_value(float(common.min()))} to {format_value(float(common.max()))}"
                         if len(common) else f"no value held by {format_value(k)} or more records")
@@ -93,8 +95,8 @@ def qi_distributions(classes: Any, before: Any, k: Any, plots: bool, *, max_valu
     before : ClassTable or None
         The input's records that the release keeps (:func:`veil.report._truth.released_input`);
         ``None`` leaves the "before" figures out.
-    k : int
-        No original value held by fewer than ``k`` records is named.
+    k : int or None
+        No original value held by fewer than ``k`` records is named (none at all without ``k``).
     plots : bool
         Draw a bar chart of the released values (up to ``max_values`` of them).
 
