@@ -146,12 +146,13 @@ def _view(
         k = report.get("k")
     released = kind == "anonymization" or original is not None
     # "before" is the kept records at their input values, never the suppressed ones (see _truth)
-    before = truth.released_input(classes, original) if original is not None else None
+    # (a local recoding's table is its own base: then there is no "before")
+    before = truth.released_input(classes, original) if original is not None and original is not classes else None
     view["classes"] = sections.class_sizes(classes, before, k, plots, released=released)
     if classes is not None and (kind == "anonymization" or original is not None):
         view["record_risk"] = truth.record_risk(classes, before, plots)
         view["distributions"] = qi_distributions(classes, before, k, plots)
-    view["before_hidden"] = original is not None and before is None
+    view["before_hidden"] = original is not None and original is not classes and before is None
     view["warnings"] = truth.warnings(report, classes) if kind != "risk" else []
     other = {str(key): value for key, value in report.items() if key not in known}
     view["other"] = other_rows(other) if other else None
@@ -298,8 +299,6 @@ def render_html(
         report, classes, original = _unpack_result(report, classes, original)
     classes = _check_table(classes, "classes")
     original = _check_table(original, "original")
-    if original is not None and original is classes:  # a local recoding's table is its own base: no "before"
-        original = None
     view = _view(report, title=title, classes=classes, original=original, plots=bool(plots))
     return environment().get_template("report.html.j2").render(view=view)
 

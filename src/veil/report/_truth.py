@@ -237,7 +237,8 @@ def kept_classes(chosen: Any, base: Any, *, label: str | None = None,
         suppressed (the figures of ``chosen`` tell nothing more), or when the kept
         records cannot be told apart.
     """
-    from veil.engines import class_table_from_counts
+    from veil.classes import ClassTable
+    from veil.data import Dataset
 
     before = released_input(chosen, base, suppressed_rows)
     if before is None or before is base or not before.n_classes:
@@ -251,8 +252,10 @@ def kept_classes(chosen: Any, base: Any, *, label: str | None = None,
         frame[label] = np.asarray(hist.labels, dtype=object)[values]
         frame["count"] = counts[rows, values]
     qis = list(base.quasi_identifiers)
-    table = class_table_from_counts(frame, quasi_identifiers=qis, sensitive=[label] if label is not None else [],
-                                    hierarchies=dict(zip(qis, base.hierarchies)))
+    weights = frame.pop("count").to_numpy(dtype=np.int64)
+    dataset = Dataset.from_pandas(frame.astype(str), quasi_identifiers=qis,
+                                  sensitive=[label] if label is not None else [])
+    table = ClassTable.from_dataset(dataset, hierarchies=dict(zip(qis, base.hierarchies)), weights=weights)
     return table.generalize(chosen.levels)
 
 
