@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -54,6 +55,7 @@ common_rows = st.lists(st.tuples(st.sampled_from(VALUES[:4]), st.sampled_from(VA
 rare_values = st.tuples(st.sampled_from(VALUES), st.sampled_from(VALUES[4:]))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(common=common_rows, first=st.lists(rare_values, min_size=1, max_size=2), data=st.data(),
        k=st.integers(2, 4), mode=st.sampled_from(["blank", "drop"]))
