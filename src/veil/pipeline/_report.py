@@ -170,9 +170,9 @@ def _utility(problem, outcome, verified, weights, kept=None) -> dict[str, Any]:
     label, k = problem.label, problem.k
     if outcome.search is not None:
         figures = utility_report(outcome.search.classes, original=problem.base, label=label, weights=weights, k=k)
-        if kept is not None:  # no figure may tell the suppressed records' values
-            again = utility_report(kept, label=label, weights=weights, k=k)
-            figures.update({name: again[name] for name in _VALUE_METRICS if name in again})
+        for name in _VALUE_METRICS if kept is not None else ():  # no figure may tell the suppressed values
+            if figures.get(name) is not None:
+                figures[name] = METRICS[name].value(kept, label=label, weights=weights, k=k, original=None)
         return figures
     utility: dict[str, Any] = {name: None for name in METRICS}
     for name in _RECODING_METRICS:
