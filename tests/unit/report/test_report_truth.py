@@ -228,3 +228,34 @@ def test_the_lattice_picture_table_and_json_agree(adult_release, page):
     assert summary["chosen node"] == ", ".join(f"{q}={v}" for q, v in transformation.items())
     assert transformation == report["transformation"] == block["chosen"]["levels"]
     assert _n(summary["chosen node's height (level sum)"]) == sum(transformation.values())
+
+
+def test_utility_figures_that_read_values_are_taken_on_the_kept_records():
+    from veil.hierarchy import Hierarchy
+    from veil.report._truth import kept_classes
+    from veil.utility import METRICS
+
+    values = ["a", "b", "c", "z"]
+    rows = [[v, "ab" if v in "ab" else "cz", "*"] for v in values]
+    hierarchies = {q: Hierarchy.from_rows(rows, name=q) for q in ("q0", "q1")}
+    common = [("a", "a", "y"), ("a", "b", "n"), ("b", "a", "y"), ("c", "c", "n")] * 4
+
+    def release(rare):
+        frame = pd.DataFrame(common + [rare], columns=["q0", "q1", "label"])
+        data = veil.Dataset.from_pandas(frame, quasi_identifiers=["q0", "q1"], sensitive=["label"],
+                                        hierarchies=hierarchies)
+        return veil.anonymize(data, [KAnonymity(k=4)], suppression_limit=0.1, seed=0, label="label")
+
+    first, second = release(("a", "z", "y")), release(("c", "z", "n"))
+    assert first.report["transformation"] == second.report["transformation"] == {"q0": 0, "q1": 0}
+    assert first.report["suppressed"] == second.report["suppressed"] == 1
+    for name in ("entropy", "kl", "infogain"):
+        assert first.report["utility"][name] is not None
+        assert first.report["utility"][name] == second.report["utility"][name], name
+    # the figures are the kept records' own: 16 records in 4 classes at their input values
+    kept = kept_classes(first.classes, first.classes.base, label="label")
+    assert kept.n_records == 16 and sorted(kept.counts.tolist()) == [4, 4, 4, 4]
+    assert first.report["utility"]["entropy"] == METRICS["entropy"].value(kept, label="label", weights=None,
+                                                                          k=4, original=None) == 0.0
+    # the cost of suppression still shows, by the count alone
+    assert first.report["utility"]["loss"] > 0
