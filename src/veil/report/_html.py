@@ -8,9 +8,11 @@ shape: a missing key drops its row or section, an unknown key is listed under
 "Other fields", and the whole report is embedded as JSON at the end, so
 nothing the machines saw is hidden from the people.
 
-The report never quotes record values: it shows column names, levels,
-counts and figures, and (when a class table is given) a histogram of class
-sizes, never the classes' QI values.
+The report quotes no record value beyond the release: it shows column names,
+levels, counts and figures, the released labels of the quasi-identifiers
+(they are in the release) and, for a numeric one, the range of the input's
+values held by at least k records; never a sensitive value, and nothing of a
+suppressed record but that it exists (``veil.report._truth``).
 
 What the page shows: for an anonymization report the transformation (level per
 quasi-identifier), records in, out and suppressed, the models asked for and the
@@ -284,8 +286,8 @@ def render_html(
     -----
     Every text that comes from the data or the report (column names,
     labels, the title) is HTML-escaped by the template (Jinja2 autoescaping),
-    so a column named ``<script>`` is shown, never run.  Record values of
-    quasi-identifiers or sensitive attributes are never written.  The same
+    so a column named ``<script>`` is shown, never run.  No record value is
+    written beyond the release's own labels (see the module docstring).  The same
     inputs render to the same bytes (no timestamp; PNGs carry no metadata).
 
     Examples
