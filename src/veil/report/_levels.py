@@ -25,8 +25,8 @@ _SUPPRESSED = "suppressed (every value written as *)"
 def _spec_text(spec: Any) -> str:
     """The builder spec of a report's ``hierarchies`` entry (``auto (group:8)`` gives ``group:8``)."""
     text = str(spec).strip()
-    inner = re.fullmatch(r"auto\s*\((.*)\)", text)
-    return inner.group(1).strip() if inner else text
+    inner = re.fullmatch(r"auto\s*\((.*)\)", text)  # "auto (interval:5,10)", perhaps with a reason after it
+    return re.split(r"[;\s]", inner.group(1).strip(), maxsplit=1)[0] if inner else text
 
 
 def _numbers(rest: str) -> list[float]:

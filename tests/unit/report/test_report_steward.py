@@ -33,6 +33,7 @@ from veil.report._truth import released_input
     (1, "group:8", "values held by fewer than 8 records pooled as (other)"),
     (1, "suppress", "suppressed (every value written as *)"),
     (2, "auto (interval:5,32)", "32-wide bands"),
+    (1, "auto (mask:2; a code column)", "masked 2 characters from the right"),
     (2, "hierarchies/age.csv", "level 2"),
 ])
 def test_a_level_is_described_from_its_spec(level, spec, words):
