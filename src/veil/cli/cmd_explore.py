@@ -91,7 +91,8 @@ def _payload(exploration: Any, chosen: int | None, lattice: Any) -> dict[str, An
     if lattice is not None:
         payload["lattice"] = {
             "parameters": exploration.points[chosen]["parameters"], "quasi_identifiers": list(lattice.quasi_identifiers),
-            "nodes": len(lattice.nodes), "counts": lattice.counts(), "optimum": list(lattice.optimum or ()),
+            "nodes": len(lattice.nodes), "counts": lattice.counts(),
+            "optimum": dict(zip(lattice.quasi_identifiers, lattice.optimum or ())),
         }
     return payload
 
@@ -108,7 +109,8 @@ def _page(payload: dict[str, Any], drawing: Any) -> str:
     return render_exploration(payload, figure_png=buffer.getvalue())
 
 
-def _print(exploration: Any) -> None:
+def _print(exploration: Any, chosen: int | None) -> None:
+    """The table of points, then the chosen point with its level per quasi-identifier (named)."""
     from rich.table import Table
 
     (_, xkey, _), (_, ykey, _) = exploration.objectives
@@ -124,6 +126,12 @@ def _print(exploration: Any) -> None:
         table.add_row(params, str(point["privacy"]["k"]), f"{point['privacy'][xkey]:.4f}",
                       "-" if y is None else f"{y:.4f}", "*" if point["frontier"] else "")
     console.print(table)
+    if chosen is not None:
+        point = exploration.points[chosen]
+        params = ", ".join(f"{k}={v}" for k, v in point["parameters"].items())
+        levels = ", ".join(f"{q}={level}" for q, level in (point["transformation"] or {}).items())
+        console.print(f"chosen: {esc(params)}" + (f"; levels {esc(levels)}" if levels else ""), highlight=False,
+                      soft_wrap=True)
 
 
 @app.command("explore")
@@ -183,7 +191,7 @@ def explore_command(  # the work is in the helpers above and below
     if document is not None:
         typer.echo(document, nl=False)
     else:
-        _print(exploration)
+        _print(exploration, chosen)
     for role, path in (("JSON", files["json"]), ("plot", plot), ("HTML", html)):
         if path is not None:
             (err_console if to_stdout else console).print(f"{role}: {esc(path)}")

@@ -21,7 +21,7 @@ from veil.hierarchy._builders import dates, flat, from_csv, intervals, masking, 
 from veil.hierarchy._categorical import OTHER, frequency_groups, taxonomy_file
 from veil.hierarchy._hierarchy import Hierarchy
 from veil.hierarchy._numeric import NumericValues, parse_numbers
-from veil.hierarchy._order import Order, category_order, ordered_groups
+from veil.hierarchy._order import SCALES, Order, category_order, ordered_groups
 from veil.hierarchy._spec import BUILDERS, BuilderSpec, parse_spec, present_values
 
 __all__ = [
@@ -29,5 +29,5 @@ __all__ = [
     "BuilderSpec", "BUILDERS", "parse_spec", "build", "choose", "resolve", "Resolution",
     "level_counts", "LevelSummary", "column_values", "present_values",
     "taxonomy_file", "frequency_groups", "OTHER", "NumericValues", "parse_numbers",
-    "auto_source", "FEW_VALUES", "NOMINAL_MANY", "category_order", "ordered_groups", "Order",
+    "auto_source", "FEW_VALUES", "NOMINAL_MANY", "category_order", "ordered_groups", "Order", "SCALES",
 ]
