@@ -64,7 +64,9 @@ def printable(value: object, *, keep: str = "") -> str:
 #: :data:`QUOTE_SHOWN` characters and says how long it was.
 QUOTE_LIMIT = 300
 QUOTE_SHOWN = 60
-_LONG_QUOTE = re.compile(rf"'[^'\n]{{{QUOTE_LIMIT},}}'|\"[^\"\n]{{{QUOTE_LIMIT},}}\"")
+#: A quoted value as ``repr`` writes it (a backslash escapes the next character); possessive, so a
+#: quote that never closes costs one scan, not a backtrack per character.
+_LONG_QUOTE = re.compile(rf"'(?:[^'\\\n]|\\.){{{QUOTE_LIMIT},}}+'|\"(?:[^\"\\\n]|\\.){{{QUOTE_LIMIT},}}+\"")
 
 
 def bounded(message: str) -> str:
