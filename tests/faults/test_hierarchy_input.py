@@ -190,3 +190,31 @@ def test_explore_reads_a_quoted_sensitive_column(faults, tmp_path):
                             "--hierarchy", "age=interval:10,20", "--k", "2", "--l", "2", "--no-lattice",
                             "--json", tmp_path / "out.json")
     assert outcome.exit_code == 0, outcome.text
+
+
+# ---- the same class of hole: numbers beyond a float, masks of unbounded length ------------
+
+@pytest.mark.parametrize("spec", ["interval:10", "round:10", "auto"])
+def test_a_number_beyond_a_float_is_no_traceback(faults, tmp_path, spec):
+    frame = pd.DataFrame({"v": ["1", "2", "3", "1e309", "5"] * 4, "sex": ["F", "M"] * 10})
+    data = tmp_path / "data.csv"
+    frame.to_csv(data, index=False)
+    args = ["anonymize", data, "--qi", "v,sex", "--hierarchy", f"v={spec}", "--hierarchy", "sex=suppress",
+            "-k", "2", "-o", tmp_path / "out.csv"]
+    before = faults.snapshot(tmp_path)
+    outcome = faults.invoke(*args)
+    if spec == "auto":  # not numbers: 5 categories without an order, straight to *
+        assert outcome.exit_code == 0, outcome.text
+        assert "v=auto (suppress) because 5 categories" in outcome.stdout
+        return
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), "'v'", "'1e309'", "finite")
+
+
+def test_a_mask_of_thousands_of_levels_is_refused(faults, tmp_path):
+    frame = pd.DataFrame({"code": ["12", "13", "14", "9" * 5000] * 4, "sex": ["F", "M"] * 8})
+    data = tmp_path / "data.csv"
+    frame.to_csv(data, index=False)
+    before = faults.snapshot(tmp_path)
+    outcome = faults.invoke("anonymize", data, "--qi", "code,sex", "--hierarchy", "code=mask:1",
+                            "--hierarchy", "sex=suppress", "-k", "2", "-o", tmp_path / "out.csv")
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), "'code'", "5,000 levels", "mask:N")

@@ -72,11 +72,12 @@ def _read(values: Sequence[Any]) -> tuple[pd.Series, pd.DataFrame]:
 
 
 def is_numeric(values: Sequence[Any]) -> bool:
-    """Whether every value is a number or a top/bottom code (and at least one is plain)."""
+    """Whether every value is a finite number or a top/bottom code (and at least one is plain)."""
     leaves, parts = _read(values)
-    return len(leaves) > 0 and bool(parts["num"].notna().all()) and bool(
-        (parts["op"].isna() & parts["plus"].isna()).any()
-    )
+    if not (len(leaves) > 0 and bool(parts["num"].notna().all())):
+        return False
+    finite = bool(np.isfinite(parts["num"].astype(float).to_numpy()).all())  # 1e309 reads as infinity
+    return finite and bool((parts["op"].isna() & parts["plus"].isna()).any())
 
 
 def parse_numbers(values: Sequence[Any], *, name: str = "") -> NumericValues:
@@ -94,6 +95,12 @@ def parse_numbers(values: Sequence[Any], *, name: str = "") -> NumericValues:
         raise HierarchyError(
             f"The numeric hierarchy of {what!r} needs numbers (or top/bottom codes such as 90+ or <18); "
             f"got {leaves[bad].iloc[0]!r}."
+        )
+    infinite = ~np.isfinite(parts["num"].astype(float).to_numpy())
+    if infinite.any():
+        raise HierarchyError(
+            f"The numeric hierarchy of {what!r} needs finite numbers; {leaves[infinite].iloc[0]!r} is beyond the "
+            "largest a float holds (about 1.8e308)."
         )
     op = parts["op"].fillna("")
     top = op.isin([">", ">=", "≥"]) | parts["plus"].notna()

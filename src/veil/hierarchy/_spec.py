@@ -38,11 +38,13 @@ from veil.hierarchy._hierarchy import Hierarchy
 from veil.hierarchy._numeric import interval_hierarchy, parse_numbers, quantile_cuts, round_hierarchy
 from veil.hierarchy._order import ordered_groups
 
-__all__ = ["BuilderSpec", "parse_spec", "build_spec", "BUILDERS", "present_values"]
+__all__ = ["BuilderSpec", "parse_spec", "build_spec", "BUILDERS", "present_values", "MAX_MASK_LEVELS"]
 
 #: The builders of the grammar (besides a file path).
 BUILDERS = ("interval", "mask", "date", "round", "group", "ordered", "suppress", "taxonomy", "auto", "file")
 _DATE_LEVELS = ("month", "year", "decade")
+#: The most levels ``mask:N`` builds: one per N characters of the longest value.
+MAX_MASK_LEVELS = 64
 #: Texts that are no value: blank, and the label veil gives missing values (veil.dataset.MISSING).
 #: Texts such as "NA" that survived the reader's missing-value list are values of their own.
 _MISSING_TEXT = frozenset({"", "<missing>"})
@@ -221,6 +223,12 @@ def build_spec(
     if spec.builder == "mask":
         step = int(spec.numbers[0])
         longest = max(len(v) for v in leaves)
+        if math.ceil(longest / step) > MAX_MASK_LEVELS:
+            raise HierarchyError(
+                f"mask:{step} on {name or 'the attribute'!r} would build {math.ceil(longest / step):,} levels (its "
+                f"longest value has {longest:,} characters); at most {MAX_MASK_LEVELS}: use mask:N with N of at least "
+                f"{math.ceil(longest / MAX_MASK_LEVELS)}, or another builder."
+            )
         keep = list(range(longest - step, 0, -step)) + [0]
         return masking(leaves, keep=keep, name=name)
     if spec.builder == "date":
