@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,8 +83,8 @@ def lattice_view(
     nodes = np.stack([g.ravel() for g in grids], axis=1).astype(np.int64)
     limit = math.floor(suppression_limit * (base.n_records - base.input_suppressed) + 1e-9)
 
-    def judge(node: np.ndarray) -> bool:  # one regroup of the class table, never the rows
-        table = base.generalize(tuple(int(x) for x in node))
+    def judge(node: np.ndarray, table: ClassTable | None = None) -> bool:  # one regroup, never the rows
+        table = base.generalize(tuple(int(x) for x in node)) if table is None else table
         mask = np.zeros(table.n_classes, dtype=np.bool_)
         for model in models:
             mask |= np.asarray(model.violating(table), dtype=np.bool_)
@@ -95,7 +95,10 @@ def lattice_view(
 
     monotone = all(getattr(m, "monotone_generalization", False)
                    and (limit == 0 or getattr(m, "monotone_with_suppression", False)) for m in models)
-    satisfied = _tagged(nodes, judge) if monotone else np.fromiter((judge(n) for n in nodes), np.bool_, len(nodes))
+    if monotone:
+        satisfied = _tagged(nodes, judge)
+    else:
+        satisfied = np.fromiter((judge(n, t) for n, t in zip(nodes, _chained(base, nodes))), np.bool_, len(nodes))
     # node index in mixed radix: the node one level lower on attribute j is index - stride[j]
     strides = np.array([math.prod(h + 1 for h in heights[j + 1:]) for j in range(len(heights))], dtype=np.int64)
     below = np.zeros(len(nodes), dtype=np.bool_)
@@ -105,6 +108,18 @@ def lattice_view(
     status = np.where(satisfied, np.where(below, PRUNED, SATISFYING), FAILING)
     return LatticeView(tuple(base.quasi_identifiers), nodes, status,
                        tuple(int(x) for x in optimum) if optimum is not None else None)
+
+
+def _chained(base: ClassTable, nodes: np.ndarray) -> Iterator[ClassTable]:
+    """The class table of each node, in the nodes' (lexicographic) order: a node one level above the
+    previous one on the last attribute is rolled up from the previous table, which has fewer classes
+    than the base."""
+    previous: ClassTable | None = None
+    for node in nodes:
+        levels = tuple(int(x) for x in node)
+        step = previous is not None and levels[:-1] == previous.levels[:-1] and levels[-1] == previous.levels[-1] + 1
+        previous = previous.roll_up(levels) if step else base.generalize(levels)
+        yield previous
 
 
 def _bisected(values: np.ndarray) -> list[int]:

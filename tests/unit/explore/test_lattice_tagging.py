@@ -13,7 +13,7 @@ from veil.classes import ClassTable
 from veil.dataset import Dataset
 from veil.explore import FAILING, PRUNED, SATISFYING, lattice_view
 from veil.hierarchy import resolve
-from veil.models import DistinctLDiversity, KAnonymity
+from veil.models import DistinctLDiversity, EqualDistanceTCloseness, KAnonymity
 
 
 def _judge_every_node(dataset, models, limit_share):
@@ -34,8 +34,11 @@ def _judge_every_node(dataset, models, limit_share):
 
 
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 10_000), k=st.integers(2, 6), l=st.integers(1, 2), share=st.sampled_from([0.0, 0.05, 0.2]))
-def test_tagging_gives_the_statuses_of_judging_every_node(seed, k, l, share):
+@given(seed=st.integers(0, 10_000), k=st.integers(2, 6), l=st.integers(1, 2), share=st.sampled_from([0.0, 0.05, 0.2]),
+       closeness=st.booleans())
+def test_tagging_gives_the_statuses_of_judging_every_node(seed, k, l, share, closeness):
+    """Monotone models (k, distinct l) are tagged; t-closeness with suppression is not monotone, so each
+    node is judged, its class table rolled up along the lattice: both as the brute force says."""
     rng = np.random.default_rng(seed)
     n = 80
     frame = pd.DataFrame({
@@ -44,7 +47,8 @@ def test_tagging_gives_the_statuses_of_judging_every_node(seed, k, l, share):
     })
     data = Dataset.from_pandas(frame, quasi_identifiers=["age", "zip", "edu"], sensitive=["dx"])
     data = data.with_hierarchies(resolve(data, {"age": "interval:5,10,20,40", "zip": "mask:1"}, auto=True).hierarchies)
-    models = [KAnonymity(k=k), DistinctLDiversity(sensitive="dx", l=l)]
+    models = [KAnonymity(k=k), EqualDistanceTCloseness(sensitive="dx", t=0.3) if closeness
+              else DistinctLDiversity(sensitive="dx", l=l)]
     view = lattice_view(data, models, suppression_limit=share)
     truth = _judge_every_node(data, models, share)
     for node, status in zip(view.nodes, view.status):
