@@ -230,7 +230,7 @@ def build_hierarchies(config: ReleaseConfig, dataset: Any = None, *, values_of: 
     dataset and ``.sources`` ({column: spec or file}, with what ``auto``
     chose) for the report's ``hierarchies`` section.
     """
-    from veil.hierarchy import Resolution, choose, column_values
+    from veil.hierarchy import Resolution, auto_source, choose, column_values
 
     if values_of is None:
         def values_of(name: str) -> tuple[list[str], Any]:
@@ -244,9 +244,9 @@ def build_hierarchies(config: ReleaseConfig, dataset: Any = None, *, values_of: 
         values, counts = values_of(name) if spec.file is None and spec.taxonomy is None else ([], None)
         if spec.spec is not None and spec.spec.strip().lower() == "auto":
             kind = attribute.kind if "kind" in attribute.model_fields_set else None
-            chosen = str(choose(values, counts, kind=kind, name=name))
-            spec = HierarchySpec(spec=chosen)
-            out.sources[name] = f"auto ({chosen})"
+            chosen = choose(values, counts, kind=kind, name=name)
+            spec = HierarchySpec(spec=str(chosen))
+            out.sources[name], out.reasons[name] = auto_source(chosen), chosen.reason
         else:
             out.sources[name] = _source(spec)
         out.hierarchies[name] = build_hierarchy(name, spec, values, config, counts=counts)
