@@ -20,7 +20,7 @@ from veil.cli._lists import split_items, split_named
 from veil.errors import HierarchyError, ParameterError
 
 __all__ = ["hierarchy_option", "auto_hierarchies_option", "parse_hierarchy_options", "hierarchy_specs",
-           "attach_hierarchies", "print_hierarchy_choices", "refuse_with_config", "refuse_stray", "quote_name",
+           "attach_hierarchies", "print_hierarchy_choices", "refuse_stray", "quote_name",
            "hierarchy_files"]
 
 _HELP = ("COL=SPEC: a hierarchy file (ARX-style CSV) or a builder: interval:5,10,20, interval:quantiles=4,2, "
@@ -109,19 +109,6 @@ def refuse_stray(specs: dict[str, str], columns: list[str], *, option: str = "--
             f"{option} names the column {stray[0]!r}, which is not in {listed} ({', '.join(columns) or 'none'}); "
             f"a hierarchy is for a quasi-identifier: fix the name or add it to {listed}."
         )
-
-
-def refuse_with_config(values: list[str] | None, auto: bool) -> None:
-    """With a release configuration, the hierarchies are set in the file, not by options.
-
-    Raises
-    ------
-    ParameterError
-        ``--hierarchy`` or ``--auto-hierarchies`` was given.
-    """
-    if values or auto:
-        raise ParameterError("--hierarchy and --auto-hierarchies apply to data-file mode; in a configuration, "
-                             "set attributes.COL.hierarchy (e.g. hierarchy: auto).")
 
 
 def print_hierarchy_choices(sources: dict[str, str], *, to: Any = None) -> None:
