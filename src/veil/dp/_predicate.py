@@ -53,6 +53,13 @@ _TOKEN = re.compile(
 _OPS = {"=": operator.eq, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
         "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _KEYWORDS = {"and", "or", "not", "in", "where"}
+#: The size a predicate may have: comparisons and memberships in all, values of one
+#: membership, and nesting depth of ``not`` and parentheses.  A bound stated in
+#: docs/dp.md: deeper nesting overflowed Python's stack, and some 1,000 terms ran
+#: DuckDB's planner out of memory.
+MAX_TERMS = 100
+MAX_VALUES = 1000
+MAX_DEPTH = 20
 
 
 @dataclass(frozen=True)
@@ -202,6 +209,7 @@ class _Operand:
         self.numeric = is_number_column(col)
         self._labels: pd.Series | None = None
         self._present = col.notna().to_numpy(dtype=bool)
+        self._untyped = not self._present.any()  # no value at all (an empty table): either literal, no match
 
     def _side(self, value: Any) -> tuple[Any, Any]:
         """The column's side of a comparison with ``value``, and the value as compared."""
@@ -232,6 +240,8 @@ class _Operand:
         return col, value  # another Python object (a Timestamp, ...): compared as it is
 
     def compare(self, op: str, value: Any) -> np.ndarray:
+        if self._untyped:
+            return np.zeros(len(self.col), dtype=bool)
         side, literal = self._side(value)
         with np.errstate(invalid="ignore"):
             try:
@@ -249,6 +259,22 @@ class _Parser:
     def __init__(self, tokens: list[_Tok]) -> None:
         self.toks = tokens
         self.i = 0
+        self.depth = 0
+        self.terms = 0
+
+    def nest(self) -> None:
+        """One level deeper (``not`` or a parenthesis), refused past :data:`MAX_DEPTH`."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ParameterError(f"The predicate nests 'not' and parentheses more than {MAX_DEPTH} deep; "
+                                 "write it flatter.")
+
+    def term(self) -> None:
+        """One more comparison or membership, refused past :data:`MAX_TERMS`."""
+        self.terms += 1
+        if self.terms > MAX_TERMS:
+            raise ParameterError(f"The predicate has more than {MAX_TERMS} comparisons; use 'column in (...)' "
+                                 f"(up to {MAX_VALUES} values) or split the query.")
 
     def peek(self) -> _Tok | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -306,13 +332,19 @@ class _Parser:
     def atom(self) -> Predicate:
         if self.peek_kw("not"):
             self.take()
-            return Not(self.atom())
+            self.nest()
+            inner = Not(self.atom())
+            self.depth -= 1
+            return inner
         t = self.peek()
         if t is not None and t.text == "(":
             self.take()
+            self.nest()
             p = self.predicate()
             self.expect_punct(")")
+            self.depth -= 1
             return p
+        self.term()
         col = self.column()
         if self.peek_kw("in"):
             self.take()
@@ -324,6 +356,8 @@ class _Parser:
             while self.peek() is not None and self.peek().text == ",":
                 self.take()
                 values.append(self.literal())
+                if len(values) > MAX_VALUES:
+                    raise ParameterError(f"'{col} in (...)' lists more than {MAX_VALUES} values.")
             self.expect_punct(closer)
             return Membership(col, tuple(values))
         op = self.take()

@@ -19,7 +19,7 @@ as ``lit`` columns; column names are quoted identifiers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -55,22 +55,31 @@ def literal_kinds(pred: Predicate) -> dict[str, set[str]]:
     return kinds
 
 
-def check_literal_types(kinds: dict[str, set[str]], non_numbers: dict[str, int]) -> None:
-    """Refuse a literal of the wrong type for its column, as the in-memory path does.
+def check_literal_types(kinds: dict[str, set[str]], non_numbers: dict[str, int],
+                        present: dict[str, int] | None = None, summed: Sequence[str] = ()) -> None:
+    """Refuse a literal of the wrong type for its column, or a sum of a column that is not
+    numeric, as the in-memory path does: on counts over the *whole* table, read before any
+    filter, so that no refusal depends on the rows a predicate selects.
 
-    ``non_numbers`` holds, per column, how many present values are not numbers.
+    ``non_numbers`` holds, per column, how many present values are not numbers; ``present``
+    (default: unknown, taken as some), how many values are present.  A column without any
+    value (an empty table) takes either literal and sums to ``missing_as`` per row.
 
     Raises
     ------
     SchemaError
-        A number compared with a column holding text, or text with a column of numbers
-        (the message names the column, never a value of it).
+        A number compared with a column holding text, text with a column of numbers, or
+        a sum of a column holding text (the message names the column, never a value of it).
     """
+    for column in summed:
+        if non_numbers[column] > 0:
+            raise SchemaError(f"The column {column!r} is not numeric; a sum needs a numeric column.")
     for column, used in kinds.items():
         if "number" in used and non_numbers[column] > 0:
             raise SchemaError(f"The column {column!r} holds text, but the predicate compares it with a "
                               "number; quote the literal to compare text.")
-        if "text" in used and non_numbers[column] == 0:
+        some = present is None or present[column] > 0
+        if "text" in used and non_numbers[column] == 0 and some:
             raise SchemaError(f"The column {column!r} is numeric, but the predicate compares it with "
                               "text; write a number.")
 

@@ -16,7 +16,6 @@ from veil.engines._filter import check_literal_types, predicate_mask
 from veil.engines._output import write_into
 from veil.engines._protocol import AggregatingEngine, uncovered
 from veil.engines._source import COUNT_COLUMN, Source, as_source
-from veil.errors import SchemaError
 
 __all__ = ["LocalEngine"]
 
@@ -90,33 +89,33 @@ class LocalEngine(AggregatingEngine):
         return grouped
 
     def _aggregate_rows(
-        self, source: Source, by: list[str], sums: dict[str, tuple[float, float]],
+        self, source: Source, by: list[str], sums: dict[str, tuple[float, float, float]],
         where: Predicate | None, kinds: dict[str, set[str]],
     ) -> pd.DataFrame:
-        """The row work of :meth:`AggregatingEngine.aggregate`, in memory."""
+        """The row work of :meth:`AggregatingEngine.aggregate`, in memory (the types checked on the
+        whole table, then the filter)."""
         from veil.dp._sensitivity import fixed_point_exponent  # the grid of the local path's exact sum
 
         frame = self._read(source)
+        checked = list(dict.fromkeys([*kinds, *sums]))
+        labels = pd.DataFrame({name: self._labels(frame, source, name) for name in checked}, index=frame.index)
+        present = {name: int(labels[name].notna().sum()) for name in checked}
+        check_literal_types(kinds, {name: present[name] - int(pd.to_numeric(labels[name], errors="coerce").notna()
+                                                               .sum()) for name in checked}, present, list(sums))
         if where is not None:
-            labels = pd.DataFrame({name: self._labels(frame, source, name) for name in kinds})
-            check_literal_types(kinds, {name: int((labels[name].notna() & pd.to_numeric(
-                labels[name], errors="coerce").isna()).sum()) for name in kinds})
             frame = frame.loc[predicate_mask(where, labels)].reset_index(drop=True)
         data = pd.DataFrame({name: self._labels(frame, source, name).fillna(MISSING) for name in by})
         data[COUNT_COLUMN] = np.ones(len(frame), dtype=np.int64)
-        for name, (lower, upper) in sums.items():
-            lo, hi = float(lower), float(upper)
+        for name, (lo, hi, fill) in sums.items():
             raw = frame[name]
-            if source.format == "csv":  # the na_values texts are missing: the clamped 0
+            if source.format == "csv":  # the na_values texts are missing
                 raw = raw.where(~raw.isin(source.na_values), None)
             values = pd.to_numeric(raw, errors="coerce")
-            if (values.isna() & raw.notna()).any():
-                raise SchemaError(f"The column {name!r} is not numeric; sum needs a numeric column.")
-            clipped = np.clip(values.fillna(min(max(0.0, lo), hi)).to_numpy(dtype=np.float64), lo, hi)
+            clipped = np.clip(values.fillna(fill).to_numpy(dtype=np.float64), lo, hi)
             data[name] = np.rint(clipped * np.ldexp(1.0, fixed_point_exponent(lo, hi))).astype(np.int64)
         out = (data.groupby(list(by), sort=False, dropna=False).sum().reset_index() if by
                else data.sum().to_frame().T.astype(np.int64))
-        for name, (lower, upper) in sums.items():  # grid steps back to values
+        for name, (lower, upper, _) in sums.items():  # grid steps back to values
             out[name] = np.ldexp(out[name].to_numpy(dtype=np.float64), -fixed_point_exponent(float(lower), float(upper)))
         _missing_as_none(out, by)
         out[COUNT_COLUMN] = out[COUNT_COLUMN].astype(np.int64)
