@@ -328,7 +328,7 @@ def _keys_of(spec: Any, ask: _Ask, numeric: Callable[[str], bool]) -> Optional[l
         if bad:
             raise ParameterError(f"The column {column!r} is numeric: its --categories must be numbers. "
                                  f"Got {bad[0]!r}; nothing was spent.")
-        return [pd.to_numeric(c) for c in cats]
+        return [pd.to_numeric(c).item() for c in cats]  # plain numbers, printed as such
     return cats
 
 
