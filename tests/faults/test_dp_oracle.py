@@ -283,3 +283,30 @@ def test_mechanisms_do_not_import_selection():
     tree = ast.parse(Path(mechanisms.__file__).read_text(encoding="utf-8"))
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert "veil.dp._selection" not in imported
+
+
+@pytest.mark.parametrize("engine", ["local", "duckdb"])
+def test_engine_api_decides_nothing_from_the_selected_rows(tmp_path, engine):
+    # the engines' own API (veil.engines.get_engine(...).aggregate through engine_answer), LocalEngine included
+    from veil.dp import parse_query
+    from veil.engines import get_engine
+    from veil.engines._query import engine_answer
+    from veil.errors import SchemaError
+
+    outcomes = []
+    for ann_has in ("hiv", "flu", None):
+        data = tmp_path / f"{ann_has}.csv"
+        data.write_text(_people(ann_has))
+        acc = PrivacyAccountant(budget=PrivacyBudget(epsilon=10))
+        answer = engine_answer(get_engine(engine), data, parse_query(f"sum income where {WHERE}"), accountant=acc,
+                               epsilon=1.0, lower=0, upper=100_000)
+        fields = {k: v for k, v in answer.to_dict().items() if k != "value"}
+        if ann_has is not None:
+            with pytest.raises(SchemaError, match="'name' is not numeric") as refused:
+                engine_answer(get_engine(engine), data, parse_query(f"sum name where {WHERE}"), accountant=acc,
+                              epsilon=1.0, lower=0, upper=100_000)
+            fields["refused"] = str(refused.value)
+        outcomes.append((fields, acc.spent))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[2][0] == {k: v for k, v in outcomes[0][0].items() if k != "refused"}
+    assert outcomes[2][1] == outcomes[0][1] == PrivacyBudget(epsilon=1.0)

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from veil.classes import SUPPRESSED
-from veil.dataset import MISSING, format_labels, read_csv
+from veil.data import read_table
+from veil.dataset import MISSING, format_labels
 from veil.dp._predicate import Predicate
 from veil.engines._filter import check_literal_types, predicate_mask
 from veil.engines._output import write_into
@@ -23,7 +24,7 @@ __all__ = ["LocalEngine"]
 class LocalEngine(AggregatingEngine):
     """Group-count and apply in memory with pandas and numpy.
 
-    The table is read whole (CSV as text through :func:`veil.dataset.read_csv`,
+    The table is read whole (CSV as text through :func:`veil.data.read_table`,
     Parquet through pandas), so it must fit in memory, several times over for
     the apply (the table, the released copy, the shuffled copy).  The shuffle
     is numpy's ``default_rng(seed).permutation``, exactly as
@@ -44,12 +45,12 @@ class LocalEngine(AggregatingEngine):
 
     # ----------------------------------------------------------------- reading
     @staticmethod
-    def _read(source: Source) -> pd.DataFrame:
+    def _read(source: Source, allow_no_rows: bool = False) -> pd.DataFrame:
         if source.format == "parquet":
             return pd.read_parquet(source.path)
         # every cell as text, nothing read as missing: the na_values apply to the
         # grouped columns only, and the other columns are passed through verbatim
-        return read_csv(source.path, sep=source.sep, na_values=())
+        return read_table(source.path, sep=source.sep, na_values=(), allow_no_rows=allow_no_rows).to_pandas()
 
     @staticmethod
     def _labels(frame: pd.DataFrame, source: Source, name: str) -> pd.Series:
@@ -96,7 +97,7 @@ class LocalEngine(AggregatingEngine):
         whole table, then the filter)."""
         from veil.dp._sensitivity import fixed_point_exponent  # the grid of the local path's exact sum
 
-        frame = self._read(source)
+        frame = self._read(source, allow_no_rows=True)  # a table of no row is answered, as any selection
         checked = list(dict.fromkeys([*kinds, *sums]))
         labels = pd.DataFrame({name: self._labels(frame, source, name) for name in checked}, index=frame.index)
         present = {name: int(labels[name].notna().sum()) for name in checked}
