@@ -121,8 +121,10 @@ class Membership:
     def mask(self, frame: pd.DataFrame) -> np.ndarray:
         operand = _Operand(_column(frame, self.column))
         out = np.zeros(len(frame), dtype=bool)
-        for value in self.values:
-            out |= operand.compare("=", value)
+        numbers = [v for v in self.values if _is_number(v)]
+        for group in (numbers, [v for v in self.values if not _is_number(v)]):
+            if group:  # one vectorised isin per kind of literal, not one pass per value
+                out |= operand.isin(group)
         return out
 
 
@@ -238,6 +240,16 @@ class _Operand:
                 self._labels = labels.where(labels.notna(), "")
             return self._labels, str(value)
         return col, value  # another Python object (a Timestamp, ...): compared as it is
+
+    def isin(self, values: list[Any]) -> np.ndarray:
+        """Rows equal to one of ``values`` (literals of one kind: numbers, or not numbers)."""
+        if self._untyped:
+            return np.zeros(len(self.col), dtype=bool)
+        side, _ = self._side(values[0])  # the type check, once for the kind
+        if not all(isinstance(v, (str, bool, np.bool_)) or _is_number(v) for v in values):
+            return np.logical_or.reduce([self.compare("=", v) for v in values])
+        literals = [str(v) for v in values] if side is self._labels else values
+        return np.asarray(side.isin(literals), dtype=bool) & self._present
 
     def compare(self, op: str, value: Any) -> np.ndarray:
         if self._untyped:
