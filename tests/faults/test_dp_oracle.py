@@ -103,6 +103,7 @@ def test_duckdb_decides_nothing_from_the_selected_rows(faults, tmp_path):
 
 
 @pytest.mark.spark
+@pytest.mark.slow  # 15 Spark sessions: about 2 minutes
 @pytest.mark.skipif(shutil.which("java") is None and not os.environ.get("JAVA_HOME"), reason="Spark needs Java")
 def test_spark_decides_nothing_from_the_selected_rows(faults, tmp_path):
     pytest.importorskip("pyspark")
