@@ -83,7 +83,8 @@ class DPAnswer:
         and ``details``.
         """
         value = self.value
-        if isinstance(value, dict) and any(isinstance(k, tuple) for k in value):
+        tuples = len(self.details.get("columns", ())) > 1  # a list even when no group was released
+        if isinstance(value, dict) and (tuples or any(isinstance(k, tuple) for k in value)):
             value = [[[plain(part) for part in k], plain(v)] for k, v in value.items()]
         elif isinstance(value, dict):
             value = {str(k): plain(v) for k, v in value.items()}
