@@ -22,6 +22,8 @@ from veil.models import (
     RecursiveCLDiversity,
 )
 from veil.models._report import evaluate
+from veil.risk import disclosure
+from veil.risk.attacks import homogeneity_attack
 from veil.schema import Kind
 
 
@@ -234,3 +236,10 @@ def test_built_rolled_and_suppressed_alike(monkeypatch, seed, m, n):
         assert np.array_equal(a.counts, b.counts)
         assert np.array_equal(a.overall, b.overall)
         assert evaluate(dense_table).to_dict() == evaluate(pair_table).to_dict()
+        homogeneous = [homogeneity_attack(t, "s") for t in (dense_table, pair_table)]
+        assert np.array_equal(homogeneous[0].class_mask, homogeneous[1].class_mask)
+        judged = [disclosure(t, "s") for t in (dense_table, pair_table)]
+        assert judged[1].a_diff == pytest.approx(judged[0].a_diff, rel=1e-12, abs=1e-15)
+        assert judged[1].a_know == pytest.approx(judged[0].a_know, rel=1e-12, abs=1e-15)
+        assert judged[1].a_acc == pytest.approx(judged[0].a_acc, rel=1e-12, abs=1e-15)
+        assert judged[1].delta == judged[0].delta

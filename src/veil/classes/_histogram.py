@@ -139,6 +139,13 @@ class SensitiveHistogram:
             return stored.columns(np.asarray(values, dtype=np.int64))
         return stored[:, list(values)]
 
+    def distinct(self) -> np.ndarray:
+        """Distinct values per class (int64)."""
+        stored = self.__dict__["_stored"]
+        if isinstance(stored, ClassValueCounts):
+            return stored.distinct()
+        return np.count_nonzero(stored, axis=1).astype(np.int64, copy=False)
+
     def class_top(self) -> np.ndarray:
         """Per class, the count of its most frequent value (int64; 0 for none)."""
         stored = self.__dict__["_stored"]

@@ -69,9 +69,7 @@ def class_entropies(counts: "np.ndarray | ClassValueCounts") -> np.ndarray:
 
 def distinct_values(hist: SensitiveHistogram) -> np.ndarray:
     """Distinct values per class (int64)."""
-    if hist.is_dense:
-        return (hist.counts > 0).sum(axis=1)
-    return hist.pairs.distinct()
+    return hist.distinct()
 
 
 @dataclass(frozen=True)
