@@ -12,7 +12,7 @@ import pandas as pd
 
 __all__ = ["SUPPRESSED", "COUNT_BY_COMPARING", "all_star_rows", "code_counts", "dense_space", "key_space", "pack_codes",
            "unpack_codes", "group_keys", "group_codes", "sum_by_key", "sum_by_sorted_key", "Regrouping", "regroup_codes",
-           "KeyedInverse", "SortedInverse", "float_weights"]
+           "KeyedInverse", "SortedInverse", "float_weights", "KEPT_BYTES"]
 
 class KeyedInverse:
     """The class -> group index of a grouping by dense keys (:func:`sum_by_key`), built when
@@ -162,11 +162,13 @@ def group_keys(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
 #: Float copies of integer weights, by the id of their array (see :func:`float_weights`).
 _FLOATS: OrderedDict[int, tuple[weakref.ref, np.ndarray]] = OrderedDict()
 _FLOATS_KEPT, _FLOATS_MIN = 16, 1024
+#: The bytes of float copies (:func:`float_weights`) and row positions (:func:`positions`) kept, each.
+KEPT_BYTES = 64 << 20
 
 
 def float_weights(weights: np.ndarray) -> np.ndarray:
     """``weights`` as float64, the copy kept while the array lives (the 16 last used, of 1024
-    weights or more).
+    weights or more, within :data:`KEPT_BYTES`).
 
     ``numpy.bincount`` converts integer weights to floats at every call, and a search sums
     the class sizes of one hub or base table for dozens of roll-ups.  A copy is used only
@@ -183,7 +185,7 @@ def float_weights(weights: np.ndarray) -> np.ndarray:
     floats = weights.astype(np.float64)
     floats.flags.writeable = False  # shared by every caller while ``weights`` lives
     _FLOATS[ident] = (weakref.ref(weights, lambda _: _FLOATS.pop(ident, None)), floats)
-    while len(_FLOATS) > _FLOATS_KEPT:
+    while len(_FLOATS) > _FLOATS_KEPT or len(_FLOATS) > 1 and sum(f.nbytes for _, f in _FLOATS.values()) > KEPT_BYTES:
         _FLOATS.popitem(last=False)
     return floats
 
@@ -233,13 +235,13 @@ _POSITIONS: OrderedDict[int, np.ndarray] = OrderedDict()
 
 def positions(n: int) -> np.ndarray:
     """``np.arange(n)`` as read-only int64, made once per ``n`` while it is among the 8 last
-    used: a search's sorted roll-ups come from a few source tables, dozens of times each."""
+    used (within :data:`KEPT_BYTES`): a search's sorted roll-ups come from a few source tables, dozens of times each."""
     kept = _POSITIONS.get(n)
     if kept is None:
         kept = np.arange(n, dtype=np.int64)
         kept.setflags(write=False)
         _POSITIONS[n] = kept
-        while len(_POSITIONS) > 8:
+        while len(_POSITIONS) > 8 or len(_POSITIONS) > 1 and sum(p.nbytes for p in _POSITIONS.values()) > KEPT_BYTES:
             _POSITIONS.popitem(last=False)
     else:
         _POSITIONS.move_to_end(n)

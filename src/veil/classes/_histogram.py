@@ -10,6 +10,8 @@ it) and :attr:`SensitiveHistogram.pairs` as the pairs; the models read the pairs
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -21,7 +23,8 @@ from veil.classes._sparse import ClassValueCounts
 from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
-__all__ = ["DENSE_VALUES", "DENSE_READ_BYTES", "SensitiveHistogram", "roll_up_histograms"]
+__all__ = ["DENSE_VALUES", "DENSE_READ_BYTES", "DERIVED_HISTOGRAM_BYTES", "DERIVED_HISTOGRAMS", "HistogramBudget",
+           "SensitiveHistogram", "roll_up_histograms"]
 
 #: Up to this many values a histogram is held dense (classes x values int64: 128 bytes a class at most).
 DENSE_VALUES = 16
@@ -261,3 +264,47 @@ def _roll_up_dense(hist: SensitiveHistogram, mapping: "np.ndarray | KeyedInverse
         counts[:, j] = mapping.sums(weights[:, j]) if keyed else np.bincount(  # type: ignore[union-attr]
             rows, weights=weights[:, j], minlength=n_groups)
     return counts
+
+
+#: The bytes of derived tables' histograms kept at once (see :class:`HistogramBudget`).
+DERIVED_HISTOGRAM_BYTES = 256 << 20
+
+
+class HistogramBudget:
+    """The histograms that derived class tables keep, their bytes bounded.
+
+    A search keeps dozens of tables (its cached nodes and hub tables), each with the
+    histograms it rolled up: past ``limit`` bytes the histograms of the table that
+    derived them longest ago are dropped from it (it rolls them up again from its base if
+    they are asked for again).  A base table's histograms, built from the rows, are never
+    held here nor dropped; neither are the last table's.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.total = 0
+        self.held: OrderedDict[int, tuple[weakref.ref, int]] = OrderedDict()
+
+    def keep(self, table: Any, histograms: dict[str, SensitiveHistogram]) -> dict[str, SensitiveHistogram]:
+        """Count ``histograms`` (``table``'s, derived) and drop the oldest past the limit; returns them."""
+        size = sum(h.nbytes for h in histograms.values())
+        ident = id(table)
+        self._forget(ident)
+        self.held[ident] = (weakref.ref(table, lambda _: self._forget(ident)), size)
+        self.total += size
+        while self.total > self.limit and len(self.held) > 1:
+            oldest, (ref, _) = next(iter(self.held.items()))
+            self._forget(oldest)
+            held = ref()
+            if held is not None:
+                held.__dict__.pop("sensitive", None)
+        return histograms
+
+    def _forget(self, ident: int) -> None:
+        entry = self.held.pop(ident, None)
+        if entry is not None:
+            self.total -= entry[1]
+
+
+#: The one budget of every derived table's histograms.
+DERIVED_HISTOGRAMS = HistogramBudget(DERIVED_HISTOGRAM_BYTES)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from veil.classes._build import build_fields
 from veil.classes._grouping import KeyedInverse, group_codes, regroup_codes
-from veil.classes._histogram import SensitiveHistogram, roll_up_histograms
+from veil.classes._histogram import DERIVED_HISTOGRAMS, SensitiveHistogram, roll_up_histograms
 from veil.classes._release import apply_to_rows
 from veil.dataset import Dataset
 from veil.errors import ColumnNotFoundError, ParameterError
@@ -226,7 +226,8 @@ class ClassTable:
         """Per-class histograms of each sensitive attribute (derived lazily).
 
         Rolled up from the parent's classes when the parent has its histograms
-        (a generalization regroups whole classes), else from the base table's.
+        (a generalization regroups whole classes), else from the base table's;
+        their bytes count in :data:`~veil.classes._histogram.DERIVED_HISTOGRAMS`.
         """
         parent = None if self._inverse is None else (
             self._parent_histograms if self._histogram_parent is None else self._histogram_parent.sensitive)
@@ -236,7 +237,7 @@ class ClassTable:
             source, mapping = self.base.sensitive, self.base_map
         self._parent_histograms = None
         self._histogram_parent = None
-        return roll_up_histograms(source, mapping, self.n_classes)
+        return DERIVED_HISTOGRAMS.keep(self, roll_up_histograms(source, mapping, self.n_classes))
 
     def labels(self) -> pd.DataFrame:
         """One row per class: its QI labels at the current levels and its ``count``."""
@@ -405,7 +406,8 @@ class ClassTable:
             inverse=new_index,
         )
         if "sensitive" in self.__dict__:
-            table.__dict__["sensitive"] = {k: h.take_classes(keep) for k, h in self.__dict__["sensitive"].items()}
+            table.__dict__["sensitive"] = DERIVED_HISTOGRAMS.keep(
+                table, {k: h.take_classes(keep) for k, h in self.__dict__["sensitive"].items()})
         return table
 
     def suppressed_group(self) -> "ClassTable | None":
