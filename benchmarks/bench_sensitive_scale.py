@@ -14,6 +14,7 @@ of its cells missing (blank).
 Jobs, each one ``veil anonymize`` child with ``--auto-hierarchies -k 5`` (target: at most 10 s and
 1 GiB each, as a whole process):
 
+* ``k-only``: 5-anonymity alone, ``income`` still sensitive (the reference);
 * ``distinct``: distinct 2-diversity on ``income`` (``-l income:2``);
 * ``entropy``: entropy 2-diversity (``--require "entropy_l[income]>=2"``);
 * ``ordered``: ordered-distance t-closeness (``--require "t_ordered[income]<=0.3"``).
@@ -39,6 +40,7 @@ import pandas as pd
 
 QUASI_IDENTIFIERS = ["age", "sex", "education", "marital", "occupation", "children", "year"]
 JOBS = {
+    "k-only": [],
     "distinct": ["-l", "income:2"],
     "entropy": ["--require", "entropy_l[income]>=2"],
     "ordered": ["--require", "t_ordered[income]<=0.3"],
