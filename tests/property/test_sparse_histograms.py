@@ -235,6 +235,8 @@ def test_built_rolled_and_suppressed_alike(monkeypatch, seed, m, n):
         a, b = dense_table.sensitive["s"], pair_table.sensitive["s"]
         assert np.array_equal(a.counts, b.counts)
         assert np.array_equal(a.overall, b.overall)
+        assert np.array_equal(a.modes(), b.modes()) and np.array_equal(a.distinct(), b.distinct())
+        assert np.array_equal(a.class_top(), b.class_top())
         assert evaluate(dense_table).to_dict() == evaluate(pair_table).to_dict()
         homogeneous = [homogeneity_attack(t, "s") for t in (dense_table, pair_table)]
         assert np.array_equal(homogeneous[0].class_mask, homogeneous[1].class_mask)

@@ -149,6 +149,19 @@ class SensitiveHistogram:
             return stored.distinct()
         return np.count_nonzero(stored, axis=1).astype(np.int64, copy=False)
 
+    def modes(self) -> np.ndarray:
+        """Per class, the code of its most frequent value (the first in value order on a tie, as
+        ``argmax`` of a dense row; 0 for an empty class)."""
+        stored = self.__dict__["_stored"]
+        if not isinstance(stored, ClassValueCounts):
+            return np.argmax(stored, axis=1) if stored.shape[1] else np.zeros(len(stored), dtype=np.int64)
+        order = np.lexsort((stored.values, -stored.counts, stored.classes))  # the classes keep their places
+        begin = stored.starts[:-1]
+        held = begin < stored.starts[1:]
+        out = np.zeros(stored.n_classes, dtype=np.int64)
+        out[held] = stored.values[order[begin[held]]]
+        return out
+
     def class_top(self) -> np.ndarray:
         """Per class, the count of its most frequent value (int64; 0 for none)."""
         stored = self.__dict__["_stored"]
