@@ -82,6 +82,7 @@ def test_histograms_hold_the_pairs_not_classes_times_values(survey_csv):
     assert all(level[3]["sensitive"]["income"]["distinct_values"] == VALUES + 1 for level in levels)
 
 
+@pytest.mark.slow
 def test_anonymize_with_l_diversity_on_many_values(survey_csv, tmp_path):
     """The whole command, as the wage survey's user ran it, within a small memory peak."""
     out, report = tmp_path / "out.csv", tmp_path / "report.json"

@@ -405,9 +405,10 @@ class ClassTable:
             parent=self,  # the base map is derived lazily: class here -> new_index
             inverse=new_index,
         )
-        if "sensitive" in self.__dict__:
+        if "sensitive" in self.__dict__:  # filtered now; derived again through the base map if dropped
             table.__dict__["sensitive"] = DERIVED_HISTOGRAMS.keep(
                 table, {k: h.take_classes(keep) for k, h in self.__dict__["sensitive"].items()})
+            table._parent_histograms = table._histogram_parent = None  # this table's parent's are not held
         return table
 
     def suppressed_group(self) -> "ClassTable | None":
@@ -417,10 +418,9 @@ class ClassTable:
         classes' (input-suppressed records included): the records an attacker
         sees when suppressed records are published with their sensitive values.
         """
-        n = int(self.n_records - self.counts.sum())
+        n, top = int(self.n_records - self.counts.sum()), tuple(h.height for h in self.hierarchies)
         if n <= 0:
             return None
-        top = tuple(h.height for h in self.hierarchies)
         return ClassTable(quasi_identifiers=self.quasi_identifiers, hierarchies=self.hierarchies, levels=top,
                           codes=np.zeros((1, len(top)), dtype=np.int32), counts=np.array([n], dtype=np.int64),
                           n_records=n, suppressed=0, input_suppressed=0, base=self.base,

@@ -53,3 +53,16 @@ def test_pairs_take_and_columns():
     assert pairs.with_values(np.array([1, -1, 0]), 2).to_dense().tolist() == [[1, 2], [4, 0], [0, 1]]
     assert pairs.class_sizes().tolist() == [3, 4, 2] and pairs.distinct().tolist() == [2, 1, 2]
     assert pairs.nbytes == 5 * (4 + 4 + 8) + 4 * 8  # int32 class and value, int64 count; the row index, built
+
+
+def test_a_suppressed_table_derives_its_dropped_histograms_again(monkeypatch):
+    base = _table()
+    rolled = base.generalize([1, 0])
+    rolled.sensitive  # noqa: B018 - the suppression filters them
+    suppressed = rolled.suppress(rolled.counts < 40)
+    expected = suppressed.sensitive["s"].counts.copy()
+    monkeypatch.setattr(DERIVED_HISTOGRAMS, "limit", 0)  # every older table's are dropped at the next derivation
+    base.generalize([0, 1]).sensitive  # noqa: B018
+    assert "sensitive" not in suppressed.__dict__ and "sensitive" not in rolled.__dict__
+    assert np.array_equal(suppressed.sensitive["s"].counts, expected)
+    assert np.array_equal(suppressed.sensitive["s"].overall, base.sensitive["s"].overall)
