@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import veil.classes._histogram as histogram_module
-from veil.classes import ClassTable, SensitiveHistogram
+from veil.classes import ClassTable, ClassValueCounts, SensitiveHistogram, dense_space
 from veil.hierarchy import Hierarchy
 from veil.models import (
     BasicBetaLikeness, DeltaDisclosure, DistinctLDiversity, EnhancedBetaLikeness, EntropyLDiversity,
@@ -245,3 +245,31 @@ def test_built_rolled_and_suppressed_alike(monkeypatch, seed, m, n):
         assert judged[1].a_know == pytest.approx(judged[0].a_know, rel=1e-12, abs=1e-15)
         assert judged[1].a_acc == pytest.approx(judged[0].a_acc, rel=1e-12, abs=1e-15)
         assert judged[1].delta == judged[0].delta
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(1, 3000), st.integers(1, 12),
+       st.sampled_from([0.001, 0.02, 0.3]))
+def test_pairs_roll_up_as_the_matrix_sums(seed, g, m, groups, density):
+    """Pairs rolled up by any class -> group map (-1: left out) are the dense matrix summed by group,
+    in both of their ways (one bincount over a small key space, or one sort)."""
+    rng = np.random.default_rng(seed)
+    dense = np.where(rng.random((g, m)) < density, rng.integers(1, 5, (g, m)), 0)
+    mapping = rng.integers(-1, groups, g)
+    expected = np.zeros((groups, m), dtype=np.int64)
+    np.add.at(expected, mapping[mapping >= 0], dense[mapping >= 0])
+    pairs = ClassValueCounts.from_dense(dense)
+    sorted_path.append(not dense_space(groups * m, pairs.n_pairs))
+    got = pairs.roll_up(mapping, groups)
+    assert np.array_equal(got.to_dense(), expected)
+    assert bool(np.all(np.diff(got.classes.astype(np.int64) * m + got.values) > 0))  # sorted, merged
+    assert bool(np.all(got.counts > 0))
+
+
+sorted_path: list[bool] = []
+
+
+def test_both_ways_of_rolling_up_were_drawn():
+    """(Runs after the property above: its draws took the sorting way and the counting way.)"""
+    if sorted_path:
+        assert any(sorted_path) and not all(sorted_path)
