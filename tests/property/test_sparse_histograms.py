@@ -17,7 +17,7 @@ import veil.classes._histogram as histogram_module
 from veil.classes import ClassTable, ClassValueCounts, SensitiveHistogram, dense_space
 from veil.hierarchy import Hierarchy
 from veil.models import (
-    BasicBetaLikeness, DeltaDisclosure, DistinctLDiversity, EnhancedBetaLikeness, EntropyLDiversity,
+    AlphaKAnonymity, LKCPrivacy, BasicBetaLikeness, DeltaDisclosure, DistinctLDiversity, EnhancedBetaLikeness, EntropyLDiversity,
     EqualDistanceTCloseness, HierarchicalTCloseness, OrderedDistanceTCloseness, PresentValuesDeltaDisclosure,
     RecursiveCLDiversity,
 )
@@ -205,6 +205,13 @@ def test_models_judge_pairs_and_matrix_alike(monkeypatch, table):
         assert np.array_equal(masks[0], masks[1]), model
         levels = [model.achieved_level(t) for t in tables]
         assert _same(levels[0], levels[1]), model
+    others = [LKCPrivacy(L=1, K=2, C=0.5, sensitive="s"), AlphaKAnonymity(alpha=0.5, k=2, sensitive="s")]
+    if counts.shape[1] >= 2:  # protected values named
+        others += [LKCPrivacy(L=1, K=1, C=0.4, sensitive="s", values=("v000", "v001")),
+                   AlphaKAnonymity(alpha=0.4, k=1, sensitive="s", values=("v001",))]
+    for model in others:
+        assert np.array_equal(model.violating(tables[0]), model.violating(tables[1])), model
+        assert model.achieved_level(tables[0]) == model.achieved_level(tables[1]), model
     reports = [evaluate(t, recursive_l=l).to_dict() for t in tables]
     assert reports[0] == reports[1]
 
