@@ -89,7 +89,7 @@ def measure(command: list[str]) -> dict[str, float]:
             "status": done.returncode}
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workdir", type=Path, help="keep the data and outputs here (default: a temporary folder)")
     parser.add_argument("--rows", type=int, default=60_000)
@@ -106,6 +106,7 @@ def main() -> None:
         print(f"machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}, "
               f"load average {load[0]:.1f} at the start; python {platform.python_version()}")
         print(f"{'job':<10} {'wall s':>7} {'cpu s':>7} {'peak RSS MiB':>13}  status")
+        failed = 0
         for name in args.jobs.split(","):
             command = [veil, "anonymize", str(data), "--qi", ",".join(QUASI_IDENTIFIERS), "--sensitive", "income",
                        "--kind", "income=numeric", "--auto-hierarchies", "-k", "5", *JOBS[name],
@@ -113,7 +114,9 @@ def main() -> None:
             result = measure(command)
             print(f"{name:<10} {result['wall']:>7.2f} {result['cpu']:>7.2f} {result['rss_mib']:>13.0f}  "
                   f"{result['status']}")
+            failed += result["status"] != 0
+    return 1 if failed else 0  # a job that failed (the figures are judged by reading them: the machine varies)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
