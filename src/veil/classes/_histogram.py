@@ -76,7 +76,9 @@ class SensitiveHistogram:
     counts : numpy.ndarray of int64, shape (n_classes, n_values)
         ``counts[j, v]``: records of class ``j`` with value ``labels[v]``.  Given as a
         matrix or as :class:`~veil.classes._sparse.ClassValueCounts`; read as the matrix,
-        which for many values is built at each reading (read :attr:`pairs` instead).
+        which for more than :data:`DENSE_VALUES` values is built on reading (kept up to
+        :data:`DENSE_READ_BYTES`): read :attr:`pairs`, :meth:`distinct`, :meth:`value_totals`,
+        :meth:`class_top` or :meth:`modes` instead, whose cost follows the pairs.
     overall : numpy.ndarray of int64, shape (n_values,)
         Counts over the whole table (all records, suppressed ones included):
         the distribution t-closeness and δ-disclosure compare against.
