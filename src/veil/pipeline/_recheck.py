@@ -14,8 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from veil.classes import SUPPRESSED, ClassTable
-from veil.classes import build
+from veil.classes import SUPPRESSED, ClassTable, build
 from veil.classes._grouping import code_counts
 from veil.dataset import MISSING, Dataset
 from veil.errors import VerificationError
