@@ -90,6 +90,55 @@ def _mapped(hierarchies: Mapping[str, Any] | None, levels: Mapping[str, int] | N
     return out
 
 
+def _encode(ori: pd.DataFrame, rel: pd.DataFrame, ctl: pd.DataFrame | None, columns: list[str],
+            quasi_identifiers: Sequence[str], mapped: dict[str, dict[str, str]]) -> tuple[int, Any]:
+    """The number of suppressed released records, and the encoded tables."""
+    suppressed = int(suppressed_rows(rel, [q for q in quasi_identifiers if q in rel.columns]).sum())
+    if suppressed == len(rel):
+        raise SchemaError("Every released record is suppressed; there is nothing to attack.")
+    return suppressed, encode_tables(ori, ctl, rel, columns, quasi_identifiers=quasi_identifiers, mapped=mapped)
+
+
+def _check_parameters(attacks: Sequence[str], n_attacks: int, n_cols: int, n_neighbors: int, confidence: float,
+                      tolerance: float) -> tuple[int, int, int, float, float]:
+    unknown = [a for a in attacks if a not in ATTACKS]
+    if unknown:
+        raise ParameterError(f"Unknown attack {unknown[0]!r}; the attacks are: {', '.join(ATTACKS)}.")
+    return (check_int("n_attacks", n_attacks, "evaluate", low=1), check_int("n_cols", n_cols, "evaluate", low=1),
+            check_int("n_neighbors", n_neighbors, "evaluate", low=1),
+            check_real("confidence", confidence, "evaluate", low=0.0, high=1.0),
+            check_real("tolerance", tolerance, "evaluate", low=0.0))
+
+
+def _run(tables: Any, columns: list[str], known: list[str], secrets: list[str], halves: Any,
+         attacks: Sequence[str], *, n_attacks: int, n_cols: int, n_neighbors: int, confidence: float,
+         tolerance: float, rng: np.random.Generator, max_attempts: int) -> dict[str, Any]:
+    """Run the chosen attacks on the encoded tables."""
+    out: dict[str, Any] = {}
+    common = dict(n_attacks=n_attacks, confidence=confidence, rng=rng)
+    if "singling-out" in attacks:
+        out["singling_out"] = {mode: singling_out(tables, known, mode=mode, n_cols=n_cols, max_attempts=max_attempts,
+                                                  **common).to_dict() for mode in ("univariate", "multivariate")}
+    if "linkability" in attacks and all(halves):
+        out["linkability"] = linkability(tables, list(halves[0]), list(halves[1]), n_neighbors=n_neighbors,
+                                         **common).to_dict()
+    if "inference" in attacks:
+        out["inference"] = {
+            s: inference(tables, known if secrets else [c for c in columns if c != s], s, tolerance=tolerance,
+                         **common).to_dict() for s in (secrets or columns)}
+    own: dict[str, Any] = {}
+    if "linkage" in attacks:
+        own["linkage"] = linkage(tables, known, **common).to_dict()
+    if "homogeneity" in attacks and secrets:
+        own["homogeneity"] = {s: homogeneity(tables, known, s, tolerance=tolerance, **common).to_dict()
+                              for s in secrets}
+    if "record-linkage" in attacks and secrets:
+        own["record_linkage"] = {s: record_linkage(tables, known, s, tolerance=tolerance, **common).to_dict()
+                                 for s in secrets}
+    out["attacks"] = own
+    return out
+
+
 def evaluate(
     original: Any, release: Any, control: Any = None, *, secret: Sequence[str] | None = None,
     aux: Sequence[str] | None = None, link_aux: tuple[Sequence[str], Sequence[str]] | None = None,
@@ -140,55 +189,23 @@ def evaluate(
         "attacks": {"linkage", "homogeneity": {COLUMN}, "record_linkage": {COLUMN}}, "parameters"}``;
         each attack ``{"risk", "ci", "main", "control", "baseline", "n_attacks", "meaningful"}``.
     """
-    n_attacks = check_int("n_attacks", n_attacks, "evaluate", low=1)
-    n_cols = check_int("n_cols", n_cols, "evaluate", low=1)
-    n_neighbors = check_int("n_neighbors", n_neighbors, "evaluate", low=1)
-    confidence = check_real("confidence", confidence, "evaluate", low=0.0, high=1.0)
-    tolerance = check_real("tolerance", tolerance, "evaluate", low=0.0)
-    unknown = [a for a in attacks if a not in ATTACKS]
-    if unknown:
-        raise ParameterError(f"Unknown attack {unknown[0]!r}; the attacks are: {', '.join(ATTACKS)}.")
+    n_attacks, n_cols, n_neighbors, confidence, tolerance = _check_parameters(
+        attacks, n_attacks, n_cols, n_neighbors, confidence, tolerance)
     ori, rel = _frame(original, "original"), _frame(release, "release")
     ctl = None if control is None else _frame(control, "control")
     columns = _check_tables(ori, rel, ctl, n_attacks)
     known, secrets = _roles(columns, secret, aux, quasi_identifiers, sensitive)
-    suppressed = int(suppressed_rows(rel, [q for q in quasi_identifiers if q in rel.columns]).sum())
-    if suppressed == len(rel):
-        raise SchemaError("Every released record is suppressed; there is nothing to attack.")
-    tables = encode_tables(ori, ctl, rel, columns, quasi_identifiers=quasi_identifiers,
-                           mapped=_mapped(hierarchies, levels))
+    suppressed, tables = _encode(ori, rel, ctl, columns, quasi_identifiers, _mapped(hierarchies, levels))
     rng = np.random.default_rng(seed)
-    if n_cols > len(known):
-        n_cols = len(known)
-    out: dict[str, Any] = {}
-    common = dict(n_attacks=n_attacks, confidence=confidence, rng=rng)
-    if "singling-out" in attacks:
-        out["singling_out"] = {mode: singling_out(tables, known, mode=mode, n_cols=n_cols, max_attempts=max_attempts,
-                                                  **common).to_dict() for mode in ("univariate", "multivariate")}
+    n_cols = min(n_cols, len(known))
     halves = link_aux or (known[: len(known) // 2], known[len(known) // 2:])
-    if "linkability" in attacks and all(halves):
-        out["linkability"] = linkability(tables, list(halves[0]), list(halves[1]), n_neighbors=n_neighbors,
-                                         **common).to_dict()
-    targets = secrets or columns
-    if "inference" in attacks:
-        out["inference"] = {
-            s: inference(tables, known if secrets else [c for c in columns if c != s], s, tolerance=tolerance,
-                         **common).to_dict() for s in targets}
-    own: dict[str, Any] = {}
-    if "linkage" in attacks:
-        own["linkage"] = linkage(tables, known, **common).to_dict()
-    if "homogeneity" in attacks and secrets:
-        own["homogeneity"] = {s: homogeneity(tables, known, s, tolerance=tolerance, **common).to_dict()
-                              for s in secrets}
-    if "record-linkage" in attacks and secrets:
-        own["record_linkage"] = {s: record_linkage(tables, known, s, tolerance=tolerance, **common).to_dict()
-                                 for s in secrets}
-    out["attacks"] = own
+    out = _run(tables, columns, known, secrets, halves, attacks, n_attacks=n_attacks, n_cols=n_cols,
+               n_neighbors=n_neighbors, confidence=confidence, tolerance=tolerance, rng=rng,
+               max_attempts=max_attempts)
     out["parameters"] = {
         "n_attacks": n_attacks, "confidence": confidence, "n_cols": n_cols, "n_neighbors": n_neighbors,
         "tolerance": tolerance, "aux": known, "linkability_aux": [list(h) for h in halves], "secrets": secrets,
         "records": len(ori), "release_records": len(rel), "suppressed_records": suppressed,
-        "control_records": None if ctl is None else len(ctl),
-        "distance": "gower", "generalized_by": "hierarchies" if hierarchies else "labels",
-    }
+        "control_records": None if ctl is None else len(ctl), "distance": "gower",
+        "generalized_by": "hierarchies" if hierarchies else "labels"}
     return out
