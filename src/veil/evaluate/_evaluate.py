@@ -153,34 +153,23 @@ def evaluate(
     Parameters
     ----------
     original, release, control : DataFrame or Dataset
-        The records the release was made from, the release (made by veil or any tool), and records
-        of the same population that were not used (``veil split``); without a control the risk is
-        the raw success rate.
-    secret : list of str, optional
-        Columns the inference attack guesses; default: ``sensitive``, else each column in turn.
-    aux : list of str, optional
-        Columns the attacker knows; default: ``quasi_identifiers``, else every other column.
+        The records the release was made from; the release (made by veil or any tool); records of
+        the same population that were not used (``split``). Without a control, a risk is the raw rate.
+    secret, aux : list of str, optional
+        The columns inference guesses (default: ``sensitive``, else each column in turn) and the
+        columns the attacker knows (default: ``quasi_identifiers``, else every other column).
     link_aux : (list, list), optional
-        The two disjoint column sets of the linkability attack; default: ``aux`` cut in two halves.
-    attacks : list of str
-        Among :data:`ATTACKS`.
-    n_attacks : int in [1, inf)
-        Targets (or predicates) per attack.
-    n_cols : int in [1, inf)
-        Columns of a multivariate singling-out predicate.
-    n_neighbors : int in [1, inf)
-        Released records looked at per half in the linkability attack.
-    confidence : float in [0, 1]
-        Confidence level of the intervals.
-    tolerance : float in [0, inf)
-        Relative tolerance of a numeric guess.
+        The linkability attack's two disjoint column sets; default: ``aux`` cut in two halves.
+    attacks : list of str among :data:`ATTACKS`
+    n_attacks, n_cols, n_neighbors : int in [1, inf)
+        Targets per attack; columns of a multivariate predicate; neighbours per linkability half.
+    confidence : float in [0, 1]; tolerance : float in [0, inf)
+        The intervals' level; the relative tolerance of a numeric guess.
     seed : int, optional
         For a reproducible evaluation; default: OS randomness.
-    quasi_identifiers, sensitive : list of str
-        The release's roles (from its report), for the defaults above and to recognise suppressed
-        records (``*`` in every quasi-identifier).
-    hierarchies, levels : mapping, optional
-        The release's hierarchies and levels: generalized values are then matched exactly.
+    quasi_identifiers, sensitive, hierarchies, levels : optional
+        The release's roles, hierarchies and levels (its report): the defaults above, suppressed
+        records (``*`` in every quasi-identifier), and generalized values matched exactly.
 
     Returns
     -------
