@@ -21,7 +21,7 @@ ori, syn, ctl = (pd.read_csv(job[k]) for k in ("original", "release", "control")
 
 def figures(evaluator, **kw):
     res = evaluator.results(confidence_level=0.95)
-    if res.n_attacks == 0:
+    if getattr(res, "n_attacks", 1) == 0:
         return {"error": "no attack could be made"}
     risk = evaluator.risk(confidence_level=0.95, **kw)
     return {"risk": risk.value, "ci": list(risk.ci), "main": res.attack_rate.value,

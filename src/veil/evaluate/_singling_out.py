@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from veil.evaluate._columns import Tables
-from veil.evaluate._predicates import EQ, GE, ISNULL, LE, NE, NOTNULL, Predicates, match_counts
+from veil.evaluate._group_counts import Counter, counts as match_counts
+from veil.evaluate._predicates import EQ, GE, ISNULL, LE, NE, NOTNULL, Predicates
 from veil.evaluate._rates import AttackResult, attack_result
 
 __all__ = ["singling_out", "distinct_rows", "singling_out_probability_integral"]
@@ -98,10 +99,11 @@ def _multivariate(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int
     found: list[Predicates] = []
     seen: set[str] = set()
     total = attempts = 0
+    count = Counter(tables, "release", rows)
     while total < n and attempts < max_attempts:  # batches of 1,000 candidate predicates
         batch = _record_queries(tables, names, rows, n_cols, rng, medians)
         attempts += _BATCH
-        batch = batch.subset(np.flatnonzero(match_counts(tables, "release", batch, rows) == 1))
+        batch = batch.subset(np.flatnonzero(count(batch) == 1))
         keys = batch.keys()
         _, first = np.unique(keys, return_index=True)
         candidates = np.sort(first)
@@ -182,9 +184,10 @@ def singling_out(tables: Tables, names: Sequence[str], *, mode: str, n_attacks: 
     made = len(queries)
     if made == 0:
         return AttackResult(0.0, (0.0, 0.0), 0.0, None if tables.control is None else 0.0, 0.0, 0, False)
-    main = int((match_counts(tables, "original", queries, original_rows) == 1).sum())
+    on_original = Counter(tables, "original", original_rows)
+    main = int((on_original(queries) == 1).sum())
     baseline_queries = _random_queries(tables, names, release_rows, made, width, rng)
-    baseline = int((match_counts(tables, "original", baseline_queries, original_rows) == 1).sum())
+    baseline = int((on_original(baseline_queries) == 1).sum())
     control = None
     if tables.control is not None:
         control_rows = distinct_rows(tables, "control", names)
