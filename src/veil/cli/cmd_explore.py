@@ -175,8 +175,7 @@ def explore_command(  # the work is in the helpers above and below
     from veil.explore import chosen_point
     from veil.pipeline import Outputs
 
-    to_stdout = json_out == STDOUT
-    document = None
+    to_stdout, document = json_out == STDOUT, None
     with user_errors():
         _check_suffixes(plot, html)
         inputs, config = _inputs(ctx, target, hierarchy)
