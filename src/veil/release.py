@@ -192,12 +192,16 @@ def run_config(
     progress: Callable[[str, int | None, int | None], None] | None = None,
     html: str | None = None,
     config_path: str | Path | None = None,
+    holdout: Any = None,
 ) -> tuple["AnonymizationResult | FileRelease", dict[str, str]]:
     """Run the release a configuration describes; publish the outputs it names as one set.
 
     One pipeline (:func:`veil.pipeline.run`): in memory (:func:`veil.anonymize`) or, with
     ``engine: duckdb|spark``, file to file (:func:`veil.engines.anonymize_file`; the result holds the report).
     ``progress(phase, done, total)`` hears each phase (see :mod:`veil.progress`).
+
+    ``holdout`` (a :class:`veil.evaluate.Holdout`) withholds a share of the records from the release
+    and writes them with the outputs, as its control set (in memory only).
 
     Returns the result and the paths written (``{"data": ..., "report": ..., "html": ...}``).
     Nothing is written unless the anonymization succeeded and the written
@@ -213,6 +217,10 @@ def run_config(
 
     phase = progress or no_progress
     targets = _targets(config, output, report, html)
+    if holdout is not None:
+        if config.engine != "local":
+            raise ConfigError("--holdout withholds records in memory: use the local engine.")
+        targets["control"] = Path(holdout.path)
     models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
     _check_hierarchy_files(config)  # before the data is read: a typo must not cost a long read
     with Outputs(targets, inputs=release_inputs(config, config_path)) as out:
@@ -221,7 +229,7 @@ def run_config(
         if config.engine != "local":
             result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, phase)
         else:
-            result = _run_in_memory(config, models, out, phase, len(files))
+            result = _run_in_memory(config, models, out, phase, len(files), holdout)
         result.report["provenance"] = provenance(config)
         phase("write", int("data" in out), len(files))
         if "report" in out:
@@ -238,10 +246,16 @@ def run_config(
 
 
 def _run_in_memory(config: ReleaseConfig, models: list[Any], out: Outputs,
-                   phase: Callable[[str, int | None, int | None], None], files: int) -> AnonymizationResult:
+                   phase: Callable[[str, int | None, int | None], None], files: int,
+                   holdout: Any = None) -> AnonymizationResult:
     """The release in memory (:func:`veil.anonymize`), its data written into ``out`` and re-read."""
     sources: dict[str, str] = {}
     dataset = dataset_from_config(config, sources=sources)
+    control = None
+    if holdout is not None:
+        from veil.evaluate._holdout import hold_out
+
+        dataset, control = hold_out(dataset, holdout.share)
     if config.target is not None:  # a target it cannot learn is refused before the anonymization
         from veil.utility import check_workload_target
 
@@ -254,7 +268,19 @@ def _run_in_memory(config: ReleaseConfig, models: list[Any], out: Outputs,
     if "data" in out:
         written = out.write("data", table_writer(result.data))
         verify_written(written, result, dataset, models, label=config.label)
+    if control is not None:
+        _hold(result, dataset, control, holdout, out)
     return result
+
+
+def _hold(result: AnonymizationResult, dataset: Dataset, control: pd.DataFrame, holdout: Any, out: Outputs) -> None:
+    """Write the withheld records (with the outputs) and, if asked, the release's attack evaluation."""
+    out.write("control", table_writer(control))
+    result.report["holdout"] = {"share": holdout.share, "records": len(control)}
+    if holdout.evaluate:
+        from veil.evaluate._holdout import evaluate_release
+
+        result.report["evaluation"] = evaluate_release(dataset, result.data, control, result.transformation)
 
 
 def _workload(config: ReleaseConfig, dataset: Dataset, result: "AnonymizationResult") -> dict[str, Any]:

@@ -176,7 +176,7 @@ def _options(values: list[str] | None) -> dict[str, object]:
 
 #: The options that may be given beside a configuration: where to write, and how much to print.
 #: Every other option describes the release, which the configuration sets.
-BESIDE_CONFIG = ("output", "json_out", "html_out", "quiet")
+BESIDE_CONFIG = ("output", "json_out", "html_out", "quiet", "holdout", "holdout_out", "evaluate")
 #: The configuration key each other option stands for (the remedy the refusal names).
 _CONFIG_KEYS = {
     "qi": "attributes", "sensitive": "attributes", "identifier": "attributes", "insensitive": "attributes",
@@ -188,6 +188,19 @@ _CONFIG_KEYS = {
     "allow_identifier": "allow_identifiers", "algorithm": "algorithm", "option": "algorithm_options",
     "engine": "engine",
 }
+
+
+def _holdout(share: float | None, path: Path | None, evaluate: bool) -> object:
+    """The records to withhold (``--holdout`` with ``--holdout-out``), or ``None``."""
+    from veil.errors import ParameterError
+    from veil.evaluate import Holdout
+
+    if (share is None) != (path is None):
+        raise ParameterError("--holdout and --holdout-out go together: the share to withhold and where it goes.")
+    if evaluate and share is None:
+        raise ParameterError("--evaluate attacks the release against withheld records: give --holdout and "
+                             "--holdout-out too (or run veil evaluate with a control set).")
+    return None if share is None else Holdout(share, str(path), evaluate)
 
 
 def _config_mode(ctx: typer.Context, target: Path, *, output: Path | None, json_out: Path | None,
@@ -242,6 +255,9 @@ def anonymize_command(
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
     require: str = typer.Option(None, "--require", help=require_help("Every model asked for must hold (adds to -k, -l, -t).")),
+    holdout: float = typer.Option(None, "--holdout", help="Withhold this share of the records from the release (never released) as a control set for `veil evaluate`."),
+    holdout_out: Path = typer.Option(None, "--holdout-out", help="Where the withheld records go (CSV/Parquet): as private as the input."),
+    evaluate: bool = typer.Option(False, "--evaluate", help="Attack the release against the withheld records (needs --holdout); the report gains 'evaluation'."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr (the summary is still printed)."),
 ) -> None:
     # long: a Typer command: one line per flag
@@ -270,11 +286,12 @@ def anonymize_command(
                 suppressed=suppressed, keep_unlisted=keep_unlisted,
                 allow_identifiers=[c for v in allow_identifier or [] for c in split_list(v, "--allow-identifier")],
             )
+        held = _holdout(holdout, holdout_out, evaluate)
         with phase_display(err_console, quiet=quiet) as progress:  # stderr: stdout keeps the summary only
             result, written = run_config(
                 config, output=str(output) if output else None, report=str(json_out) if json_out else None,
                 progress=progress, html=str(html_out) if html_out else None,
-                config_path=target if target.suffix.lower() in _CONFIG_SUFFIXES else None,
+                config_path=target if target.suffix.lower() in _CONFIG_SUFFIXES else None, holdout=held,
             )
     for note in notes:
         err_console.print(note, highlight=False, soft_wrap=True)

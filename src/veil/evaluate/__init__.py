@@ -10,8 +10,9 @@ baseline.  :func:`split` holds out the control.  See ``docs/evaluate.md``.
 """
 
 from veil.evaluate._evaluate import ATTACKS, evaluate
+from veil.evaluate._holdout import Holdout
 from veil.evaluate._rates import AttackResult, SuccessRate, attack_result, bound_risk, residual_success, success_rate
 from veil.evaluate._split import split
 
-__all__ = ["evaluate", "split", "ATTACKS", "AttackResult", "SuccessRate", "success_rate", "residual_success",
+__all__ = ["evaluate", "split", "Holdout", "ATTACKS", "AttackResult", "SuccessRate", "success_rate", "residual_success",
            "bound_risk", "attack_result"]
