@@ -36,6 +36,7 @@ def _config_from_flags(
     algorithm: str = "lattice", options: dict[str, object] | None = None, engine: str = "local",
     identifiers: list[str] | None = None, insensitive: list[str] | None = None, suppressed: str | None = None,
     keep_unlisted: bool = False, allow_identifiers: list[str] | None = None, require: str | None = None,
+    max_nodes: int | None = None,
 ):
     """The release configuration the data-file flags describe, checked as a configuration file is."""
     from veil.config import ReleaseConfig, check_consistency
@@ -61,7 +62,7 @@ def _config_from_flags(
             algorithm=algorithm, algorithm_options=options or {}, engine=engine,
             output={"shuffle": shuffle, "drop_suppressed": drop_suppressed},
             seed=seed, suppressed=suppressed, keep_unlisted=keep_unlisted,
-            allow_identifiers=list(allow_identifiers or []),
+            allow_identifiers=list(allow_identifiers or []), max_nodes=max_nodes,
         )
     except ValidationError as exc:
         raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
@@ -161,6 +162,7 @@ def anonymize_command(
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
     require: str = typer.Option(None, "--require", help=require_help("Every model asked for must hold (adds to -k, -l, -t).")),
+    max_nodes: int = typer.Option(None, "--max-nodes", help="Largest generalization lattice the lattice search enumerates (default 10,000,000)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr (the summary is still printed)."),
 ) -> None:
     # long: a Typer command: one line per flag
@@ -190,6 +192,10 @@ def anonymize_command(
                 from veil.errors import ParameterError
 
                 raise ParameterError("--require applies to data-file mode; with a configuration file, list the models in it.")
+            if max_nodes is not None:
+                from veil.errors import ParameterError
+
+                raise ParameterError("--max-nodes applies to data-file mode; with a configuration file, set 'max_nodes' in it.")
             config = load_config(target)
         else:
             config = _config_from_flags(
@@ -205,6 +211,7 @@ def anonymize_command(
                 identifiers=split_list(identifier, "--identifier"), insensitive=split_list(insensitive, "--insensitive"),
                 suppressed=suppressed, keep_unlisted=keep_unlisted,
                 allow_identifiers=[c for v in allow_identifier or [] for c in split_list(v, "--allow-identifier")],
+                max_nodes=max_nodes,
             )
         with phase_display(err_console, quiet=quiet) as progress:  # stderr: stdout keeps the summary only
             result, written = run_config(

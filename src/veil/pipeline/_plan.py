@@ -53,6 +53,8 @@ def _check_arguments(rest: Mapping[str, Any]) -> None:
         check_real("suppression_limit", rest["suppression_limit"], "anonymize", low=0.0, high=1.0)
     if rest.get("seed") is not None:
         check_int("seed", rest["seed"], "anonymize", low=0)
+    if rest.get("max_nodes") is not None:
+        check_int("max_nodes", rest["max_nodes"], "anonymize", low=1)
 
 
 def check_problem(
@@ -151,6 +153,7 @@ class Plan:
     options: Mapping[str, Any] = field(default_factory=dict)
     shuffle: bool = True
     seed: int | None = None
+    max_nodes: int | None = None
 
     @classmethod
     def make(
@@ -229,6 +232,7 @@ class Plan:
             min_levels=[int(self.min_levels.get(q, 0)) for q in qis],
             max_levels=[int(self.max_levels.get(q, h.height)) for q, h in zip(qis, base.hierarchies)],
             options=dict(self.options), progress=progress, terms=terms if metric_spec.has_terms else None,
+            max_nodes=self.max_nodes,
         )
 
 

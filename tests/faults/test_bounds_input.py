@@ -1,0 +1,101 @@
+"""Unbounded work and bad input found by the hostile review (issues 32 and 33), each refused or fixed.
+
+The lattice's size bound (issue 32 item 14), the identifier scan's patterns on adversarial
+lengths (item 15), what the scan makes of ordinary survey columns (issue 33 item 6), the
+label and features of TDS and ``veil utility`` (items 12, 13; issue 33 item 8), malformed
+reports and pandas dtypes (item 16), and ``veil risk --top`` (item 17).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+QIS16 = ",".join(f"q{i}" for i in range(16))
+
+
+def _wide(folder: Path, n_qis: int = 16, rows: int = 100) -> Path:
+    """``rows`` rows of ``n_qis`` columns with the five values 1..5 each (the reviewer's table)."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({f"q{i}": rng.integers(1, 6, size=rows) for i in range(n_qis)})
+    path = folder / "wide.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+# -- issue 32 item 14: the lattice has a size limit ------------------------------------------------
+
+
+def test_sixteen_qis_are_refused_in_one_line_within_seconds(tmp_path: Path, faults) -> None:
+    data = _wide(tmp_path)
+    before = faults.snapshot(tmp_path)
+    began = time.perf_counter()
+    outcome = faults.invoke("anonymize", data, "--qi", QIS16, "--auto-hierarchies", "-k", "2",
+                            "-o", tmp_path / "out.csv")
+    seconds = time.perf_counter() - began
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), "16 quasi-identifiers", "nodes",
+                          "max_nodes=10,000,000", "--algorithm mondrian", "--max-nodes")
+    assert seconds < 5, seconds
+
+
+def test_explore_refuses_the_same_lattice(tmp_path: Path, faults) -> None:
+    data = _wide(tmp_path)
+    levels = tmp_path / "levels.csv"  # 1..5 in three levels and *: 4^16 nodes
+    levels.write_text("".join(f"{v};{(v - 1) // 2};{(v - 1) // 4};*\n" for v in range(1, 6)), encoding="utf-8")
+    before = faults.snapshot(tmp_path)
+    hierarchies = [f"--hierarchy=q{i}={levels}" for i in range(16)]
+    outcome = faults.invoke("explore", data, "--qi", QIS16, *hierarchies, "-k", "2", "-q")
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), "nodes", "max_nodes")
+
+
+def test_max_nodes_flag_and_config_key_bound_the_lattice(tmp_path: Path, faults) -> None:
+    data = _wide(tmp_path, n_qis=3)
+    before = faults.snapshot(tmp_path)
+    outcome = faults.invoke("anonymize", data, "--qi", "q0,q1,q2", "--auto-hierarchies", "-k", "2",
+                            "--max-nodes", "5", "-o", tmp_path / "out.csv")
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), "max_nodes=5")
+    config = tmp_path / "release.yaml"
+    config.write_text(
+        "input: {path: wide.csv}\n"
+        "attributes:\n" + "".join(f"  q{i}: {{role: quasi-identifier, hierarchy: auto}}\n" for i in range(3))
+        + "models: [{type: k-anonymity, k: 2}]\nmax_nodes: 5\noutput: {path: out.csv}\n", encoding="utf-8")
+    before = faults.snapshot(tmp_path)
+    faults.assert_refused(faults.invoke("anonymize", config), before, faults.snapshot(tmp_path), "max_nodes=5")
+    config.write_text(config.read_text().replace("max_nodes: 5", "max_nodes: 100000"), encoding="utf-8")
+    assert faults.invoke("anonymize", config).exit_code == 0
+    assert (tmp_path / "out.csv").exists()
+
+
+def test_max_nodes_must_be_positive(tmp_path: Path, faults) -> None:
+    data = _wide(tmp_path, n_qis=2)
+    before = faults.snapshot(tmp_path)
+    outcome = faults.invoke("anonymize", data, "--qi", "q0,q1", "--auto-hierarchies", "-k", "2",
+                            "--max-nodes", "0", "-o", tmp_path / "out.csv")
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), "max_nodes")
+
+
+def test_the_library_refuses_before_allocating() -> None:
+    from veil.algorithms._lattice_size import check_lattice_size
+    from veil.errors import ParameterError
+
+    names = [f"q{i}" for i in range(40)]
+    with pytest.raises(ParameterError, match="nodes") as info:
+        check_lattice_size(names, [0] * 40, [9] * 40, memory=None)  # 10^40 nodes: a Python integer
+    assert "10,000,000,000,000,000,000,000,000,000,000,000,000,000 nodes" in str(info.value)
+    assert "\n" not in str(info.value)
+    # under max_nodes but over the memory available: refused too, without suggesting a larger bound
+    with pytest.raises(ParameterError, match="memory available") as info:
+        check_lattice_size(names[:2], [0, 0], [9, 9], memory=1000)
+    assert "--max-nodes" not in str(info.value)
+    assert check_lattice_size(names[:2], [0, 0], [9, 9], memory=None) == 100
+
+
+def test_datafly_is_not_bounded_by_the_lattice_size(tmp_path: Path, faults) -> None:
+    data = _wide(tmp_path)
+    outcome = faults.invoke("anonymize", data, "--qi", QIS16, "--auto-hierarchies", "-k", "2",
+                            "--algorithm", "datafly", "-o", tmp_path / "out.csv", "-q")
+    assert outcome.exit_code == 0, outcome.text
