@@ -9,6 +9,16 @@ the 18).  The detector in :mod:`veil.sanitize._detect` reads this table only.
 
 Value patterns are written without look-around so that the pyarrow-backed
 string dtype can run them with RE2 (fast, vectorised).
+
+Every pattern runs in time linear in the text it is given, whichever engine runs
+it (Python's ``re`` backtracks): no quantifier is nested in another, and where
+two adjacent quantified runs could share characters (the two halves of
+``McDonald`` in the name pattern) each run is bounded (:data:`WORD`), so a
+failing match tries a bounded number of splits.  Besides, a value longer than
+:data:`MAX_PATTERN_CHARS` is not matched against any value pattern
+(:func:`veil.sanitize._column_values.pattern_shares`): no identifier value is that
+long.  ``tests/faults/test_bounds_input.py`` runs every pattern on adversarial
+texts of 100 KB.
 """
 
 from __future__ import annotations
@@ -21,7 +31,14 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-__all__ = ["Category", "Kind", "KINDS", "KIND_BY_NAME", "luhn_valid", "name_tokens"]
+__all__ = ["Category", "Kind", "KINDS", "KIND_BY_NAME", "luhn_valid", "name_tokens", "MAX_PATTERN_CHARS", "WORD"]
+
+#: The longest value matched against the value patterns (longer ones match none): a URL's
+#: practical limit; an e-mail address has at most 254 characters, the other kinds far fewer.
+MAX_PATTERN_CHARS = 2048
+#: The letters after a name word's capital: bounded, so that the name pattern's adjacent runs
+#: (``Mc`` + ``Donald``) split a failing text in a bounded number of ways.
+WORD = "{1,40}"
 
 
 class Category(str, Enum):
@@ -229,7 +246,8 @@ KINDS: tuple[Kind, ...] = (
                          r"person", r"author", r"contact", r"initials"), 0.7,
          # booleans and null words are capitalised words but never names
          r"(?!(?:True|False|Yes|No|None|Null|Nan)\Z)"
-         r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?: [A-Z]\.?)?(?: (?:[A-Z][a-z]+|[A-Z]')?[A-Za-z][a-z]+(?:-[A-Z][a-z]+)?)?", 0.3,
+         rf"[A-Z][a-z]{WORD}(?:[-'][A-Z]?[a-z]{WORD})?(?: [A-Z]\.?)?"
+         rf"(?: (?:[A-Z][a-z]{WORD}|[A-Z]')?[A-Za-z][a-z]{WORD}(?:-[A-Z][a-z]{WORD})?)?", 0.3,
          description="person name (capitalised words; weak from values alone)"),
     Kind("medical_record_number", DI, 8, (r"mrn", r"medical_record\w*", r"med_rec\w*", r"chart(_number|_no|_id)?",
                                           r"patient_(id|number|no)", r"record_(number|no|id)", r"case_(number|no|id)"),
