@@ -177,3 +177,53 @@ def test_anonymize_scans_long_values_fast(tmp_path: Path, faults) -> None:
     assert outcome.exit_code in (0, 2), outcome.text
     assert "Traceback" not in outcome.text
     assert time.process_time() - began < 5.0
+
+
+# -- issue 33 item 6: ordinary survey columns ------------------------------------------------------
+
+
+def _trial(folder: Path, n: int = 453) -> Path:
+    """A clinical trial's shape: age, sex, two continuous health scores (unique decimals)."""
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({
+        "age": rng.integers(20, 80, size=n), "sex": rng.choice(["F", "M"], size=n),
+        "mcs": [f"{x:.6f}" for x in rng.normal(40, 12, size=n)],
+        "pcs": [f"{x:.6f}" for x in rng.normal(48, 10, size=n)],
+        "racegrp": rng.choice(["white", "black", "hispanic", "other"], size=n),
+    })
+    path = folder / "trial.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_health_scores_are_released_as_insensitive_without_allow_identifier(tmp_path: Path, faults) -> None:
+    data = _trial(tmp_path)
+    outcome = faults.invoke("anonymize", data, "--qi", "age,sex", "--hierarchy", "age=interval:10,20",
+                            "--hierarchy", "sex=suppress", "-k", "5", "--insensitive", "mcs,pcs",
+                            "-o", tmp_path / "out.csv", "-q")
+    assert outcome.exit_code == 0, outcome.text
+    assert list(pd.read_csv(tmp_path / "out.csv").columns) == ["age", "sex", "mcs", "pcs"]
+
+
+def test_scan_names_survey_kinds(tmp_path: Path, faults) -> None:
+    import json
+
+    data = _trial(tmp_path)
+    frame = pd.read_csv(data)
+    frame["education"] = np.resize(["1. < HS Grad", "2. HS Grad", "5. Advanced Degree"], len(frame))
+    frame["region"] = np.resize(["1. New England", "2. Middle Atlantic"], len(frame))
+    frame["maritl"] = np.resize(["1. Never Married", "2. Married"], len(frame))
+    frame["educcat"] = np.resize(["hs", "college"], len(frame))
+    frame["maritalcat"] = np.resize(["single", "married"], len(frame))
+    frame["row"] = np.arange(20_001, 20_001 + len(frame))
+    frame.to_csv(data, index=False)
+    outcome = faults.invoke("scan", data, "--json", tmp_path / "scan.json")
+    assert outcome.exit_code == 0, outcome.text
+    columns = json.loads((tmp_path / "scan.json").read_text())["columns"]
+    assert {c: columns[c]["kind"] for c in ("education", "region", "maritl", "educcat", "maritalcat", "racegrp")} == {
+        "education": "education", "region": "region", "maritl": "marital_status", "educcat": "education",
+        "maritalcat": "marital_status", "racegrp": "race"}
+    assert all(columns[c]["category"] == "quasi-identifier"
+               for c in ("education", "region", "maritl", "educcat", "maritalcat", "racegrp"))
+    assert columns["mcs"]["category"] == columns["pcs"]["category"] == "none"
+    assert not [e for e in columns["row"]["evidence"] if e["kind"] == "zip"]

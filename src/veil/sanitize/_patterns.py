@@ -188,6 +188,8 @@ _DATE = (
     r"|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
     r")"
 )
+#: The suffixes of a coded survey variable: ``educcat``, ``racegrp``, ``marital_cat``.
+_CODED = r"(_?(cat|grp|group|category|code|cd))?"
 # a plain decimal number (a latitude such as 40.712776) is never a phone number
 _PHONE = (
     r"(?![-+]?\d+\.\d+\Z)(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]?\d{3,4}[ .-]?\d{3,4}"
@@ -287,14 +289,22 @@ KINDS: tuple[Kind, ...] = (
     # Quasi-identifiers outside the 18 Safe Harbor types (Sweeney's sex, and the usual demographics).
     Kind("sex", QI, None, (r"sex", r"gender", r"\w*_sex", r"\w*_gender"), 0.85,
          r"(?i)m|f|male|female|man|woman|other|unknown|non_?binary|x|u", 0.3, description="sex or gender"),
-    Kind("race", QI, None, (r"race", r"ethnicity", r"ethnic_group", r"ancestry"), 0.85, description="race or ethnicity"),
-    Kind("marital_status", QI, None, (r"marital(_status)?", r"married", r"civil_status"), 0.85,
+    # survey codebooks abbreviate and suffix these names (maritl, maritalcat, educcat, racegrp): _CODED
+    Kind("race", QI, None, (rf"race(_?eth(nicity)?)?{_CODED}", r"ethnicity", r"ethnic_group", r"ancestry"), 0.85,
+         description="race or ethnicity"),
+    Kind("marital_status", QI, None, (rf"marit(al|l)?(_?status)?{_CODED}", r"married", r"civil_status",
+                                      r"mar_?stat"), 0.85,
          description="marital status"),
-    Kind("state", QI, None, (r"state", r"province", r"region", r"country", r"nationality", r"citizenship"), 0.6,
+    Kind("state", QI, None, (r"state", r"province", r"country", r"nationality", r"citizenship"), 0.6,
          description="state, province or country (not a Safe Harbor identifier, but a quasi-identifier)"),
-    Kind("occupation", QI, None, (r"occupation", r"job(_title)?", r"profession", r"employer", r"workclass",
-                                  r"education\w*", r"religion"), 0.6,
-         description="occupation, employer, education or religion"),
+    Kind("region", QI, None, (rf"region{_CODED}", r"census_region", r"\w*_region"), 0.6,
+         description="region (a group of states or areas; a quasi-identifier)"),
+    Kind("occupation", QI, None, (r"occupation", r"job(_title)?", r"profession", r"employer", r"workclass"), 0.6,
+         description="occupation or employer"),
+    Kind("education", QI, None, (rf"educ(ation(al)?)?(_?(level|lvl|attainment))?{_CODED}", r"edu",
+                                 r"schooling", r"degree", r"highest_degree", r"qualification"), 0.6,
+         description="education level"),
+    Kind("religion", QI, None, (r"religion", r"religious_affiliation", r"faith"), 0.6, description="religion"),
 )
 
 KIND_BY_NAME: dict[str, Kind] = {k.name: k for k in KINDS}
