@@ -227,3 +227,80 @@ def test_scan_names_survey_kinds(tmp_path: Path, faults) -> None:
                for c in ("education", "region", "maritl", "educcat", "maritalcat", "racegrp"))
     assert columns["mcs"]["category"] == columns["pcs"]["category"] == "none"
     assert not [e for e in columns["row"]["evidence"] if e["kind"] == "zip"]
+
+
+# -- issue 32 items 12, 13; issue 33 item 8: the label, the features and the report of a workload --
+
+
+def _wage(folder: Path, n: int = 600) -> Path:
+    """A wage survey's shape: two QIs, a class attribute, and columns a release withholds."""
+    rng = np.random.default_rng(5)
+    age = rng.integers(20, 70, size=n)
+    frame = pd.DataFrame({
+        "age": age, "sex": rng.choice(["F", "M"], size=n),
+        "maritl": rng.choice(["1. Never Married", "2. Married", "3. Widowed"], size=n),
+        "income": rng.integers(1_000, 90_000, size=n),
+        "salary-class": np.where(age + rng.integers(0, 30, size=n) > 60, ">50K", "<=50K"),
+    })
+    path = folder / "wage.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _age_file(folder: Path) -> Path:
+    path = folder / "age.csv"
+    path.write_text("".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*\n" for a in range(20, 70)), encoding="utf-8")
+    return path
+
+
+def test_tds_reads_a_withheld_label_without_publishing_it(tmp_path: Path, faults) -> None:
+    data = _wage(tmp_path)
+    out = tmp_path / "out.csv"
+    outcome = faults.invoke("anonymize", data, "--qi", "age,sex", "--hierarchy", f"age={_age_file(tmp_path)}",
+                            "--hierarchy", "sex=suppress", "-k", "5", "--algorithm", "tds",
+                            "--label", "salary-class", "-o", out, "--json", tmp_path / "r.json", "-q")
+    assert outcome.exit_code == 0, outcome.text
+    assert "salary-class" not in pd.read_csv(out).columns  # the label is withheld: read, never written
+    import json
+
+    assert json.loads((tmp_path / "r.json").read_text())["utility"]["classification"] is not None
+
+
+def test_target_workload_learns_from_the_published_columns_only(tmp_path: Path, faults) -> None:
+    data = _wage(tmp_path)
+    outcome = faults.invoke("anonymize", data, "--qi", "age,sex", "--hierarchy", f"age={_age_file(tmp_path)}",
+                            "--hierarchy", "sex=suppress", "--insensitive", "salary-class", "-k", "5",
+                            "--target", "salary-class", "-o", tmp_path / "out.csv", "--json", tmp_path / "r.json",
+                            "-q")
+    assert outcome.exit_code == 0, outcome.text  # maritl and income are withheld: not features
+    import json
+
+    workload = json.loads((tmp_path / "r.json").read_text())["workload"]
+    assert workload["features"] == ["age", "sex"]
+
+
+def test_utility_needs_only_the_report(tmp_path: Path, faults) -> None:
+    data = _wage(tmp_path)
+    _age_file(tmp_path)
+    faults.invoke("anonymize", data, "--qi", "age,sex", "--hierarchy", f"age={tmp_path / 'age.csv'}",
+                  "--hierarchy", "sex=suppress", "--insensitive", "salary-class", "-k", "5",
+                  "-o", tmp_path / "out.csv", "--json", tmp_path / "r.json", "-q")
+    outcome = faults.invoke("utility", data, tmp_path / "out.csv", "--report", tmp_path / "r.json",
+                            "--target", "salary-class", "--json", tmp_path / "u.json")
+    assert outcome.exit_code == 0, outcome.text
+    import json
+
+    assert json.loads((tmp_path / "u.json").read_text())["features"] == ["age", "sex"]
+
+
+@pytest.mark.parametrize("transformation", ['[1, 2]', '{"age": "x", "sex": 1}', '{"age": null, "sex": 1}',
+                                            '{"age": true, "sex": 1}', '"age"'])
+def test_utility_refuses_a_malformed_report(tmp_path: Path, faults, transformation: str) -> None:
+    data = _wage(tmp_path)
+    release = tmp_path / "release.csv"
+    pd.read_csv(data)[["age", "sex", "salary-class"]].to_csv(release, index=False)
+    report = tmp_path / "r.json"
+    report.write_text('{"transformation": ' + transformation + '}', encoding="utf-8")
+    before = faults.snapshot(tmp_path)
+    outcome = faults.invoke("utility", data, release, "--report", report, "--target", "salary-class")
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), "transformation")

@@ -54,7 +54,7 @@ from veil.errors import ParameterError
 from veil.utility._alignment import align_release
 
 __all__ = ["CLASSIFIERS", "MAX_TARGET_CLASSES", "ClassifierScores", "Workload", "WorkloadResult", "workload", "workload_summary",
-           "check_workload_target"]
+           "check_workload_target", "published_columns"]
 
 #: The classifiers :func:`workload` trains by default, by report name.
 CLASSIFIERS: tuple[str, ...] = ("decision-tree", "naive-bayes", "logistic-regression")
@@ -256,8 +256,10 @@ class Workload:
     quasi_identifiers : sequence of str, optional
         Defaults to the dataset's.
     features : sequence of str, optional
-        The columns to learn from (default: every column but the target and
-        the identifiers); each release must have them.
+        The columns to learn from: those the releases publish.  Default: the
+        quasi-identifiers and the columns declared sensitive or insensitive (what
+        a release publishes under the default policy; an identifier is dropped,
+        an unlisted column withheld).  Each release must have them.
     test_size : float in (0, 1), default 1/3
     random_state : int, default 0
         Seed of the split and of the classifiers: the result is deterministic.
@@ -300,8 +302,7 @@ class Workload:
             raise ParameterError("The 'classifiers' parameter needs at least one classifier name.")
         for name in names:
             _make(name, 0)  # unknown names fail here, before any work
-        identifiers = set(original.schema.identifiers)
-        columns = list(features) if features is not None else [c for c in original.columns if c != target and c not in identifiers]
+        columns = list(features) if features is not None else published_columns(original, target)
         absent = [c for c in list(qis) + columns if c not in original.columns]
         if absent:
             raise ParameterError(f"Column(s) {', '.join(map(repr, absent))} are not in the original table.")
@@ -368,7 +369,10 @@ class Workload:
 
         if not isinstance(release, pd.DataFrame):
             raise ParameterError(f"The release must be a pandas DataFrame. Got {type(release).__name__} instead.")
-        absent = [c for c in (*self.features, self.target) if c not in release.columns]
+        if self.target not in release.columns:
+            raise ParameterError(f"The release does not publish the target {self.target!r}: workload utility "
+                                 "predicts a published attribute (declare it sensitive or insensitive).")
+        absent = [c for c in self.features if c not in release.columns]
         if absent:
             raise ParameterError(f"The release lacks the column(s) {', '.join(map(repr, absent))} the workload reads.")
         if aligned:
@@ -400,10 +404,21 @@ class Workload:
         )
 
 
+def published_columns(original: Dataset, target: str) -> list[str]:
+    """The columns of ``original`` a release publishes under the default policy, the target left
+    out: its quasi-identifiers and the columns declared sensitive or insensitive (an identifier is
+    dropped, a column with no declared role withheld)."""
+    from veil.data._schema import Role
+
+    schema = original.schema
+    return [c for c in original.columns
+            if c != target and c in schema and schema[c].role is not Role.IDENTIFIER]
+
+
 def workload(
     original: Dataset, release: pd.DataFrame, *, target: str, classifiers: Sequence[str] = CLASSIFIERS,
     quasi_identifiers: Sequence[str] | None = None, levels: Mapping[str, int] | None = None,
-    aligned: bool = False, test_size: float = 1 / 3, random_state: int = 0,
+    aligned: bool = False, test_size: float = 1 / 3, random_state: int = 0, features: Sequence[str] | None = None,
 ) -> WorkloadResult:
     """Workload utility of a release: :math:`U_{base}`, :math:`U_{san}`, :math:`U_{max}` and :math:`A_{acc}`.
 
@@ -429,6 +444,10 @@ def workload(
         The release's rows are in the original's order (see :meth:`Workload.score`).
     test_size : float in (0, 1), default 1/3
     random_state : int, default 0
+    features : sequence of str, optional
+        The columns the classifiers learn from.  Default: the columns the release publishes (those
+        of ``release`` that the original has), the target and the original's identifiers left out; a
+        column the release withholds is never a feature.
 
     Returns
     -------
@@ -456,8 +475,11 @@ def workload(
     >>> result.to_dict()["classifiers"]["decision-tree"]["u_max"]
     1.0
     """
+    if features is None and isinstance(release, pd.DataFrame) and isinstance(original, Dataset):
+        identifiers = set(original.schema.identifiers)
+        features = [c for c in release.columns if c in original.columns and c != target and c not in identifiers]
     prepared = Workload(original, target=target, classifiers=classifiers, quasi_identifiers=quasi_identifiers,
-                        test_size=test_size, random_state=random_state)
+                        features=features, test_size=test_size, random_state=random_state)
     return prepared.score(release, levels=levels, aligned=aligned)
 
 
