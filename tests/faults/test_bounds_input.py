@@ -304,3 +304,34 @@ def test_utility_refuses_a_malformed_report(tmp_path: Path, faults, transformati
     before = faults.snapshot(tmp_path)
     outcome = faults.invoke("utility", data, release, "--report", report, "--target", "salary-class")
     faults.assert_refused(outcome, before, faults.snapshot(tmp_path), "transformation")
+
+
+# -- issue 32 item 16 (part): Interval and Period columns; item 17 (part): risk --top ---------------
+
+
+def test_interval_and_period_columns_are_read_as_text_labels() -> None:
+    from veil import Dataset
+
+    n = 40
+    frame = pd.DataFrame({
+        "band": pd.arrays.IntervalArray.from_breaks([0, 10, 20, 30, 40])[np.arange(n) % 4],
+        "month": pd.period_range("2020-01", periods=4, freq="M")[np.arange(n) % 4],
+        "s": ["u", "v"] * (n // 2),
+    })
+    frame.loc[5, "month"] = pd.NaT
+    before = frame.copy()
+    data = Dataset.from_pandas(frame, quasi_identifiers=["band", "month"], sensitive=["s"])
+    assert list(data.frame["band"].iloc[:2]) == ["(0, 10]", "(10, 20]"]
+    assert data.frame["month"].iloc[0] == "2020-01" and pd.isna(data.frame["month"].iloc[5])
+    pd.testing.assert_frame_equal(frame, before)  # the caller's frame is not changed
+    from veil.classes import ClassTable
+
+    assert ClassTable.from_dataset(data).n_classes == 5  # 4 combinations, and the one with a missing month
+
+
+def test_risk_refuses_a_negative_top(tmp_path: Path, faults) -> None:
+    data = tmp_path / "d.csv"
+    data.write_text("a,b\n" + "".join(f"{i % 3},{i % 2}\n" for i in range(12)), encoding="utf-8")
+    before = faults.snapshot(tmp_path)
+    outcome = faults.invoke("risk", data, "--qi", "a,b", "--top", "-1")
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), "--top", "-1")

@@ -10,7 +10,7 @@ resident memory of lattice searches of 1-4 million nodes, and passes over every 
 times, about :data:`SECONDS_PER_NODE` seconds each on one core (same runs; noisy, machine-dependent).
 
 :func:`check_lattice_size` refuses a lattice of more than ``max_nodes`` nodes (default
-:data:`DEFAULT_MAX_NODES`: about 1.3 GB and 20 s before any node is judged), or one whose
+:data:`DEFAULT_MAX_NODES`: about 1.6 GB and 20 s before any node is judged), or one whose
 estimate exceeds the memory the machine has available, with one message that gives the count, the
 estimate and the ways out.  The count is an exact Python integer (no overflow), computed from
 the levels alone: nothing is allocated before the answer.
@@ -30,7 +30,7 @@ __all__ = ["DEFAULT_MAX_NODES", "BYTES_PER_NODE_BASE", "SECONDS_PER_NODE", "latt
 #: The largest lattice a full-domain search enumerates unless ``max_nodes`` says otherwise.
 DEFAULT_MAX_NODES = 10_000_000
 #: Bytes a lattice search holds per node besides its levels (2 bytes per attribute).
-BYTES_PER_NODE_BASE = 100
+BYTES_PER_NODE_BASE = 128
 #: Seconds a lattice search spends per node on passes over the whole lattice (one core).
 SECONDS_PER_NODE = 2e-6
 

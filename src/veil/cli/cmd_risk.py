@@ -62,6 +62,8 @@ def risk(
         sens = split_list(sensitive, "--sensitive")
         if not qis:
             raise ParameterError("--qi needs at least one column.")
+        if top < 0:
+            raise ParameterError(f"--top must be an integer >= 0. Got {top} instead.")
         if population is not None and population_fraction is not None:
             raise ParameterError("Give either --population or --population-fraction, not both.")
         size = max_qi_size
