@@ -70,6 +70,21 @@ def test_max_nodes_flag_and_config_key_bound_the_lattice(tmp_path: Path, faults)
     assert (tmp_path / "out.csv").exists()
 
 
+def test_max_nodes_bounds_the_engine_search_too(tmp_path: Path, faults) -> None:
+    pytest.importorskip("duckdb")
+    _wide(tmp_path, n_qis=2)
+    (tmp_path / "h.csv").write_text("".join(f"{v};{(v - 1) // 2};*\n" for v in range(1, 6)), encoding="utf-8")
+    config = tmp_path / "release.yaml"
+    config.write_text(
+        "input: {path: wide.csv}\nattributes:\n"
+        + "".join(f"  q{i}: {{role: quasi-identifier, hierarchy: {{file: h.csv}}}}\n" for i in range(2))
+        + "models: [{type: k-anonymity, k: 2}]\nmax_nodes: 5\nengine: duckdb\noutput: {path: out.csv}\n",
+        encoding="utf-8")
+    before = faults.snapshot(tmp_path)
+    faults.assert_refused(faults.invoke("anonymize", config), before, faults.snapshot(tmp_path),
+                          "9 nodes", "max_nodes=5")
+
+
 def test_max_nodes_must_be_positive(tmp_path: Path, faults) -> None:
     data = _wide(tmp_path, n_qis=2)
     before = faults.snapshot(tmp_path)

@@ -81,12 +81,12 @@ def _duration(seconds: float) -> str:
     if seconds < 1:
         return "under a second"
     if seconds < 120:
-        return f"{seconds:,.0f} s"
+        return f"at least {seconds:,.0f} s"
     if seconds < 7200:
-        return f"{seconds / 60:,.0f} min"
+        return f"at least {seconds / 60:,.0f} min"
     if seconds < 172800:
-        return f"{seconds / 3600:,.0f} h"
-    return f"{seconds / 86400:,.0f} days"
+        return f"at least {seconds / 3600:,.0f} h"
+    return f"at least {seconds / 86400:,.0f} days"
 
 
 def check_lattice_size(names: Sequence[str], low: Sequence[int], high: Sequence[int],
@@ -123,7 +123,7 @@ def check_lattice_size(names: Sequence[str], low: Sequence[int], high: Sequence[
            else f"more than the {_size(available or 0)} of memory available")
     raise ParameterError(
         f"The generalization lattice of {len(names)} quasi-identifiers has {n:,} nodes (levels: {levels}), {why}: "
-        f"searching it would need about {_size(need)} of memory and {_duration(n * SECONDS_PER_NODE)} at least. "
+        f"searching it would need about {_size(need)} of memory and {_duration(n * SECONDS_PER_NODE)}. "
         "Use fewer quasi-identifiers or lower maximum levels, a local recoding (--algorithm mondrian) or a greedy walk (--algorithm datafly)"
         + (", or raise --max-nodes N (config max_nodes) if the memory is there." if over_count else ".")
     )
