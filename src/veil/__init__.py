@@ -9,10 +9,8 @@ queries under differential privacy (:mod:`veil.dp`).
 Heavy submodules are imported on first use, so ``import veil`` stays fast.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import Any
+import importlib as _importlib
+from typing import Any as _Any
 
 __version__ = "0.1.0"
 
@@ -22,6 +20,7 @@ _LAZY = {
     "Hierarchy": ("veil.hierarchy", "Hierarchy"),
     "ClassTable": ("veil.classes", "ClassTable"),
     "anonymize": ("veil.anonymization", "anonymize"),
+    "AnonymizationResult": ("veil.anonymization", "AnonymizationResult"),
     "check": ("veil.models", "check"),
     "assess_risk": ("veil.risk", "assess"),
 }
@@ -30,12 +29,18 @@ _SUBMODULES = {"datasets", "hierarchy", "models", "risk", "utility", "dp", "sani
 __all__ = ["__version__", *_LAZY, *sorted(_SUBMODULES)]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     if name in _LAZY:
         module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module), attribute)
+        value = getattr(_importlib.import_module(module), attribute)
         globals()[name] = value
         return value
     if name in _SUBMODULES:
-        return importlib.import_module(f"veil.{name}")
+        return _importlib.import_module(f"veil.{name}")
     raise AttributeError(f"module 'veil' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public API (``__all__``), so that ``dir(veil)`` and tab completion list it before any
+    of it is imported; submodules already imported are listed too."""
+    return sorted(set(__all__) | {n for n in globals() if not n.startswith("_")})

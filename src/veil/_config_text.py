@@ -6,6 +6,9 @@ down, ``ref: {role: insensitive}`` would publish the identifier, and a second ``
 replace the first.  :func:`parse_config_text` refuses a repeated key instead, naming it and its
 lines (YAML) so that the user decides.  YAML merge keys (``<<: *defaults``) may still be
 overridden by a key written out, as YAML intends.
+
+Keys are compared by value, not by position: ``{type: k-anonymity, k: 5, k: 1}`` on one line is
+refused as a block mapping over two lines is, and ``k`` and ``"k"`` are one key.
 """
 
 from __future__ import annotations
@@ -26,19 +29,23 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 
 def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: dict[Any, int] = {}
+    """The mapping of ``node``, refusing a key it gives twice: keys compared by value (``k``,
+    ``"k"`` and ``? k`` are one key), whatever the layout (block or flow, one line or several)."""
+    seen: dict[Any, yaml.Mark] = {}
     for key_node, _ in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
             continue
         key = loader.construct_object(key_node, deep=True)
+        mark = key_node.start_mark
         try:
-            first = seen.setdefault(key, key_node.start_mark.line + 1)
+            first = seen.setdefault(key, mark)
         except TypeError:  # an unhashable key: the constructor below says so
             continue
-        if first != key_node.start_mark.line + 1:
-            raise ConfigError(f"line {key_node.start_mark.line + 1}: the key {str(key)!r} is given twice in one "
-                              f"mapping (also on line {first}); the later one would silently replace the "
-                              "earlier. Keep one.")
+        if first is not mark:
+            also = (f"also earlier on line {first.line + 1}, column {first.column + 1}" if first.line == mark.line
+                    else f"also on line {first.line + 1}")
+            raise ConfigError(f"line {mark.line + 1}: the key {str(key)!r} is given twice in one mapping ({also}); "
+                              "the later one would silently replace the earlier. Keep one.")
     return loader.construct_mapping(node, deep=deep)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["printable", "UNSAFE"]
+__all__ = ["printable", "bounded", "UNSAFE", "QUOTE_LIMIT"]
 
 #: The characters written escaped: C0 controls (tab, newline and ESC
 #: included), DEL, C1 controls, the line and paragraph separators and the
@@ -58,3 +58,33 @@ def printable(value: object, *, keep: str = "") -> str:
     if keep:
         return UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escaped(m), text)
     return UNSAFE.sub(_escaped, text)
+
+
+#: The longest quoted value a message shows whole; a longer one keeps its first
+#: :data:`QUOTE_SHOWN` characters and says how long it was.
+QUOTE_LIMIT = 300
+QUOTE_SHOWN = 60
+#: A quoted value as ``repr`` writes it (a backslash escapes the next character); possessive, so a
+#: quote that never closes costs one scan, not a backtrack per character.
+_LONG_QUOTE = re.compile(rf"'(?:[^'\\\n]|\\.){{{QUOTE_LIMIT},}}+'|\"(?:[^\"\\\n]|\\.){{{QUOTE_LIMIT},}}+\"")
+
+
+def bounded(message: str) -> str:
+    """``message`` with every quoted value longer than :data:`QUOTE_LIMIT` characters cut.
+
+    Error messages quote the value they are about (``the value 'x' is not
+    covered``); a value of a megabyte would make a megabyte-long line.
+
+    Examples
+    --------
+    >>> bounded("the value " + repr("x" * 1000) + " is missing")
+    "the value 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…' (1,000 characters) is missing"
+    """
+    if len(message) <= QUOTE_LIMIT:
+        return message
+
+    def cut(match: re.Match[str]) -> str:
+        quote, inner = match.group()[0], match.group()[1:-1]
+        return f"{quote}{inner[:QUOTE_SHOWN]}…{quote} ({len(inner):,} characters)"
+
+    return _LONG_QUOTE.sub(cut, message)

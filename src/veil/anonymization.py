@@ -12,7 +12,7 @@ The steps (``docs/architecture.md`` draws them), each a step of the one pipeline
 3. **apply** (:class:`veil.pipeline.MemoryRows`): the chosen transformation on the rows, the suppressed records
    dropped, blanked or kept, only the published columns, the rows shuffled by
    OS randomness (a seed only on request: it would undo the shuffle);
-4. **verify** (:func:`verify`, below): every model re-checked from scratch on the released table;
+4. **verify** (:func:`verify`, :mod:`veil.pipeline._recheck`): every model re-checked from scratch on the released table;
    an output that fails its own requested model raises
    :class:`~veil.errors.VerificationError` and is never returned.
 
@@ -26,25 +26,25 @@ of the written file) is :func:`veil.release.run_config`'s, through
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from veil.algorithms.lattice import SearchResult
-from veil.classes import SUPPRESSED, ClassTable
-from veil.classes._build import build, code_counts
-from veil.dataset import MISSING, Dataset
-from veil.errors import ParameterError, VerificationError
+from veil.classes import ClassTable
+from veil.dataset import Dataset
+from veil._frame_release import FRAME_KEYWORDS, build_models, frame_dataset, suppression_limit_of
+from veil.errors import ParameterError
 from veil.models import PrivacyModel
 from veil.pipeline._memory import MemoryRows
 from veil.pipeline._plan import Plan, largest_k
 from veil.pipeline._policy import ColumnTreatment, ReleasePolicy, suppressed_mode
+from veil.pipeline._recheck import verify
 from veil.pipeline._report import SEED_WARNING
 from veil.pipeline._run import run
-from veil.pipeline._suppressed import SuppressedGroup, check_models, sensitive_models, suppressed_rows
 from veil.utility import METRICS
 
 __all__ = ["anonymize", "AnonymizationResult", "verify", "ALGORITHMS", "largest_k", "SEED_WARNING"]
@@ -101,116 +101,32 @@ class AnonymizationResult:
     def to_dict(self) -> dict[str, Any]:
         return self.report
 
+    def __iter__(self) -> Iterator[Any]:
+        """``data, report = veil.anonymize(...)``: the released table and its report."""
+        return iter((self.data, self.report))
+
 
 _k_of = largest_k  # old private name, kept for one release (largest_k lives in veil.pipeline._plan)
-_star_rows = suppressed_rows  # verify's name for veil.pipeline._suppressed.suppressed_rows
-
-
-def verify(
-    data: pd.DataFrame,
-    dataset: Dataset,
-    models: Sequence[PrivacyModel],
-    *,
-    label: str | None = None,
-    suppressed: str = "blank",
-    suppressed_rows: np.ndarray | None = None,
-    weights: np.ndarray | None = None,
-) -> ClassTable:
-    """Rebuild the class table from released rows and check every model on it.
-
-    The QIs are read as the released labels (flat hierarchies): the check
-    does not trust the search.  Records with ``*`` in every QI are the
-    suppressed ones: with ``suppressed="keep"`` they are published with
-    their sensitive values and, as one group, must meet every model that
-    reads a sensitive attribute; otherwise they are left out of the check
-    and the distributions are judged against the whole input.
-
-    ``suppressed_rows`` marks the suppressed rows of ``data`` when known
-    (default: the rows with ``*`` in every QI; a full-domain node can also
-    generalize a class to ``*`` everywhere without suppressing it).
-
-    ``weights`` gives each row of ``data`` the number of released rows it
-    stands for (the written file's rows counted by their cells, batch by
-    batch: :func:`veil.pipeline.verify_written`); default one each.
-
-    Raises
-    ------
-    VerificationError
-        A model fails on the released table.
-    """
-    qis = dataset.quasi_identifiers
-    sensitive = list(dataset.sensitive)
-    if label is not None and label not in sensitive and label in data.columns:
-        sensitive.append(label)
-    left_out = None  # the suppressed rows: out of the classes, counted as suppressed (never modified)
-    if suppressed != "keep":
-        left_out = _star_rows(data, qis) if suppressed_rows is None else np.asarray(suppressed_rows, dtype=np.bool_)
-    if weights is None:  # one record per row: the rows not left out, counted without a mask copy
-        remaining = len(data) - (0 if left_out is None else int(np.count_nonzero(left_out)))
-    else:
-        counts = np.asarray(weights, dtype=np.int64)
-        remaining = int(counts.sum() if left_out is None else counts[~left_out].sum())
-    if remaining == 0:
-        # every record was suppressed: check the all-'*' table it stands for
-        data, weights, left_out = dataset.frame.copy(), None, None
-        for name in qis:
-            data[name] = SUPPRESSED
-    classes = _released_classes(data, dataset, sensitive, weights, left_out)
-    checked = list(models)
-    if suppressed == "keep" and sensitive_models(models):
-        checked.append(SuppressedGroup(tuple(sensitive_models(models))))
-    check_models(checked, classes)
-    return classes
-
-
-def _released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[str],
-                      weights: np.ndarray | None = None, left_out: np.ndarray | None = None) -> ClassTable:
-    """The class table of released rows (``weights``: each row's count; ``left_out``: the
-    suppressed rows, default ``*`` in every QI), the QIs as flat labels; distributions
-    judged against the whole input (suppressed records included)."""
-    kinds = {name: dataset.schema.kind(name).value for name in sensitive if name in dataset.schema}
-    # the input's value order (ordered t-closeness); the missing-value label is
-    # added back by the encoding itself
-    domains = {name: [str(v) for v in dataset.encode(name).labels if str(v) != MISSING] for name in sensitive}
-    released = Dataset.from_pandas(
-        data, quasi_identifiers=dataset.quasi_identifiers, sensitive=sensitive, kinds=kinds,
-        domains=domains, missing=dataset.missing,
-    )
-    hierarchies = {name: dataset.hierarchies[name] for name in sensitive if name in dataset.hierarchies}
-    # a QI released as a categorical is read from its own codes (what its encoding would read), not re-encoded
-    qis = released.columns_of(dataset.quasi_identifiers)
-    classes = build(released, hierarchies=hierarchies, weights=weights, suppressed_rows=left_out, columns=qis)
-    if classes.n_records - classes.suppressed < dataset.n_records:
-        for name in sensitive:
-            hist = classes.sensitive[name]
-            original = dataset.encode(name)
-            counts = code_counts(original.codes, original.n_values)
-            if original.missing_code >= 0 and MISSING not in hist.labels:
-                # missing values only in records left out: the input's domain has them (coded last)
-                hierarchy = None if hist.hierarchy is None else hist.hierarchy.with_value(MISSING)
-                hist = replace(hist, labels=np.append(hist.labels, np.array([MISSING], dtype=object)),
-                               counts=np.column_stack([hist.counts, np.zeros(len(hist.counts), np.int64)]),
-                               hierarchy=hierarchy)
-            position = pd.Index(original.labels).get_indexer(hist.labels)
-            if (position < 0).any():  # a value of the suppressed rows alone (their blanked '*'): not in any class
-                if hist.counts[:, position < 0].any():
-                    raise VerificationError(f"A released value of {name!r} is not one of the input's.")
-                kept = position >= 0
-                hist, position = replace(hist, labels=hist.labels[kept], counts=hist.counts[:, kept]), position[kept]
-            overall = np.where(position >= 0, counts[np.maximum(position, 0)], 0).astype(np.int64)
-            if overall.sum() != dataset.n_records:  # a value only the input has: widen the domain
-                raise VerificationError(f"The released values of {name!r} do not match the input's.")
-            classes.sensitive[name] = replace(hist, overall=overall)
-    return classes
 
 
 # long because it is the public entry point with a full numpydoc docstring (parameters, returns,
 # raises, examples); the body only makes the plan and runs the one pipeline (veil.pipeline.run)
 def anonymize(
-    dataset: Dataset,
-    models: Sequence[PrivacyModel],
+    dataset: Dataset | pd.DataFrame,
+    models: Sequence[PrivacyModel] = (),
     *,
-    suppression_limit: float = 0.0,
+    quasi_identifiers: Sequence[str] | None = None,
+    sensitive: Sequence[str] | None = None,
+    identifiers: Sequence[str] | None = None,
+    insensitive: Sequence[str] | None = None,
+    kinds: Mapping[str, str] | None = None,
+    hierarchies: Mapping[str, Any] | None = None,
+    auto_hierarchies: bool = False,
+    k: int | None = None,
+    l: int | Mapping[str, int] | None = None,  # noqa: E741 - the paper's symbol
+    t: float | Mapping[str, float] | None = None,
+    suppression: float | None = None,
+    suppression_limit: float | None = None,
     metric: str = "loss",
     label: str | None = None,
     weights: Mapping[str, float] | None = None,
@@ -229,17 +145,42 @@ def anonymize(
     max_nodes: int | None = None,
 ) -> AnonymizationResult:
     # long: the public entry point: its numpydoc docstring documents every parameter; the body makes the plan and runs the pipeline
-    """Anonymize ``dataset`` so that it satisfies every model, with the least loss.
+    """Anonymize a table so that it satisfies every model, with the least loss.
+
+    Two forms: a pandas DataFrame with its roles, hierarchies and models given by keyword
+    (``data, report = veil.anonymize(frame, quasi_identifiers=["age", "zip"], sensitive=["dx"],
+    k=5, l=2, suppression=0.05, auto_hierarchies=True)``), or a :class:`Dataset` that carries its
+    schema and hierarchies, with model objects (``veil.anonymize(dataset, [KAnonymity(k=5)])``).
 
     Parameters
     ----------
-    dataset : Dataset
-        The table, its schema (quasi-identifiers, sensitive attributes) and a
-        hierarchy for every quasi-identifier.
-    models : sequence of PrivacyModel
-        Every model must hold on the output.
-    suppression_limit : float in [0, 1]
-        The largest share of records that may be suppressed (``*`` in every QI).
+    dataset : Dataset or pandas.DataFrame
+        The table.  A Dataset holds its schema (quasi-identifiers, sensitive attributes) and a
+        hierarchy for every quasi-identifier; a DataFrame is given them by the keywords below.
+    models : sequence of PrivacyModel, optional
+        Every model must hold on the output (with ``k``, ``l`` and ``t``: all of them).
+    quasi_identifiers, sensitive, identifiers, insensitive : list of str
+        The roles of a DataFrame's columns (DataFrame form only).  A column has one role; one
+        named twice is a :class:`~veil.errors.SchemaError`.  Columns given no role are withheld
+        (``report["warnings"]`` names them) unless ``keep_unlisted``.
+    kinds : mapping of str to str, optional
+        ``categorical`` (default), ``ordinal``, ``numeric`` or ``date`` per column (DataFrame form).
+    hierarchies : mapping of str to Hierarchy or str, optional
+        A column's hierarchy, or its spec (``"interval:5,10"``, ``"mask:1"``, ``"auto"``; see
+        ``docs/hierarchies.md``) (DataFrame form).
+    auto_hierarchies : bool, default False
+        Give every quasi-identifier without a hierarchy an automatic one (DataFrame form); what
+        was chosen is in ``report["hierarchies"]``.
+    k : int in [1, inf), optional
+        k-anonymity.
+    l : int in [1, inf), or mapping of str to int, optional
+        Distinct l-diversity: of the one sensitive attribute, or per attribute (``{"dx": 2}``).
+    t : float in [0, 1], or mapping of str to float, optional
+        t-closeness (ordered distance for a numeric, ordinal or date attribute, else equal), of
+        the one sensitive attribute or per attribute.
+    suppression, suppression_limit : float in [0, 1], default 0
+        The largest share of records that may be suppressed (``*`` in every QI); two names for
+        one limit, give one.
     metric : str
         The utility metric to minimise, a key of :data:`veil.utility.METRICS`.
     label : str, optional
@@ -287,6 +228,8 @@ def anonymize(
     Returns
     -------
     AnonymizationResult
+        ``.data`` (the released DataFrame) and ``.report`` (a dict); it unpacks as
+        ``data, report``.
 
     Raises
     ------
@@ -300,11 +243,22 @@ def anonymize(
         No transformation satisfies the models within the suppression limit.
     VerificationError
         The output failed its own re-check (a bug; nothing is returned).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"age": ["31", "35", "38", "52", "55", "58"],
+    ...                       "dx": ["flu", "hiv", "flu", "flu", "hiv", "flu"]})
+    >>> data, report = anonymize(frame, quasi_identifiers=["age"], sensitive=["dx"], kinds={"age": "numeric"},
+    ...                          hierarchies={"age": "interval:10,20"}, k=3, l=2, shuffle=False)
+    >>> data["age"].astype(str).tolist(), report["achieved"]["k"]
+    (['[30, 40)', '[30, 40)', '[30, 40)', '[50, 60)', '[50, 60)', '[50, 60)'], 3)
     """
     start = time.perf_counter()
-    if not isinstance(dataset, Dataset):
-        raise ParameterError(f"The 'dataset' parameter of anonymize must be a veil Dataset (Dataset.from_pandas or "
-                             f"Dataset.read). Got {type(dataset).__name__} instead.")
+    dataset, models, sources = _request(dataset, models, dict(
+        quasi_identifiers=quasi_identifiers, sensitive=sensitive, identifiers=identifiers, insensitive=insensitive,
+        kinds=kinds, hierarchies=hierarchies, auto_hierarchies=auto_hierarchies), k=k, l=l, t=t)
+    suppression_limit = suppression_limit_of(suppression, suppression_limit)
     policy = policy or ReleasePolicy(keep_unlisted=keep_unlisted, allow_identifiers=tuple(allow_identifiers))
     mode = suppressed_mode(suppressed, drop_suppressed=drop_suppressed)
     plan = Plan.make(
@@ -324,6 +278,8 @@ def anonymize(
     policy.check_identifiers(dataset.columns_of(scanned, encoded=True), scanned)
     done = run(plan, MemoryRows(dataset, published), columns=columns, progress=progress)
     done.report["seconds_total"] = round(time.perf_counter() - start, 6)
+    if sources:
+        done.report["hierarchies"] = sources
     outcome, verified = done.outcome, done.verified
     search_result = outcome.search or SearchResult(
         node=(), classes=verified, loss=float("nan"), nodes_total=0, nodes_checked=0,
@@ -332,3 +288,29 @@ def anonymize(
     classes = outcome.search.classes if outcome.search is not None else verified
     return AnonymizationResult(done.released.data, outcome.transformation, classes, verified, search_result,
                                done.report, done.released.source_rows, done.columns, mode)
+
+
+def _request(data: Any, models: Sequence[PrivacyModel], frame: dict[str, Any], *, k: Any, l: Any,  # noqa: E741
+             t: Any) -> tuple[Dataset, list[PrivacyModel], dict[str, str]]:
+    """The dataset, every model and the hierarchies' sources of a call: a DataFrame made a Dataset
+    (:func:`veil._frame_release.frame_dataset`), ``k``/``l``/``t`` added to ``models``.  A DataFrame
+    keyword given with a Dataset is refused (it would be ignored), and so is a call with no model."""
+    sources: dict[str, str] = {}
+    if isinstance(data, pd.DataFrame):
+        data, sources = frame_dataset(data, **frame)
+    elif not isinstance(data, Dataset):
+        raise ParameterError(f"The 'dataset' parameter of anonymize must be a pandas DataFrame or a veil Dataset "
+                             f"(Dataset.from_pandas or Dataset.read). Got {type(data).__name__} instead.")
+    else:
+        given = [name for name in FRAME_KEYWORDS if frame[name] not in (None, False)]
+        if given:
+            raise ParameterError(f"{', '.join(map(repr, given))} describe a DataFrame; a Dataset carries its roles, "
+                                 "kinds and hierarchies (Dataset.from_pandas(..., hierarchies=...), with_hierarchies).")
+    extra = build_models(data, k=k, l=l, t=t)
+    if isinstance(models, (list, tuple)):
+        if not models and not extra:
+            raise ParameterError("No privacy model: give k, l or t, or a list of models (e.g. [KAnonymity(k=5)]).")
+        models = [*models, *extra]
+    # anything else (None, one model, a text) is refused by name when the plan checks its arguments
+    return data, models, sources
+

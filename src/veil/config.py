@@ -232,7 +232,7 @@ def build_hierarchies(config: ReleaseConfig, dataset: Any = None, *, values_of: 
     dataset and ``.sources`` ({column: spec or file}, with what ``auto``
     chose) for the report's ``hierarchies`` section.
     """
-    from veil.hierarchy import Resolution, choose, column_values
+    from veil.hierarchy import Resolution, auto_source, choose, column_values
 
     if values_of is None:
         def values_of(name: str) -> tuple[list[str], Any]:
@@ -246,9 +246,9 @@ def build_hierarchies(config: ReleaseConfig, dataset: Any = None, *, values_of: 
         values, counts = values_of(name) if spec.file is None and spec.taxonomy is None else ([], None)
         if spec.spec is not None and spec.spec.strip().lower() == "auto":
             kind = attribute.kind if "kind" in attribute.model_fields_set else None
-            chosen = str(choose(values, counts, kind=kind, name=name))
-            spec = HierarchySpec(spec=chosen)
-            out.sources[name] = f"auto ({chosen})"
+            chosen = choose(values, counts, kind=kind, name=name)
+            spec = HierarchySpec(spec=str(chosen))
+            out.sources[name], out.reasons[name] = auto_source(chosen), chosen.reason
         else:
             out.sources[name] = _source(spec)
         out.hierarchies[name] = build_hierarchy(name, spec, values, config, counts=counts)
@@ -365,8 +365,7 @@ def _check_consistency(config: ReleaseConfig) -> None:
 
     if config.algorithm not in ALGORITHMS:
         raise ConfigError(f"algorithm must be one of {', '.join(ALGORITHMS)}. Got {config.algorithm!r} instead.")
-    if config.suppressed not in (None, "drop") and config.output.drop_suppressed:
-        raise ConfigError(f"output.drop_suppressed: true contradicts suppressed: {config.suppressed}.")
+    _check_output(config)
     if not qis:
         raise ConfigError("attributes: no attribute has role quasi-identifier; there is nothing to anonymize.")
     full_domain = ALGORITHMS[config.algorithm].full_domain
@@ -411,6 +410,17 @@ def _check_consistency(config: ReleaseConfig) -> None:
 
     if config.metric not in METRICS:
         raise ConfigError(f"metric must be one of {', '.join(METRICS)}. Got {config.metric!r} instead.")
+
+
+def _check_output(config: ReleaseConfig) -> None:
+    """The output keys against each other and the input: no contradiction, no key that would do nothing."""
+    if config.suppressed not in (None, "drop") and config.output.drop_suppressed:
+        raise ConfigError(f"output.drop_suppressed: true contradicts suppressed: {config.suppressed}.")
+    if not config.output.shuffle and (config.seed is not None or (config.output.seed is not None
+                                                                  and config.deidentify is None)):
+        key = "seed" if config.seed is not None else "output.seed"
+        raise ConfigError(f"{key}: a seed orders the shuffle of the output rows; with output.shuffle: false "
+                          "(--no-shuffle) it would do nothing. Give one of them.")
     if config.output.path is not None:
         if config.resolve(config.output.path).resolve() == config.resolve(config.input.path).resolve():
             raise ConfigError("output.path is the input file; veil never overwrites its input.")

@@ -21,7 +21,7 @@ Python caller would expect (``ValueError``, ``KeyError``, ...)::
 Message shape: what input or parameter, what rule, what was received, and the
 remedy where there is one.  Messages never quote record values of QI or
 sensitive columns, except the single value a hierarchy misses (the user needs it
-to fix the hierarchy).
+to fix the hierarchy); a quoted value is cut to a bounded length.
 """
 
 from __future__ import annotations
@@ -44,7 +44,16 @@ __all__ = [
 
 
 class VeilError(Exception):
-    """Base class of every error veil raises on purpose."""
+    """Base class of every error veil raises on purpose.
+
+    Its text quotes no value at length: a quoted value of more than a few
+    hundred characters is cut (:func:`veil._text.bounded`).
+    """
+
+    def __str__(self) -> str:
+        from veil._text import bounded
+
+        return bounded(super().__str__())
 
 
 class SchemaError(VeilError, ValueError):
@@ -55,7 +64,9 @@ class ColumnNotFoundError(SchemaError, KeyError):
     """A named column is not in the table."""
 
     def __str__(self) -> str:  # KeyError would otherwise quote the message
-        return str(self.args[0]) if self.args else ""
+        from veil._text import bounded
+
+        return bounded(str(self.args[0])) if self.args else ""
 
 
 class DataFormatError(VeilError, ValueError):

@@ -176,7 +176,8 @@ def _options(config: ReleaseConfig) -> dict[str, Any]:
         "min_levels": {n: a.min_level for n, a in config.attributes.items() if a.min_level is not None},
         "max_levels": {n: a.max_level for n, a in config.attributes.items() if a.max_level is not None},
         "shuffle": config.output.shuffle,
-        "seed": config.seed if config.seed is not None else config.output.seed,
+        # output.seed also seeds a deidentify section's random ids, which are drawn with or without a shuffle
+        "seed": config.seed if config.seed is not None else (config.output.seed if config.output.shuffle else None),
         "suppressed": suppressed_mode(config.suppressed, drop_suppressed=config.output.drop_suppressed),
         "algorithm": config.algorithm,
         "options": config.algorithm_options,

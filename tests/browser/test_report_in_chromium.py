@@ -77,7 +77,9 @@ def test_every_plot_decodes_and_is_drawn(browser, report_page):
     path, result = report_page
     browser.get(path.as_uri())
     images = browser.find_elements(By.CSS_SELECTOR, "figure img")
-    assert len(images) == 3 + len(result.classes.quasi_identifiers)
+    classes = result.classes  # a chart of the released values of each QI with 1 to 30 of them
+    charted = sum(1 <= np.unique(classes.codes[:, i]).size <= 30 for i in range(len(classes.quasi_identifiers)))
+    assert len(images) == 3 + charted
     for image in images:
         width = browser.execute_script("return arguments[0].naturalWidth", image)
         assert width > 300  # the PNG decoded in the browser

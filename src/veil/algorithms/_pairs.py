@@ -133,5 +133,5 @@ def pair_bound(base: ClassTable, smallest: int, limit: int) -> PairBound | None:
 #: 507,052 visits) they refute 38-101 nodes and save 0.2-4.4 ms a search; on a skewed synthetic
 #: table (7 attributes, 21 pairs, Zipf values) they refuted 0-27 nodes, and the search was up to
 #: 2.6 ms slower with 17,158 classes, 2-4 ms with 46,335 and 10-19 ms with 185,597
-#: (``benchmarks/bench_pairs.py``, 2026-11-27; docs/performance.md, "Session 12").
+#: (``benchmarks/bench_pairs.py``).
 MAX_VISITS = 1 << 19

@@ -21,6 +21,39 @@ from veil import __version__
 from veil.cli._lists import split_items, split_list, split_named  # noqa: F401 - split_list: every command's
 from veil.errors import VeilError
 
+def _plain_option_types() -> None:
+    """``--help`` shows no type for an on/off flag and an item's type for a repeatable option or a
+    variadic argument.
+
+    typer 0.29 renders a flag as ``--quiet <bool>``, as if it took a value, and a repeatable
+    option as ``<list[str]>``; older versions showed neither.  Its one rendering hook
+    (``display_type_rich`` of ``TyperOption`` and ``TyperArgument``) is wrapped once, for every
+    command of the CLI; a typer without the hook is left as it is.
+    """
+    from typer import core
+
+    for name in ("TyperOption", "TyperArgument"):
+        kind = getattr(core, name, None)
+        shown = getattr(kind, "display_type_rich", None)
+        if shown is not None and not getattr(shown, "plain_types", False):
+            kind.display_type_rich = _plain(shown)
+
+
+def _plain(shown: Any) -> Any:
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        if getattr(self, "is_flag", False) or getattr(self, "count", False):
+            return None
+        text = shown(self, ctx)
+        if isinstance(text, str) and text.startswith("<list[") and "]>" in text:
+            return "<" + text[len("<list["):].replace("]>", ">", 1)
+        return text
+
+    display_type_rich.plain_types = True  # type: ignore[attr-defined]
+    return display_type_rich
+
+
+_plain_option_types()
+
 app = typer.Typer(
     name="veil",
     help="Privacy-preserving data publishing: risk, privacy models, anonymization, "
@@ -116,9 +149,46 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(EXIT_INPUT_ERROR) from None
 
 
+def given_options(ctx: typer.Context) -> dict[str, str]:
+    """The options of the running command given on the command line: parameter name -> its spelling
+    (``-k/--k``), read from Click's record of where each value came from, so an option
+    added to a command later is seen too, and ``--suppression 0`` counts as given although it is the
+    default."""
+    out = {}
+    for param in ctx.command.params:
+        source = ctx.get_parameter_source(param.name) if param.name else None
+        if param.param_type_name == "option" and source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
+            out[param.name] = "/".join(param.opts)
+    return out
+
+
+def refuse_beside_config(ctx: typer.Context, config: Path, *, allowed: tuple[str, ...],
+                         keys: dict[str, str] | None = None) -> None:
+    """Refuse every option given beside the configuration ``config`` except ``allowed`` (parameter
+    names): the configuration sets what the options would, and a flag beside it is never silently
+    ignored.  ``keys`` names the configuration key of an option (``{"k": "models"}``), for the remedy.
+
+    Raises
+    ------
+    ParameterError
+        Names every refused option and, where known, the key to set instead.
+    """
+    from veil.errors import ParameterError
+
+    given = {name: spelling for name, spelling in given_options(ctx).items() if name not in allowed}
+    if given:
+        named = list(dict.fromkeys(keys[n] for n in given if keys and n in keys))
+        kept = ["/".join(p.opts) for p in ctx.command.params if p.name in allowed]
+        raise ParameterError(
+            f"{', '.join(given.values())} cannot be given beside the configuration {str(config)!r}: set "
+            f"{'it' if len(given) == 1 else 'them'} in the configuration"
+            f"{' (' + ', '.join(map(repr, named)) + ')' if named else ''}, or give the data file and flags instead. "
+            f"Beside a configuration only {', '.join(kept) or 'no option'} may be given.")
+
+
 def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
     """Parse repeated ``NAME=VALUE`` options (e.g. ``--hierarchy age=age.csv``); a name holding a
-    comma or ``=`` is quoted as in a CSV row (``'"zip, code"=categorical'``)."""
+    comma or ``=`` is quoted as in a CSV row (``'"zip, code"=categorical'``); a name given twice is refused."""
     from veil.errors import ParameterError
 
     out: dict[str, str] = {}
@@ -127,6 +197,8 @@ def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
             name, sep, rest = split_named(item, "=", option)
             if not sep or not name.strip() or not rest.strip():
                 raise ParameterError(f"{option} expects NAME=VALUE. Got {item!r} instead.")
+            if name.strip() in out:  # the later would silently replace the earlier
+                raise ParameterError(f"{option} gives {name.strip()!r} twice; give one value per name.")
             out[name.strip()] = rest.strip()
     return out
 

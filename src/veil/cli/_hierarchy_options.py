@@ -1,10 +1,11 @@
-"""The ``--hierarchy COL=SPEC`` and ``--auto-hierarchies`` options, shared by anonymize, risk and check.
+"""The ``--hierarchy COL=SPEC`` and ``--auto-hierarchies`` options, shared by anonymize, risk, check and explore.
 
 Each command declares the two options with :func:`hierarchy_option` and
 :func:`auto_hierarchies_option` and then needs one call:
 :func:`hierarchy_specs` (anonymize: specs for the release config, ``auto``
 already resolved so the config is reproducible) or :func:`attach_hierarchies`
-(risk, check: hierarchies on a loaded dataset).  Both print what was chosen.
+(risk, check, explore: hierarchies on a loaded dataset).  Both print what was chosen and why;
+:func:`refuse_stray` refuses a spec for a column that would ignore it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from veil.cli._lists import split_items, split_named
 from veil.errors import HierarchyError, ParameterError
 
 __all__ = ["hierarchy_option", "auto_hierarchies_option", "parse_hierarchy_options", "hierarchy_specs",
-           "attach_hierarchies", "print_hierarchy_choices", "refuse_with_config"]
+           "attach_hierarchies", "print_hierarchy_choices", "refuse_stray", "quote_name",
+           "hierarchy_files"]
 
 _HELP = ("COL=SPEC: a hierarchy file (ARX-style CSV) or a builder: interval:5,10,20, interval:quantiles=4,2, "
          "mask:1, date:month,year, round:10,100, group:2,10, suppress, taxonomy:FILE, auto. Repeat per column.")
@@ -84,38 +86,59 @@ def hierarchy_files(values: list[str] | None) -> list[str]:
     return [f for spec in parse_hierarchy_options(values).values() for f in parse_spec(spec).files]
 
 
-def refuse_with_config(values: list[str] | None, auto: bool) -> None:
-    """With a release configuration, the hierarchies are set in the file, not by options.
+def quote_name(name: str) -> str:
+    """A column name as a CLI list or ``COL=SPEC`` item reads it back: CSV-quoted when it holds a
+    comma, a quote, ``=`` or surrounding blanks (``zip, code`` -> ``"zip, code"``)."""
+    if any(c in name for c in ',"=') or name != name.strip():
+        return '"' + name.replace('"', '""') + '"'
+    return name
+
+
+def refuse_stray(specs: dict[str, str], columns: list[str], *, option: str = "--hierarchy",
+                 listed: str = "--qi") -> None:
+    """Refuse a spec for a column that is not among ``columns`` (it would be ignored).
 
     Raises
     ------
     ParameterError
-        ``--hierarchy`` or ``--auto-hierarchies`` was given.
+        Naming the first such column and the columns that take a hierarchy.
     """
-    if values or auto:
-        raise ParameterError("--hierarchy and --auto-hierarchies apply to data-file mode; in a configuration, "
-                             "set attributes.COL.hierarchy (e.g. hierarchy: auto).")
+    stray = [name for name in specs if name not in columns]
+    if stray:
+        raise ParameterError(
+            f"{option} names the column {stray[0]!r}, which is not in {listed} ({', '.join(columns) or 'none'}); "
+            f"a hierarchy is for a quasi-identifier: fix the name or add it to {listed}."
+        )
 
 
-def print_hierarchy_choices(sources: dict[str, str]) -> None:
-    """One line per column: the spec used, and for ``auto`` what it chose."""
+def print_hierarchy_choices(sources: dict[str, str], *, to: Any = None) -> None:
+    """One line: per column the spec used, and for ``auto`` what it chose and why (on ``to``, default
+    stdout; on stderr the line starts ``veil:`` as the progress lines do)."""
     if sources:
-        console.print("hierarchies: " + ", ".join(f"{esc(c)}={esc(s)}" for c, s in sources.items()),
-                      highlight=False, soft_wrap=True)
+        joined = "; ".join(f"{esc(c)}={esc(s)}" for c, s in sources.items())
+        (to or console).print(("veil: " if to is not None else "") + "hierarchies: " + joined,
+                              highlight=False, soft_wrap=True)
 
 
 def hierarchy_specs(
     values: list[str] | None, *, auto: bool, quasi_identifiers: list[str], file: Path | None = None,
     kinds: dict[str, str] | None = None, sep: str | None = None,
 ) -> dict[str, str]:
-    """The spec of every column for a release config; ``auto`` is resolved on ``file`` when given.
+    """The spec of every column for a release config, what ``auto`` chooses on ``file`` printed with its reason.
 
-    Resolving ``auto`` here (one read of the file) puts the concrete choice
-    (``interval:5,10,20,40``) in the release config, so the run is
-    reproducible, and prints it.  Without ``file`` (out-of-core engines) the
-    spec stays ``auto`` and is chosen when the hierarchy is built.
+    A column given ``auto`` keeps the spec ``auto`` in the release config: the
+    release chooses it again on the same values (the choice is deterministic)
+    and records the concrete spec and its reason in the report's
+    ``hierarchies`` section.  Without ``file`` (out-of-core engines) nothing
+    is printed here.
+
+    Raises
+    ------
+    ParameterError
+        A ``--hierarchy`` names a column that is not among ``quasi_identifiers``.
     """
     specs = parse_hierarchy_options(values)
+    refuse_stray(specs, quasi_identifiers)
     if auto:
         for name in quasi_identifiers:
             specs.setdefault(name, "auto")
@@ -123,27 +146,28 @@ def hierarchy_specs(
     if file is None or not automatic:
         return specs
     from veil.dataset import Dataset
-    from veil.hierarchy import choose, column_values
+    from veil.hierarchy import auto_source, choose, column_values
 
     dataset = Dataset.read(file, sep=sep, quasi_identifiers=[c for c in automatic],
                            kinds={c: k for c, k in (kinds or {}).items() if c in automatic} or None)
     sources = {}
     for name in automatic:
         values_, counts = column_values(dataset, name)
-        specs[name] = str(choose(values_, counts, kind=(kinds or {}).get(name), name=name))
-        sources[name] = f"auto ({specs[name]})"
+        sources[name] = auto_source(choose(values_, counts, kind=(kinds or {}).get(name), name=name))
     print_hierarchy_choices(sources)
     return specs
 
 
 def attach_hierarchies(dataset: Any, values: list[str] | None, *, auto: bool,
-                       kinds: dict[str, str] | None = None) -> Any:
-    """The dataset with the hierarchies of ``--hierarchy``/``--auto-hierarchies`` (their choices printed)."""
+                       kinds: dict[str, str] | None = None, to: Any = None, show: bool = True) -> Any:
+    """The dataset with the hierarchies of ``--hierarchy``/``--auto-hierarchies`` (their choices printed on
+    ``to``, default stdout)."""
     specs = parse_hierarchy_options(values)
     if not specs and not auto:
         return dataset
     from veil.hierarchy import resolve
 
     resolution = resolve(dataset, specs, auto=auto, kinds=kinds)
-    print_hierarchy_choices(resolution.sources)
+    if show:
+        print_hierarchy_choices(resolution.sources, to=to)
     return dataset.with_hierarchies(resolution.hierarchies)

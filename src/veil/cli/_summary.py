@@ -24,8 +24,8 @@ def print_summary(report: dict[str, Any], written: dict[str, str] | None = None)
     search = report["search"]
     _print_transformation(report)
     summary = Table(title="Release", show_header=False)
-    summary.add_column("figure")
-    summary.add_column("value", justify="right")
+    _column(summary, "figure")
+    _column(summary, "value", justify="right")
     records = report["records"]
     summary.add_row("records in / out", f"{records:,} / {report['records_out']:,}")
     share = report["suppressed"] / records if records else 0.0
@@ -57,14 +57,18 @@ def print_summary(report: dict[str, Any], written: dict[str, str] | None = None)
 
 
 
+def _column(table: Table, header: str, **options: Any) -> None:
+    """A column whose cells wrap rather than cut: a column name is shown whole at any width (Rich's
+    default ends a long cell in ``…``: ``marital-…`` at 80 columns)."""
+    table.add_column(header, overflow="fold", **options)
+
+
 def _print_transformation(report: dict[str, Any]) -> None:
-    """The hierarchy level per quasi-identifier, or the local recoding's groups."""
+    """The hierarchy level per quasi-identifier (one line, wrapped between entries, so every name is
+    whole at any width), or the local recoding's groups."""
     if report["transformation"]:
-        levels = Table(title="Transformation (hierarchy level per quasi-identifier)")
-        for name in report["transformation"]:
-            levels.add_column(esc(name), justify="center")
-        levels.add_row(*(str(v) for v in report["transformation"].values()))
-        console.print(levels)
+        levels = ", ".join(f"{esc(name)}={level}" for name, level in report["transformation"].items())
+        console.print(f"[bold]Transformation[/] (hierarchy level per quasi-identifier): {levels}", highlight=False)
     recoding = report.get("recoding")
     if recoding:
         console.print(
@@ -76,18 +80,18 @@ def _print_transformation(report: dict[str, Any]) -> None:
 def _print_utility_and_risk(report: dict[str, Any]) -> None:
     """The utility figures, then the prosecutor risk before and after."""
     utility = Table(title=f"Utility (optimised: {esc(report['metric'])})")
-    utility.add_column("metric")
-    utility.add_column("value", justify="right")
+    _column(utility, "metric")
+    _column(utility, "value", justify="right")
     for name, value in report["utility"].items():
         if value is not None:
             utility.add_row(esc(name), _fmt(value))
     console.print(utility)
 
     risk = Table(title="Re-identification risk (prosecutor model)")
-    risk.add_column("")
-    risk.add_column("highest", justify="right")
-    risk.add_column("average", justify="right")
-    risk.add_column("records at risk", justify="right")
+    _column(risk, "")
+    _column(risk, "highest", justify="right")
+    _column(risk, "average", justify="right")
+    _column(risk, "records at risk", justify="right")
     for label, key in (("before", "risk_before"), ("after", "risk_after")):
         p = (report[key] or {}).get("prosecutor", {})  # None: no class released (every record suppressed)
         risk.add_row(label, _fmt(p.get("highest")), _fmt(p.get("average")), _fmt(p.get("records_at_risk")))
@@ -100,9 +104,9 @@ def _print_columns(report: dict[str, Any]) -> None:
     if not columns:
         return
     table = Table(title="Columns")
-    table.add_column("column")
-    table.add_column("role")
-    table.add_column("treatment")
+    _column(table, "column")
+    _column(table, "role")
+    _column(table, "treatment")
     for c in columns:
         treatment = c["treatment"] + (f" (level {c['level']})" if c.get("level") is not None else "")
         if c["role"] == "unlisted" and c["treatment"] == "unchanged":

@@ -6,39 +6,54 @@ from pathlib import Path
 
 import typer
 
-from veil.cli._app import app, err_console, parse_assignments, split_list, user_errors
+from veil.cli._app import app, err_console, esc, parse_assignments, refuse_beside_config, split_list, user_errors
 from veil._lazy import require as require_extra
-from veil.cli._hierarchy_options import auto_hierarchies_option, hierarchy_option, hierarchy_specs, refuse_with_config
+from veil.cli._hierarchy_options import (auto_hierarchies_option, hierarchy_option, hierarchy_specs,
+                                         parse_hierarchy_options)
 from veil.cli._registry_help import metric_help, require_help
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def _pairs(values: list[str] | None, option: str) -> dict[str, str]:
+def _pairs(values: list[str] | None, option: str, sensitive: list[str]) -> dict[str, str]:
     """Parse ``ATTRIBUTE:VALUE`` options such as ``-l salary-class:2`` (a quoted name may hold a
-    colon or a comma: ``-l '"salary: class":2'``)."""
+    colon or a comma: ``-l '"salary: class":2'``); a bare ``-l 2`` applies to the one sensitive
+    attribute of ``--sensitive``, and is refused when there are several or none."""
     from veil.cli._lists import split_named
     from veil.errors import ParameterError
 
     out = {}
     for value in values or []:
         name, sep, rest = split_named(value, ":", option, last=True)
+        if not sep and rest.strip():
+            if len(sensitive) != 1:
+                raise ParameterError(
+                    f"{option} {value} names no sensitive attribute and --sensitive gives "
+                    f"{'none' if not sensitive else len(sensitive)}: give {option} SENSITIVE:{value} "
+                    f"(e.g. {option} {(sensitive or ['salary-class'])[0]}:{value}).")
+            name, sep, rest = sensitive[0], ":", rest.strip()
         if not sep or not name or not rest:
-            raise ParameterError(f"{option} expects SENSITIVE:VALUE (e.g. salary-class:2). Got {value!r} instead.")
+            raise ParameterError(f"{option} expects SENSITIVE:VALUE (e.g. salary-class:2), or VALUE with one "
+                                 f"--sensitive. Got {value!r} instead.")
+        if name in out:
+            raise ParameterError(f"{option} gives {name!r} twice; give one value per attribute.")
         out[name] = rest
     return out
 
 
 def _config_from_flags(
-    file: Path, *, qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
-    k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str], suppression: float, metric: str,
-    label: str | None, sep: str | None, seed: int | None, shuffle: bool, drop_suppressed: bool, target: str | None = None,
-    algorithm: str = "lattice", options: dict[str, object] | None = None, engine: str = "local",
-    identifiers: list[str] | None = None, insensitive: list[str] | None = None, suppressed: str | None = None,
-    keep_unlisted: bool = False, allow_identifiers: list[str] | None = None, require: str | None = None,
-    max_nodes: int | None = None,
+    file: Path, *, qi: list[str], sensitive: list[str], hierarchy: list[str] | None, auto_hierarchies: bool,
+    kinds: dict[str, str], k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str],
+    suppression: float, metric: str, label: str | None, sep: str | None, seed: int | None, shuffle: bool,
+    drop_suppressed: bool, target: str | None = None, algorithm: str = "lattice",
+    options: dict[str, object] | None = None, engine: str = "local", identifiers: list[str] | None = None,
+    insensitive: list[str] | None = None, suppressed: str | None = None, keep_unlisted: bool = False,
+    allow_identifiers: list[str] | None = None, require: str | None = None, max_nodes: int | None = None,
 ):
-    """The release configuration the data-file flags describe, checked as a configuration file is."""
+    """The release configuration the data-file flags describe, checked as a configuration file is.
+
+    The roles are checked first (a column given two roles is refused), then the hierarchies are
+    made (``auto`` resolved on ``file`` with the local engine: one read of the data)."""
     from veil.config import ReleaseConfig, check_consistency
     from veil.errors import ConfigError, ParameterError
     from pydantic import ValidationError
@@ -49,7 +64,19 @@ def _config_from_flags(
 
     requirements = parse_requirements(require) if require is not None else []
     named = [r.attribute for r in requirements if r.attribute is not None]
+    check_roles([(n, "quasi-identifier", "--qi") for n in qi] + [(n, "sensitive", "--sensitive") for n in sensitive]
+                + [(n, "sensitive", "-l") for n in l_diversity] + [(n, "sensitive", "-t") for n in t_closeness]
+                + [(n, "sensitive", "--require") for n in named]
+                + [(n, "identifier", "--identifier") for n in identifiers or []]
+                + [(n, "insensitive", "--insensitive") for n in insensitive or []])
     sensitive = list(dict.fromkeys(sensitive + list(l_diversity) + list(t_closeness) + named))
+    for option, names in (("--hierarchy", parse_hierarchy_options(hierarchy)), ("--kind", kinds)):
+        stray = [n for n in names if n not in qi and n not in sensitive]
+        if stray:  # before any hierarchy is built
+            raise ParameterError(f"{option} names {stray[0]!r}, which is neither a quasi-identifier (--qi) nor a "
+                                 "sensitive attribute (--sensitive, -l, -t, --require); it would do nothing.")
+    hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi,
+                                  file=file if engine == "local" else None, kinds=kinds, sep=sep)
     attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive)
     models = _flag_models(k, l_diversity, t_closeness, kinds)
     models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))
@@ -70,6 +97,26 @@ def _config_from_flags(
     return config
 
 
+def check_roles(roles: list[tuple[str, str, str]]) -> None:
+    """``(column, role, flag)`` for every column a role flag names: a column given two roles is
+    refused, naming it and both flags (``--qi age,sex --sensitive sex`` dropped ``sex`` from the
+    quasi-identifiers and published it ungeneralized).
+
+    Raises
+    ------
+    ParameterError
+        A column is given two roles.
+    """
+    from veil.errors import ParameterError
+
+    seen: dict[str, tuple[str, str]] = {}
+    for name, role, flag in roles:
+        first_role, first_flag = seen.setdefault(name, (role, flag))
+        if first_role != role:
+            raise ParameterError(f"Column {name!r} is given two roles, {first_role} ({first_flag}) and {role} "
+                                 f"({flag}); a column has one role: name it in one of {first_flag} and {flag}.")
+
+
 def _attributes(qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
                 algorithm: str, identifiers: list[str] | None, insensitive: list[str] | None) -> dict[str, dict]:
     """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when needed)."""
@@ -87,52 +134,85 @@ def _attributes(qi: list[str], sensitive: list[str], hierarchies: dict[str, str]
             raise ParameterError(f"No hierarchy for quasi-identifier {name!r}: add --hierarchy {name}=SPEC "
                                  "(a file, or a builder such as interval:5,10 or auto), or --auto-hierarchies.")
         attributes[name] = {"role": "quasi-identifier", "kind": kind}
-        if name in hierarchies:
-            attributes[name]["hierarchy"] = hierarchy_entry(hierarchies[name])
     for name in sensitive:
         attributes[name] = {"role": "sensitive", "kind": kinds.get(name, "categorical")}
+    for name in hierarchies:
+        attributes[name]["hierarchy"] = hierarchy_entry(hierarchies[name])
     for role, names in (("identifier", identifiers or []), ("insensitive", insensitive or [])):
         for name in names:
-            if name in attributes:
-                raise ParameterError(f"Column {name!r} is given two roles; a column has one role.")
             attributes[name] = {"role": role}
     return attributes
 
 
 def _flag_models(k: int | None, l_diversity: dict[str, str], t_closeness: dict[str, str],
                  kinds: dict[str, str]) -> list[dict]:
-    """The configuration's ``models`` from ``-k``, ``-l`` and ``-t``."""
+    """The configuration's ``models`` from ``-k``, ``-l`` and ``-t`` (the entries the Python call makes,
+    :func:`veil._frame_release.model_specs`)."""
+    from veil._frame_release import model_specs
     from veil.errors import ParameterError
 
-    models: list[dict] = []
-    if k is not None:
-        models.append({"type": "k-anonymity", "k": k})
+    l_values, t_values = {}, {}
     for name, value in l_diversity.items():
         try:
-            models.append({"type": "distinct-l-diversity", "sensitive": name, "l": int(value)})
+            l_values[name] = int(value)
         except ValueError:
             raise ParameterError(f"-l expects an integer l, as in {name}:2. Got {value!r} instead.") from None
     for name, value in t_closeness.items():
         try:
-            t = float(value)
+            t_values[name] = float(value)
         except ValueError:
             raise ParameterError(f"-t expects a number t, as in {name}:0.2. Got {value!r} instead.") from None
-        distance = "ordered-t-closeness" if kinds.get(name) in ("numeric", "ordinal", "date") else "equal-t-closeness"
-        models.append({"type": distance, "sensitive": name, "t": t})
-    return models
+    return model_specs(k=k, l=l_values, t=t_values, kinds=kinds)
 
 
 def _options(values: list[str] | None) -> dict[str, object]:
-    """Parse ``--option KEY=VALUE``; values are read as YAML scalars (``false``, ``3``, ``0.5``)."""
-    import yaml
+    """Parse ``--option KEY=VALUE``; values are read as YAML (``false``, ``3``, ``0.5``), a key given
+    twice refused (:func:`veil._config_text.parse_config_text`)."""
+    from veil._config_text import parse_config_text
 
-    return {key: yaml.safe_load(value) for key, value in parse_assignments(values, "--option").items()}
+    return {key: parse_config_text(value, json_format=False, name=f"--option {key}")
+            for key, value in parse_assignments(values, "--option").items()}
+
+
+#: The options that may be given beside a configuration: where to write, and how much to print.
+#: Every other option describes the release, which the configuration sets.
+BESIDE_CONFIG = ("output", "json_out", "html_out", "quiet")
+#: The configuration key each other option stands for (the remedy the refusal names).
+_CONFIG_KEYS = {
+    "qi": "attributes", "sensitive": "attributes", "identifier": "attributes", "insensitive": "attributes",
+    "hierarchy": "attributes.COL.hierarchy", "auto_hierarchies": "attributes.COL.hierarchy",
+    "kind": "attributes.COL.kind", "k": "models", "l_diversity": "models", "t_closeness": "models",
+    "require": "models", "suppression": "suppression_limit", "metric": "metric", "label": "label",
+    "workload_target": "target", "sep": "input.sep", "seed": "seed", "no_shuffle": "output.shuffle",
+    "drop_suppressed": "suppressed", "suppressed": "suppressed", "keep_unlisted": "keep_unlisted",
+    "allow_identifier": "allow_identifiers", "algorithm": "algorithm", "option": "algorithm_options",
+    "engine": "engine", "max_nodes": "max_nodes",
+}
+
+
+def _config_mode(ctx: typer.Context, target: Path, *, output: Path | None, json_out: Path | None,
+                 html_out: Path | None) -> tuple[object, list[str]]:
+    """The configuration ``target``, refusing every option beside it but :data:`BESIDE_CONFIG` (an
+    option added to the command later is refused too), and the notes to print once the release is
+    written: a destination given by flag replaces the configuration's."""
+    from veil.config import load_config
+
+    refuse_beside_config(ctx, target, allowed=BESIDE_CONFIG, keys=_CONFIG_KEYS)
+    config = load_config(target)
+    notes = []
+    for flag, given, key, configured in (("--output", output, "output.path", config.output.path),
+                                         ("--json", json_out, "output.report", config.output.report),
+                                         ("--html", html_out, "output.html", config.output.html)):
+        if given is not None and configured is not None and config.resolve(configured).resolve() != given.resolve():
+            notes.append(f"note: {flag} {esc(given)} replaced the configuration's {key} ({esc(configured)}).")
+    return config, notes
 
 
 # long because typer declares every option of the command as a parameter; the body parses and calls
 # the library (veil.release.run_config)
 @app.command("anonymize")
 def anonymize_command(
+    ctx: typer.Context,
     target: Path = typer.Argument(..., readable=False, help="A release configuration (.yaml/.json) or a data file (CSV/Parquet)."),
     qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (data-file mode)."),
     sensitive: str = typer.Option(None, "--sensitive", help="Sensitive attributes, comma-separated."),
@@ -140,8 +220,8 @@ def anonymize_command(
     auto_hierarchies: bool = auto_hierarchies_option(),
     kind: list[str] = typer.Option(None, "--kind", help="NAME=KIND (categorical, ordinal, numeric, date); repeatable."),
     k: int = typer.Option(None, "-k", "--k", help="k-anonymity: smallest class size."),
-    l_diversity: list[str] = typer.Option(None, "-l", "--l-diversity", help="Distinct l-diversity, SENSITIVE:L (e.g. salary-class:2)."),
-    t_closeness: list[str] = typer.Option(None, "-t", "--t-closeness", help="t-closeness (equal or ordered distance by kind), SENSITIVE:T."),
+    l_diversity: list[str] = typer.Option(None, "-l", "--l-diversity", help="Distinct l-diversity, SENSITIVE:L (e.g. salary-class:2), or L alone with one --sensitive."),
+    t_closeness: list[str] = typer.Option(None, "-t", "--t-closeness", help="t-closeness (equal or ordered distance by kind), SENSITIVE:T, or T alone with one --sensitive."),
     suppression: float = typer.Option(0.0, "--suppression", help="Largest share of records that may be suppressed, in [0, 1]."),
     metric: str = typer.Option("loss", "--metric", help=metric_help()),
     label: str = typer.Option(None, "--label", help="Class attribute for the classification/infogain metrics."),
@@ -169,42 +249,21 @@ def anonymize_command(
     """Anonymize a table: optimal generalization and suppression, verified, with a report."""
     from veil.cli._progress import phase_display
     from veil.cli._summary import print_summary
-    from veil.config import load_config
     from veil.release import run_config
 
     with user_errors():
         if html_out is not None:
             require_extra("matplotlib", feature="--html")  # before any work: no data file without its report
         if target.suffix.lower() in _CONFIG_SUFFIXES:
-            flags = (algorithm != "lattice" or option or engine != "local" or suppressed or identifier or workload_target
-                     or insensitive or keep_unlisted or allow_identifier)
-            if flags:
-                from veil.errors import ParameterError
-
-                raise ParameterError(
-                    "--algorithm, --option, --engine, --suppressed, --identifier, --insensitive, --keep-unlisted, "
-                    "--allow-identifier and --target apply to data-file mode; with a configuration file, set 'algorithm', "
-                    "'algorithm_options', 'engine', 'suppressed', roles, 'keep_unlisted', 'allow_identifiers' and "
-                    "'target' in it."
-                )
-            refuse_with_config(hierarchy, auto_hierarchies)
-            if require is not None:
-                from veil.errors import ParameterError
-
-                raise ParameterError("--require applies to data-file mode; with a configuration file, list the models in it.")
-            if max_nodes is not None:
-                from veil.errors import ParameterError
-
-                raise ParameterError("--max-nodes applies to data-file mode; with a configuration file, set 'max_nodes' in it.")
-            config = load_config(target)
+            config, notes = _config_mode(ctx, target, output=output, json_out=json_out, html_out=html_out)
         else:
+            notes = []
+            kinds = parse_assignments(kind, "--kind")
             config = _config_from_flags(
                 target, qi=split_list(qi, "--qi"), sensitive=split_list(sensitive, "--sensitive"),
-                hierarchies=hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=split_list(qi, "--qi"),
-                                            file=target if engine == "local" else None,
-                                            kinds=parse_assignments(kind, "--kind"), sep=sep),
-                kinds=parse_assignments(kind, "--kind"),
-                k=k, l_diversity=_pairs(l_diversity, "-l"), t_closeness=_pairs(t_closeness, "-t"),
+                hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kinds=kinds,
+                k=k, l_diversity=_pairs(l_diversity, "-l", split_list(sensitive, "--sensitive")),
+                t_closeness=_pairs(t_closeness, "-t", split_list(sensitive, "--sensitive")),
                 suppression=suppression, metric=metric, label=label, target=workload_target, sep=sep, seed=seed,
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
                 algorithm=algorithm, options=_options(option), engine=engine, require=require,
@@ -219,4 +278,6 @@ def anonymize_command(
                 progress=progress, html=str(html_out) if html_out else None,
                 config_path=target if target.suffix.lower() in _CONFIG_SUFFIXES else None,
             )
+    for note in notes:
+        err_console.print(note, highlight=False, soft_wrap=True)
     print_summary(result.report, written)

@@ -43,6 +43,15 @@ def _refuse_key_as_input(key_file: Optional[Path], others: dict[str, Optional[Pa
                                  "only. Give that option its own file.")
 
 
+def _refuse_beside_section(section: dict[str, Any], config: Optional[Path], given: dict[str, object]) -> None:
+    """Refuse a flag whose key the configuration's section also sets (the flag used to win silently)."""
+    clash = [key for key, value in given.items() if value is not None and key in section]
+    if clash:
+        flags = ", ".join("--" + key.replace("_", "-") for key in clash)
+        raise ParameterError(f"{flags} cannot be given beside --config {str(config)!r}, which sets "
+                             f"{', '.join(map(repr, clash))}: give each in one place.")
+
+
 def _read_key(key_env: str, key_file: Optional[Path], required: bool) -> Optional[bytes]:
     if key_file is not None:
         try:
@@ -108,6 +117,8 @@ def deidentify_command(
     with user_errors():
         _refuse_key_as_input(key_file, {"FILE": file, "--config": config, "--restricted-zip3": restricted_zip3})
         section: dict[str, Any] = _load_config(config) if config is not None else {}
+        _refuse_beside_section(section, config, {"profile": profile, "restricted_zip3": restricted_zip3,
+                                                 "as_of": as_of, "link": link})
         chosen = profile or section.get("profile")
         if chosen is not None and chosen not in _PROFILES:
             raise ParameterError(f"The '--profile' option must be one of {{'safe-harbor'}}. Got {chosen!r} instead.")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -47,6 +50,47 @@ def demo(
             progress("write", 3, 3)
             out.commit()
     print_summary(result.report, {role: str(path) for role, path in paths.items()})
+    console.print("[bold]What the figures mean[/]")
+    for line in verdicts(result.report):
+        console.print(f"  - {line}", soft_wrap=True, highlight=False)
+    console.print(f"Open the HTML report in a browser: [bold]{paths['html']}[/]", soft_wrap=True)
     console.print(f"Check it yourself: [bold]veil check {paths['data']} --qi sex,age,race,marital-status,education,"
                   "native-country,workclass,occupation --sensitive salary-class --require 'k>=5, l>=2'[/]",
                   soft_wrap=True)  # one line, so that it can be pasted
+
+
+def _grade(value: float, light: float, heavy: float, words: tuple[str, str, str]) -> str:
+    return words[0] if value < light else words[1] if value <= heavy else words[2]
+
+
+def verdicts(report: Mapping[str, Any]) -> list[str]:
+    """The release's key figures in words: what each means, and whether it is good or bad.
+
+    Examples
+    --------
+    >>> verdicts({"utility": {"loss": 0.31}, "achieved": {"k": 5, "sensitive": {"y": {"delta_disclosure": 0.5}}}})[0]
+    'information loss 0.31: 31% of the detail of the quasi-identifiers is gone (0 keeps all of it, 1 none): moderate.'
+    """
+    out = []
+    loss = (report.get("utility") or {}).get("loss")
+    if isinstance(loss, (int, float)) and math.isfinite(loss):
+        grade = _grade(loss, 0.2, 0.5, ("light", "moderate", "heavy: check that the release is still useful"))
+        out.append(f"information loss {loss:.2f}: {loss:.0%} of the detail of the quasi-identifiers is gone "
+                   f"(0 keeps all of it, 1 none): {grade}.")
+    achieved = report.get("achieved") or {}
+    k = achieved.get("k")
+    if isinstance(k, (int, float)) and k >= 1:
+        out.append(f"k = {k:g}: every released record shares its quasi-identifiers with at least {k - 1:g} others, "
+                   f"so a record is re-identified with probability at most 1/{k:g} = {1 / k:.2g}.")
+    for name, figures in (achieved.get("sensitive") or {}).items():
+        delta = (figures or {}).get("delta_disclosure")
+        if not isinstance(delta, (int, float)) or not math.isfinite(delta):
+            continue
+        grade = _grade(delta, 0.5, 1.0, ("low: a class tells little about it",
+                                         "moderate",
+                                         "high: a class tells much about it; bound it with t-closeness or "
+                                         "δ-disclosure"))
+        out.append(f"δ-disclosure {delta:.2f} on {name}: in the worst class, a value of {name} is up to "
+                   f"{math.exp(delta):.3g} times more or less likely than in the whole table "
+                   f"(0 would mean a class tells nothing): {grade}.")
+    return out

@@ -12,17 +12,37 @@ from typing import Any
 
 import typer
 
-from veil.cli._app import app, console, err_console, esc, load_dataset, parse_assignments, split_list, user_errors
+from veil.cli._app import (app, console, err_console, esc, parse_assignments, refuse_beside_config, split_list,
+                           user_errors)
+from veil.cli._hierarchy_options import (
+    attach_hierarchies,
+    auto_hierarchies_option,
+    hierarchy_files,
+    hierarchy_option,
+    parse_hierarchy_options,
+    quote_name,
+    refuse_stray,
+)
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 _PLOT_FORMATS = {".png": "png", ".svg": "svg"}
+#: The options that may be given beside a configuration: the sweep and the outputs.  The others
+#: (--qi, --hierarchy, --auto-hierarchies, --kind, --sep, and any added later) describe the data,
+#: which it sets.
+_BESIDE_CONFIG = ("sensitive", "k", "l_values", "t_values", "suppression", "algorithm", "metric", "label",
+                  "classifier", "random_state", "json_out", "plot", "no_lattice", "html", "quiet")
 #: ``--json -``: the JSON document on stdout (and nothing else there).
 STDOUT = Path("-")
 
 
-def _inputs(target: Path, hierarchy: list[str] | None) -> tuple[list[Path], Any]:
-    """Every file the command reads (checked against the outputs before work) and the configuration, if any."""
-    files = [target, *(Path(v) for v in parse_assignments(hierarchy, "--hierarchy").values())]
+def _inputs(ctx: typer.Context, target: Path, hierarchy: list[str] | None) -> tuple[list[Path], Any]:
+    """Every file the command reads (checked against the outputs before work) and the configuration, if any
+    (a data option beside it refused first)."""
+    if target.suffix.lower() in _CONFIG_SUFFIXES:
+        refuse_beside_config(ctx, target, allowed=_BESIDE_CONFIG, keys={
+            "qi": "attributes", "hierarchy": "attributes.COL.hierarchy", "kind": "attributes.COL.kind",
+            "sep": "input.sep", "auto_hierarchies": "attributes.COL.hierarchy: auto"})
+    files = [target, *(Path(f) for f in hierarchy_files(hierarchy))]
     if target.suffix.lower() not in _CONFIG_SUFFIXES:
         return files, None
     from veil.config import load_config
@@ -31,9 +51,10 @@ def _inputs(target: Path, hierarchy: list[str] | None) -> tuple[list[Path], Any]
     return [*files, Path(config.input.path)], config
 
 
-def _dataset(target: Path, config: Any, *, qi: str | None, sensitive: str | None, hierarchy: list[str] | None,
-             kind: list[str] | None, sep: str | None) -> tuple[Any, dict[str, Any]]:
-    """The dataset and the configuration's defaults (config mode)."""
+def _dataset(target: Path, config: Any, *, qi: str | None, sensitive: list[str], hierarchy: list[str] | None,
+             auto: bool, kind: list[str] | None, sep: str | None, quiet: bool) -> tuple[Any, dict[str, Any]]:
+    """The dataset with its hierarchies (as ``veil anonymize`` builds them) and the configuration's defaults."""
+    from veil.dataset import Dataset
     from veil.errors import ParameterError
 
     if config is not None:
@@ -43,12 +64,14 @@ def _dataset(target: Path, config: Any, *, qi: str | None, sensitive: str | None
     qis = split_list(qi, "--qi")
     if not qis:
         raise ParameterError("--qi is required when exploring a data file (or pass a configuration file).")
-    files = parse_assignments(hierarchy, "--hierarchy")
-    missing = [name for name in qis if name not in files]
+    refuse_stray(parse_hierarchy_options(hierarchy), qis)
+    kinds = parse_assignments(kind, "--kind")
+    data = Dataset.read(target, sep=sep, quasi_identifiers=qis, sensitive=sensitive, kinds=kinds or None)
+    data = attach_hierarchies(data, hierarchy, auto=auto, kinds=kinds, to=err_console, show=not quiet)  # stdout: table/JSON
+    missing = [name for name in qis if name not in data.hierarchies]
     if missing:
-        raise ParameterError(f"No hierarchy for quasi-identifier {missing[0]!r}: add --hierarchy {missing[0]}=FILE.csv.")
-    data = load_dataset(target, quasi_identifiers=qis, sensitive=split_list(sensitive, "--sensitive"), hierarchy_files=files,
-                        kinds=parse_assignments(kind, "--kind"), sep=sep)
+        raise ParameterError(f"No hierarchy for quasi-identifier {missing[0]!r}: add --hierarchy {quote_name(missing[0])}=SPEC "
+                             "(a file, or a builder such as interval:5,10 or auto), or --auto-hierarchies.")
     return data, {}
 
 
@@ -77,7 +100,8 @@ def _payload(exploration: Any, chosen: int | None, lattice: Any) -> dict[str, An
     if lattice is not None:
         payload["lattice"] = {
             "parameters": exploration.points[chosen]["parameters"], "quasi_identifiers": list(lattice.quasi_identifiers),
-            "nodes": len(lattice.nodes), "counts": lattice.counts(), "optimum": list(lattice.optimum or ()),
+            "nodes": len(lattice.nodes), "counts": lattice.counts(),
+            "optimum": dict(zip(lattice.quasi_identifiers, lattice.optimum or ())),
         }
     return payload
 
@@ -94,7 +118,8 @@ def _page(payload: dict[str, Any], drawing: Any) -> str:
     return render_exploration(payload, figure_png=buffer.getvalue())
 
 
-def _print(exploration: Any) -> None:
+def _print(exploration: Any, chosen: int | None) -> None:
+    """The table of points, then the chosen point with its level per quasi-identifier (named)."""
     from rich.table import Table
 
     (_, xkey, _), (_, ykey, _) = exploration.objectives
@@ -110,14 +135,22 @@ def _print(exploration: Any) -> None:
         table.add_row(params, str(point["privacy"]["k"]), f"{point['privacy'][xkey]:.4f}",
                       "-" if y is None else f"{y:.4f}", "*" if point["frontier"] else "")
     console.print(table)
+    if chosen is not None:
+        point = exploration.points[chosen]
+        params = ", ".join(f"{k}={v}" for k, v in point["parameters"].items())
+        levels = ", ".join(f"{q}={level}" for q, level in (point["transformation"] or {}).items())
+        console.print(f"chosen: {esc(params)}" + (f"; levels {esc(levels)}" if levels else ""), highlight=False,
+                      soft_wrap=True)
 
 
 @app.command("explore")
 def explore_command(  # the work is in the helpers above and below
+    ctx: typer.Context,
     target: Path = typer.Argument(..., readable=False, help="A data file (CSV/Parquet) or a release configuration (.yaml/.json)."),
     qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (data-file mode)."),
     sensitive: str = typer.Option(None, "--sensitive", help="The sensitive attribute of the l and t models."),
-    hierarchy: list[str] = typer.Option(None, "--hierarchy", help="NAME=FILE.csv per QI (data-file mode)."),
+    hierarchy: list[str] = hierarchy_option(),
+    auto_hierarchies: bool = auto_hierarchies_option(),
     kind: list[str] = typer.Option(None, "--kind", help="NAME=KIND (categorical, ordinal, numeric, date); repeatable."),
     k: str = typer.Option(None, "--k", "-k", help="k values: START:STOP[:STEP] (inclusive) or A,B,C."),
     l_values: str = typer.Option(None, "--l", "-l", help="Distinct l-diversity values of --sensitive."),
@@ -147,13 +180,15 @@ def explore_command(  # the work is in the helpers above and below
     document = None
     with user_errors():
         _check_suffixes(plot, html)
-        inputs, config = _inputs(target, hierarchy)
+        inputs, config = _inputs(ctx, target, hierarchy)
+        sensitives = split_list(sensitive, "--sensitive")
         files = {"json": None if to_stdout else json_out, "plot": plot, "html": html}
         # stderr: stdout keeps the table (or the JSON alone)
         with Outputs(files, inputs=inputs) as out, phase_display(err_console, quiet=quiet) as progress:
-            data, defaults = _dataset(target, config, qi=qi, sensitive=sensitive, hierarchy=hierarchy, kind=kind, sep=sep)
+            data, defaults = _dataset(target, config, qi=qi, sensitive=sensitives, hierarchy=hierarchy,
+                                      auto=auto_hierarchies, kind=kind, sep=sep, quiet=quiet)
             spec = _spec(data, defaults, k=k, l_values=l_values, t_values=t_values, suppression=suppression,
-                         algorithm=algorithm, sensitive=sensitive, metric=metric, max_nodes=max_nodes)
+                         algorithm=algorithm, sensitive=sensitives, metric=metric, max_nodes=max_nodes)
             exploration = _sweep(data, spec, label=label, classifier=classifier, random_state=random_state,
                                  progress=progress)
             chosen = chosen_point(exploration)
@@ -167,7 +202,7 @@ def explore_command(  # the work is in the helpers above and below
     if document is not None:
         typer.echo(document, nl=False)
     else:
-        _print(exploration)
+        _print(exploration, chosen)
     for role, path in (("JSON", files["json"]), ("plot", plot), ("HTML", html)):
         if path is not None:
             (err_console if to_stdout else console).print(f"{role}: {esc(path)}")
@@ -199,10 +234,14 @@ def _write(out: Any, exploration: Any, payload: dict[str, Any], lattice: Any, ch
 
 
 def _spec(data: Any, defaults: dict, *, k: str | None, l_values: str | None, t_values: str | None,
-          suppression: str | None, algorithm: str, sensitive: str | None, metric: str | None,
+          suppression: str | None, algorithm: str, sensitive: list[str], metric: str | None,
           max_nodes: int | None = None) -> Any:
     """The sweep the flags ask for (a configuration's suppression limit and metric as defaults)."""
+    from veil.errors import ParameterError
     from veil.explore import SweepSpec, parse_values
+
+    if len(sensitive) > 1:
+        raise ParameterError(f"--sensitive names {len(sensitive)} columns; the l and t models of a sweep protect one.")
 
     return SweepSpec(
         k=parse_values(k, option="--k") if k else (),
@@ -211,7 +250,7 @@ def _spec(data: Any, defaults: dict, *, k: str | None, l_values: str | None, t_v
         suppression=parse_values(suppression, kind=float, option="--suppression") if suppression
         else (float(defaults.get("suppression", 0.0)),),
         algorithms=tuple(split_list(algorithm, "--algorithm")),
-        sensitive=sensitive or (data.sensitive[0] if len(data.sensitive) == 1 else None),
+        sensitive=sensitive[0] if sensitive else (data.sensitive[0] if len(data.sensitive) == 1 else None),
         metric=metric or defaults.get("metric", "loss"), max_nodes=max_nodes,
     )
 

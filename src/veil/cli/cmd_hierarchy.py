@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 
 from veil.cli._app import EXIT_INPUT_ERROR, app, console, err_console, esc, parse_assignments, split_list, user_errors
-from veil.cli._hierarchy_options import hierarchy_option, parse_hierarchy_options
+from veil.cli._hierarchy_options import hierarchy_option, parse_hierarchy_options, quote_name, refuse_stray
 
 hierarchy_app = typer.Typer(
     name="hierarchy", help="Build generalization hierarchies from a table, or check them against it.",
@@ -72,12 +72,13 @@ def build_command(
 
             raise ParameterError("--qi needs at least one column.")
         specs = parse_hierarchy_options(spec)
+        refuse_stray(specs, columns, option="--spec")
         kinds = parse_assignments(kind, "--kind")
         names = _file_names(columns)
         inputs = [file] + [Path(f) for s in specs.values() for f in parse_spec(s).files]
         with Outputs({c: out_dir / names[c] for c in columns}, inputs=inputs) as out:
             dataset = Dataset.read(file, sep=sep, quasi_identifiers=columns)
-            resolution = resolve(dataset, {c: s for c, s in specs.items() if c in columns},
+            resolution = resolve(dataset, specs,
                                  quasi_identifiers=columns, auto=True, kinds=kinds)
             tables = []
             for column in columns:
@@ -95,8 +96,9 @@ def build_command(
                   highlight=False)
     import shlex  # the command is pasted into a shell: every name quoted for it
 
-    flags = " ".join(f"--hierarchy {shlex.quote(f'{c}={out_dir / names[c]}')}" for c in columns)
-    command = f"veil anonymize {shlex.quote(str(file))} --qi {shlex.quote(','.join(columns))} {flags} -k 5"
+    flags = " ".join(f"--hierarchy {shlex.quote(f'{quote_name(c)}={out_dir / names[c]}')}" for c in columns)
+    qis = ",".join(quote_name(c) for c in columns)
+    command = f"veil anonymize {shlex.quote(str(file))} --qi {shlex.quote(qis)} {flags} -k 5"
     console.print(f"  {esc(command)}", highlight=False, soft_wrap=True)
 
 
@@ -125,7 +127,7 @@ def check_command(
             h.leaf_index(values, column=column)
         except HierarchyError as exc:
             problems += 1
-            err_console.print(f"[bold red]{esc(column)}:[/] {esc(str(exc))}", highlight=False, soft_wrap=True)
+            err_console.print(f"[bold red]error:[/] {esc(column)}: {esc(str(exc))}", highlight=False, soft_wrap=True)
             continue
         console.print(f"{esc(column)}: ok ({esc(with_missing.sources[column])}; {h.n_levels} levels, "
                       f"values per level {' → '.join(str(h.n_values(l)) for l in range(h.n_levels))}; "

@@ -22,11 +22,9 @@ from veil.dp._budget import (
 )
 from veil.dp._ledger import BudgetLedger, LedgerError, dataset_fingerprint
 from veil.dp._mechanisms import (
-    ExponentialMechanism,
     GaussianMechanism,
     GeometricMechanism,
     LaplaceMechanism,
-    PermuteAndFlip,
     analytic_gaussian_sigma,
     certified_gaussian_sigma,
 )
@@ -34,6 +32,7 @@ from veil.dp._postprocessing import clamp_nonnegative, consistent_counts, round_
 from veil.dp._predicate import QuerySpec, parse_predicate, parse_query
 from veil.dp._randomized_response import KaryRandomizedResponse, RandomizedResponse
 from veil.dp._restriction import QueryAuditor, QueryRefusedError
+from veil.dp._selection import ExponentialMechanism, PermuteAndFlip
 from veil.dp._sensitivity import (
     clamped_fixed_point_sum,
     count_sensitivity,

@@ -264,11 +264,12 @@ class PrivacyAccountant:
         else:
             what = f"epsilon={cost.epsilon:g}, delta={cost.delta:g}"
         extra = f" (rho={self.remaining_rho:g} left under zCDP)" if self._zcdp() else ""
+        short = " and ".join(self.budget.short_of(total)) or "epsilon"
         raise BudgetExceededError(
-            f"The query {label or '(unnamed)'} costs {what}, "
+            f"The budget's {short} is short: the query {label or '(unnamed)'} costs {what}, "
             f"but only epsilon={rem.epsilon:g}, delta={rem.delta:g}{extra} "
             f"of the budget (epsilon={self.budget.epsilon:g}, delta={self.budget.delta:g}) "
-            "remains. Ask with a smaller epsilon or stop querying this dataset."
+            f"remains. Ask with a smaller {short} or stop querying this dataset."
         )
 
     def spend(self, cost: PrivacyBudget | ZCDPBudget, *, label: str = "") -> None:

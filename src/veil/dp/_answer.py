@@ -51,6 +51,9 @@ class DPAnswer:
         ``None`` for a mean (two releases, see ``details``).
     rho : float or None
         The zCDP cost charged, when the accountant uses ``composition="zcdp"``.
+    missing_as : float or None
+        What a missing value counted as in a sum, mean or quantile (a public choice, by
+        default the lower clamping bound); ``None`` for counts and histograms.
     """
 
     value: Any
@@ -65,21 +68,26 @@ class DPAnswer:
     contribution_bounds: ContributionBounds | None = None
     sensitivity: float | None = None
     rho: float | None = None
+    missing_as: float | None = None
 
     def to_dict(self) -> dict:
         """The answer as plain JSON-ready data.
 
-        Keys: ``query``, ``value`` (a dict's tuple keys joined by ``"|"``),
+        Keys: ``query``, ``value`` (a dict keyed by one column's values; keyed by tuples
+        of several columns' values, a list of ``[[v1, v2, ...], answer]`` pairs, so that
+        no key can be confused with another),
         ``epsilon``, ``delta``, ``mechanism``, ``noise_scale``,
         ``privacy_unit``, ``budget_remaining`` (``{epsilon, delta}``),
         ``contribution_bounds`` (``{max_rows_per_unit, max_groups,
-        max_rows_per_group}`` or ``None``), ``sensitivity``, ``rho`` and
-        ``details``.
+        max_rows_per_group}`` or ``None``), ``sensitivity``, ``rho``, ``missing_as``
+        and ``details``.
         """
         value = self.value
-        if isinstance(value, dict):
-            value = {("|".join(map(str, k)) if isinstance(k, tuple) else str(k)): plain(v)
-                     for k, v in value.items()}
+        tuples = len(self.details.get("columns", ())) > 1  # a list even when no group was released
+        if isinstance(value, dict) and (tuples or any(isinstance(k, tuple) for k in value)):
+            value = [[[plain(part) for part in k], plain(v)] for k, v in value.items()]
+        elif isinstance(value, dict):
+            value = {str(k): plain(v) for k, v in value.items()}
         else:
             value = plain(value)
         bounds = self.contribution_bounds
@@ -96,6 +104,7 @@ class DPAnswer:
             "contribution_bounds": None if bounds is None else bounds.to_dict(),
             "sensitivity": plain(self.sensitivity),
             "rho": self.rho,
+            "missing_as": self.missing_as,
             "details": {str(k): plain(v) for k, v in self.details.items()},
         }
 

@@ -86,9 +86,16 @@ class PrivacyBudget:
                              delta=min(self.delta + other.delta, _TOP))
 
     def covers(self, cost: PrivacyBudget) -> bool:
-        """Whether ``cost`` fits in this budget (up to a 1e-12 relative float slack)."""
-        return (cost.epsilon <= self.epsilon * (1 + _TOL) + 1e-15
-                and cost.delta <= self.delta * (1 + _TOL) + 1e-18)
+        """Whether ``cost`` fits in this budget, up to a 1e-12 *relative* float slack (so that
+        0.1 + 0.2 spends a 0.3 budget); never an absolute one: a budget of δ = 0 admits no δ
+        and one of ε = 0 no ε."""
+        return not self.short_of(cost)
+
+    def short_of(self, cost: PrivacyBudget) -> tuple[str, ...]:
+        """The parts (``"epsilon"``, ``"delta"``) of ``cost`` that this budget does not cover."""
+        return tuple(name for name, need, have in (("epsilon", cost.epsilon, self.epsilon),
+                                                   ("delta", cost.delta, self.delta))
+                     if need > have * (1 + _TOL))
 
 
 def bun_steinke_epsilon(rho: float, delta: float) -> float:

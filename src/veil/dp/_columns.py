@@ -27,7 +27,11 @@ _NUMBER_OBJECTS = frozenset({"decimal", "integer", "floating", "mixed-integer-fl
 
 def is_number_column(series: pd.Series) -> bool:
     """Whether ``series`` holds numbers: a numeric dtype other than bool, or objects that are all
-    numbers (e.g. decimals); its type is public, like its name."""
+    numbers (e.g. decimals); its type is public, like its name.  A column without any value (an
+    empty table) has no type: it is no number column, yet it can be summed (its rows count as
+    ``missing_as``) and compared with either kind of literal (nothing matches)."""
+    if not series.notna().any():
+        return False
     if pd.api.types.is_bool_dtype(series):
         return False
     if pd.api.types.is_numeric_dtype(series):

@@ -45,7 +45,7 @@ from veil.dp._grouped_sum import grouped_grid_sums, noisy_group_sums, public_key
 from veil.dp._mechanisms import GaussianMechanism, check_epsilon
 from veil.dp._partition import key_str, partition_selection
 from veil.dp._predicate import Predicate
-from veil.dp._sensitivity import clamping_bounds
+from veil.dp._sensitivity import clamping_bounds, missing_fill
 from veil.errors import ColumnNotFoundError, ParameterError
 
 __all__ = ["GroupedQueries", "column_of", "category_codes"]
@@ -267,22 +267,23 @@ class GroupedQueries:
 
     def group_by_sum(self, column: str, by: str, *, categories: Sequence[Any] | None = None,
                      lower: float | None = None, upper: float | None = None, epsilon: float,
-                     delta: float | None = None, where: str | Predicate | None = None) -> DPAnswer:
+                     delta: float | None = None, where: str | Predicate | None = None,
+                     missing_as: float | None = None) -> DPAnswer:
         """Noisy sum of ``column`` clamped to [lower, upper] per key of ``by``: public keys, or
         keys found in the data by private partition selection.
 
-        Each unit is bounded first as in :meth:`contingency_table`.  With ``categories`` each
-        listed key gets its rows' clamped sum on the public grid of :meth:`sum` plus Laplace
-        noise (an absent key a noisy 0; rows of unlisted keys are not summed): (ε, 0).  With
-        ``delta`` instead, the keys present are selected as in :meth:`group_by_count` with
-        ε/2 and only the kept keys get a noisy sum, with ε/2: (ε, δ), charged once.
+        Each unit is bounded first as in :meth:`contingency_table`.  With ``categories`` each listed
+        key gets its rows' clamped sum on the public grid of :meth:`sum` plus Laplace noise (an absent
+        key a noisy 0; rows of unlisted keys are not summed): (ε, 0).  With ``delta`` instead, the keys
+        present are selected as in :meth:`group_by_count` with ε/2 and only the kept keys get a noisy
+        sum, with ε/2: (ε, δ), charged once.
 
         Parameters
         ----------
         categories : sequence, optional
             The public keys of ``by``.  Without them and ``delta``: ParameterError, nothing spent.
-        lower, upper : float
-            Public clamping bounds; a missing value counts as the clamped 0.
+        lower, upper, missing_as : float
+            Public clamping bounds; a missing value counts as ``missing_as`` (default ``lower``).
         epsilon : float in [1e-9, 1e4]
             The whole answer's ε (split in two halves without ``categories``).
         delta : float in (0, 1), optional
@@ -290,12 +291,11 @@ class GroupedQueries:
 
         Notes
         -----
-        One row moves its key's sum by at most :math:`B = \\max(|L|, |U|)` on the grid;
-        one unit keeps at most :math:`\\Delta_1 = \\min(m, L_0 L_\\infty)` rows in the keys
-        (:attr:`ContributionBounds.l1_sensitivity`): L1 sensitivity :math:`\\Delta_1 B`,
-        noise scale :math:`\\Delta_1 B/\\varepsilon` on every key (one row per unit:
-        :math:`\\Delta_1 = 1`, parallel composition); :math:`2\\Delta_1 B/\\varepsilon` on the kept
-        keys of a selection, whose τ is :meth:`group_by_count`'s at ε/2 (``details["threshold"]``).
+        One row moves its key's sum by at most :math:`B = \\max(|L|, |U|)` on the grid; one unit keeps at
+        most :math:`\\Delta_1 = \\min(m, L_0 L_\\infty)` rows in the keys (:attr:`ContributionBounds.l1_sensitivity`):
+        L1 sensitivity :math:`\\Delta_1 B`, noise scale :math:`\\Delta_1 B/\\varepsilon` on every key (one row per
+        unit: :math:`\\Delta_1 = 1`, parallel composition); :math:`2\\Delta_1 B/\\varepsilon` on the kept keys of a
+        selection, whose τ is :meth:`group_by_count`'s at ε/2 (``details["threshold"]``).
         Derivation, ε split, references (Wilson et al. 2020): :mod:`veil.dp._grouped_sum`.
 
         Examples
@@ -314,50 +314,51 @@ class GroupedQueries:
         """
         owner = "PrivateTable.group_by_sum"
         eps = check_epsilon(epsilon, owner)
+        lo, hi = clamping_bounds(lower, upper, owner)
+        clamp = (lo, hi, missing_fill(missing_as, lo, hi, owner))
         if categories is None and delta is not None:
             dlt = check_real("delta", delta, owner, low=0.0, high=1.0, closed="neither")
-            return self._selected_group_sum(column, by, lower=lower, upper=upper, epsilon=eps,
-                                            delta=dlt, where=where)
+            return self._selected_group_sum(column, by, clamp, epsilon=eps, delta=dlt, where=where)
         keys = public_keys(categories, by, owner)
         if delta is not None:
-            raise ParameterError(
-                f"The 'delta' parameter of {owner} is only used without 'categories' (private "
-                f"selection of the keys); sums over public keys cost (epsilon, 0). Got {delta!r} instead."
-            )
-        return self._public_group_sum(column, by, keys, lower=lower, upper=upper, epsilon=eps, where=where)
+            raise ParameterError(f"The 'delta' parameter of {owner} is only used without 'categories' (private "
+                                 "selection of the keys); sums over public keys cost (epsilon, 0). "
+                                 f"Got {delta!r} instead.")
+        return self._public_group_sum(column, by, keys, clamp, epsilon=eps, where=where)
 
-    def _public_group_sum(self, column: str, by: str, keys: list[Any], *, lower: float | None,
-                          upper: float | None, epsilon: float, where: str | Predicate | None) -> DPAnswer:
-        """:meth:`group_by_sum` over public keys (:func:`noisy_group_sums`)."""
-        lo, hi = clamping_bounds(lower, upper, "PrivateTable.group_by_sum")
+    def _public_group_sum(self, column: str, by: str, keys: list[Any], clamp: tuple[float, float, float], *,
+                          epsilon: float, where: str | Predicate | None) -> DPAnswer:
+        """:meth:`group_by_sum` over public keys (:func:`noisy_group_sums`); ``clamp`` is (lower, upper,
+        missing_as)."""
+        lo, hi, fill = clamp
         values = self._numeric(column, None)
         codes = category_codes(column_of(self._frame, by), keys)
         mask = self._mask(where)
         if mask is not None:
             codes[~mask] = -1
         keep = self._bounded(codes, pd.DataFrame({"cell": codes[codes >= 0]}))
-        sums = grouped_grid_sums(values, np.where(keep, codes, -1), len(keys), lo, hi)
+        sums = grouped_grid_sums(values, np.where(keep, codes, -1), len(keys), lo, hi, fill)
         label = f"sum {column} by {by}" + (f" where {where}" if where is not None else "")
         fields = noisy_group_sums(keys, sums, epsilon=epsilon, l1_rows=self.contribution_bounds.l1_sensitivity,
                                   lower=lo, upper=hi, by=by,
                                   charge=lambda e: self._charge(e, 0.0, label))
-        return self._answer(query=label, **fields)
+        return self._answer(query=label, missing_as=fill, **fields)
 
-    def _selected_group_sum(self, column: str, by: str, *, lower: float | None, upper: float | None,
+    def _selected_group_sum(self, column: str, by: str, clamp: tuple[float, float, float], *,
                             epsilon: float, delta: float, where: str | Predicate | None) -> DPAnswer:
         """:meth:`group_by_sum` without public keys (:func:`selected_group_sums`)."""
-        lo, hi = clamping_bounds(lower, upper, "PrivateTable.group_by_sum")
+        lo, hi, fill = clamp
         values = self._numeric(column, None)
         index, codes = self._bounded_group_codes([by], where)
         counts = np.bincount(codes[codes >= 0], minlength=len(index)).astype(np.int64)
         present = np.flatnonzero(counts > 0)  # a group emptied by the bounds or filter is not in the data
-        sums = grouped_grid_sums(values, codes, len(index), lo, hi)
+        sums = grouped_grid_sums(values, codes, len(index), lo, hi, fill)
         label = f"sum {column} by {by}" + (f" where {where}" if where is not None else "")
         fields = selected_group_sums([index[i] for i in present], counts[present], sums[present],
                                      epsilon=epsilon, delta=delta, bounds=self.contribution_bounds,
                                      lower=lo, upper=hi, by=by,
                                      charge=lambda e, d, z: self._charge(e, d, label, z))
-        return self._answer(query=label, **fields)
+        return self._answer(query=label, missing_as=fill, **fields)
 
 
 def _check_selection(owner: str, epsilon: float, mechanism: str, delta: float | None) -> tuple[float, float]:

@@ -62,7 +62,7 @@ from veil.dp._bounds import ContributionBounds
 from veil.dp._budget import ZCDPBudget
 from veil.dp._mechanisms import LaplaceMechanism
 from veil.dp._partition import key_str, partition_selection
-from veil.dp._sensitivity import fixed_point_exponent
+from veil.dp._sensitivity import fixed_point_exponent, missing_fill
 from veil.errors import ParameterError
 
 __all__ = ["grid_bound", "grouped_grid_sums", "noisy_group_sums", "public_keys", "selected_group_sums"]
@@ -96,11 +96,11 @@ def grid_bound(lower: float, upper: float) -> float:
 
 
 def grouped_grid_sums(values: np.ndarray, codes: np.ndarray, n_groups: int, lower: float,
-                      upper: float) -> np.ndarray:
+                      upper: float, missing_as: float | None = None) -> np.ndarray:
     """Per group, the sum of ``values`` clamped to [lower, upper], exact on the public grid.
 
     The same arithmetic as :func:`~veil.dp.clamped_fixed_point_sum` (a missing value
-    counts as the clamped 0; each value rounded half to even to :math:`2^{-k}` grid
+    counts as ``missing_as``, by default ``lower``; each value rounded half to even to :math:`2^{-k}` grid
     steps, summed in int64), per group: ``codes`` holds each row's group in
     ``[0, n_groups)``, -1 for a row not counted.
     """
@@ -109,7 +109,8 @@ def grouped_grid_sums(values: np.ndarray, codes: np.ndarray, n_groups: int, lowe
     counted = codes >= 0
     if np.count_nonzero(counted) > 2**32:
         raise ParameterError("A clamped sum handles at most 2**32 rows.")
-    clipped = np.clip(np.nan_to_num(values[counted], nan=min(max(0.0, lower), upper)), lower, upper)
+    fill = missing_fill(missing_as, lower, upper, "grouped_grid_sums")
+    clipped = np.clip(np.where(np.isnan(values[counted]), fill, values[counted]), lower, upper)
     k = fixed_point_exponent(lower, upper)
     steps = np.rint(clipped * math.ldexp(1.0, k)).astype(np.int64)
     totals = np.zeros(n_groups, dtype=np.int64)

@@ -437,5 +437,3 @@ class GaussianMechanism:
         """Return ``value`` plus fresh Gaussian noise of scale σ (float or array)."""
         return _release_floats(self, value, "l2_distance", "make_gaussian")
 
-
-from veil.dp._selection import ExponentialMechanism, PermuteAndFlip  # noqa: E402  (re-export)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import math
 from typing import Any
 
@@ -13,7 +14,9 @@ __all__ = ["partition_selection", "key_str"]
 
 
 def key_str(key: Any) -> str:
-    return "\x1f".join(map(str, key)) if isinstance(key, tuple) else str(key)
+    """A key as the text OpenDP's selection takes: one value's text, or a tuple's values as a JSON
+    list (no two tuples give one text, whatever characters their values hold)."""
+    return json.dumps([str(part) for part in key]) if isinstance(key, tuple) else str(key)
 
 
 @functools.lru_cache(maxsize=32)

@@ -53,6 +53,13 @@ _TOKEN = re.compile(
 _OPS = {"=": operator.eq, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
         "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _KEYWORDS = {"and", "or", "not", "in", "where"}
+#: The size a predicate may have: comparisons and memberships in all, values of one
+#: membership, and nesting depth of ``not`` and parentheses.  A bound stated in
+#: docs/dp.md: deeper nesting overflowed Python's stack, and some 1,000 terms ran
+#: DuckDB's planner out of memory.
+MAX_TERMS = 100
+MAX_VALUES = 1000
+MAX_DEPTH = 20
 
 
 @dataclass(frozen=True)
@@ -114,8 +121,10 @@ class Membership:
     def mask(self, frame: pd.DataFrame) -> np.ndarray:
         operand = _Operand(_column(frame, self.column))
         out = np.zeros(len(frame), dtype=bool)
-        for value in self.values:
-            out |= operand.compare("=", value)
+        numbers = [v for v in self.values if _is_number(v)]
+        for group in (numbers, [v for v in self.values if not _is_number(v)]):
+            if group:  # one vectorised isin per kind of literal, not one pass per value
+                out |= operand.isin(group)
         return out
 
 
@@ -202,6 +211,7 @@ class _Operand:
         self.numeric = is_number_column(col)
         self._labels: pd.Series | None = None
         self._present = col.notna().to_numpy(dtype=bool)
+        self._untyped = not self._present.any()  # no value at all (an empty table): either literal, no match
 
     def _side(self, value: Any) -> tuple[Any, Any]:
         """The column's side of a comparison with ``value``, and the value as compared."""
@@ -231,7 +241,19 @@ class _Operand:
             return self._labels, str(value)
         return col, value  # another Python object (a Timestamp, ...): compared as it is
 
+    def isin(self, values: list[Any]) -> np.ndarray:
+        """Rows equal to one of ``values`` (literals of one kind: numbers, or not numbers)."""
+        if self._untyped:
+            return np.zeros(len(self.col), dtype=bool)
+        side, _ = self._side(values[0])  # the type check, once for the kind
+        if not all(isinstance(v, (str, bool, np.bool_)) or _is_number(v) for v in values):
+            return np.logical_or.reduce([self.compare("=", v) for v in values])
+        literals = [str(v) for v in values] if side is self._labels else values
+        return np.asarray(side.isin(literals), dtype=bool) & self._present
+
     def compare(self, op: str, value: Any) -> np.ndarray:
+        if self._untyped:
+            return np.zeros(len(self.col), dtype=bool)
         side, literal = self._side(value)
         with np.errstate(invalid="ignore"):
             try:
@@ -249,6 +271,22 @@ class _Parser:
     def __init__(self, tokens: list[_Tok]) -> None:
         self.toks = tokens
         self.i = 0
+        self.depth = 0
+        self.terms = 0
+
+    def nest(self) -> None:
+        """One level deeper (``not`` or a parenthesis), refused past :data:`MAX_DEPTH`."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ParameterError(f"The predicate nests 'not' and parentheses more than {MAX_DEPTH} deep; "
+                                 "write it flatter.")
+
+    def term(self) -> None:
+        """One more comparison or membership, refused past :data:`MAX_TERMS`."""
+        self.terms += 1
+        if self.terms > MAX_TERMS:
+            raise ParameterError(f"The predicate has more than {MAX_TERMS} comparisons; use 'column in (...)' "
+                                 f"(up to {MAX_VALUES} values) or split the query.")
 
     def peek(self) -> _Tok | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -306,13 +344,19 @@ class _Parser:
     def atom(self) -> Predicate:
         if self.peek_kw("not"):
             self.take()
-            return Not(self.atom())
+            self.nest()
+            inner = Not(self.atom())
+            self.depth -= 1
+            return inner
         t = self.peek()
         if t is not None and t.text == "(":
             self.take()
+            self.nest()
             p = self.predicate()
             self.expect_punct(")")
+            self.depth -= 1
             return p
+        self.term()
         col = self.column()
         if self.peek_kw("in"):
             self.take()
@@ -324,6 +368,8 @@ class _Parser:
             while self.peek() is not None and self.peek().text == ",":
                 self.take()
                 values.append(self.literal())
+                if len(values) > MAX_VALUES:
+                    raise ParameterError(f"'{col} in (...)' lists more than {MAX_VALUES} values.")
             self.expect_punct(closer)
             return Membership(col, tuple(values))
         op = self.take()

@@ -30,6 +30,7 @@ __all__ = [
     "local_sensitivity",
     "fixed_point_exponent",
     "clamped_fixed_point_sum",
+    "missing_fill",
 ]
 
 _NEIGHBOURS = ("remove_one", "replace_one")
@@ -43,12 +44,30 @@ def clamping_bounds(lower: Any, upper: Any, owner: str) -> tuple[float, float]:
         )
     lo = check_real("lower", lower, owner)
     hi = check_real("upper", upper, owner)
+    for name, value in (("lower", lo), ("upper", hi)):
+        if not math.isfinite(value):
+            raise ParameterError(f"The {name!r} parameter of {owner} must be a finite float (a clamping "
+                                 f"bound). Got {value!r} instead.")
     if not lo <= hi:
         raise ParameterError(
             f"The 'upper' parameter of {owner} must be a float in [{lo:g}, inf) (at least "
             f"'lower'). Got {upper!r} instead."
         )
     return lo, hi
+
+
+def missing_fill(missing_as: Any, lower: float, upper: float, owner: str) -> float:
+    """What a missing value counts as in a clamped aggregate: ``missing_as``, by default the lower
+    bound; a public choice, never one made from the data.
+
+    Raises
+    ------
+    ParameterError
+        ``missing_as`` is not a float in [lower, upper].
+    """
+    if missing_as is None:
+        return lower
+    return check_real("missing_as", missing_as, owner, low=lower, high=upper)
 
 
 def count_sensitivity(*, neighbours: str = "remove_one", max_rows: int = 1) -> int:
@@ -192,17 +211,18 @@ def fixed_point_exponent(lower: float, upper: float) -> int:
 
 
 def clamped_fixed_point_sum(values: np.ndarray, lower: float, upper: float,
-                            max_rows: int) -> tuple[float, float]:
+                            max_rows: int, missing_as: float | None = None) -> tuple[float, float]:
     """Clamp to [lower, upper], then sum exactly on the public grid; return (sum, sensitivity).
 
     The grid :math:`2^{-k}` (:func:`fixed_point_exponent`) depends only on the
     public bounds, never on the number of rows, so the sensitivity
     ``max_rows * max|grid value|`` and the noise scale are the same on
     neighbouring tables.  Each clamped value is at most :math:`2^{30}` grid
-    steps, so the int64 sum is exact for up to :math:`2^{32}` rows.  Missing
-    values count as the clamped 0.
+    steps, so the int64 sum is exact for up to :math:`2^{32}` rows.  A missing
+    value counts as ``missing_as`` (:func:`missing_fill`: by default ``lower``).
     """
-    clipped = np.clip(np.nan_to_num(values, nan=min(max(0.0, lower), upper)), lower, upper)
+    fill = missing_fill(missing_as, lower, upper, "clamped_fixed_point_sum")
+    clipped = np.clip(np.where(np.isnan(values), fill, values), lower, upper)
     if max(abs(lower), abs(upper)) == 0.0:
         return 0.0, 0.0
     if clipped.size > 2**32:

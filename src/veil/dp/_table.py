@@ -48,7 +48,7 @@ from veil.dp._grouped import GroupedQueries, column_of
 from veil.dp._mechanisms import GeometricMechanism, LaplaceMechanism, check_epsilon
 from veil.dp._predicate import Predicate, parse_predicate
 from veil.dp._selection import PermuteAndFlip
-from veil.dp._sensitivity import clamped_fixed_point_sum, clamping_bounds
+from veil.dp._sensitivity import clamped_fixed_point_sum, clamping_bounds, missing_fill
 from veil.errors import ParameterError, SchemaError
 
 __all__ = ["ContributionBounds", "DPAnswer", "PrivateTable"]
@@ -316,7 +316,7 @@ class PrivateTable(GroupedQueries):
 
     def _numeric(self, column: str, mask: np.ndarray | None) -> np.ndarray:
         col = column_of(self._frame, column)
-        if not is_number_column(col):  # ints, floats, decimals; not bools, dates or text
+        if not is_number_column(col) and col.notna().any():  # ints, floats, decimals; not bools, dates, text
             raise SchemaError(f"The column {column!r} is not numeric; sum, mean and quantile need "
                               "a numeric column.")
         values = number_values(col)
@@ -340,43 +340,42 @@ class PrivateTable(GroupedQueries):
                             mechanism="geometric", noise_scale=mech.scale,
                             budget_remaining=remaining, query=label, sensitivity=m, rho=rho)
 
-    def _exact_clamped_sum(self, values: np.ndarray, lo: float, hi: float) -> tuple[float, float]:
-        """Clamp, then sum exactly on the public grid (:func:`clamped_fixed_point_sum`)."""
-        return clamped_fixed_point_sum(values, lo, hi, self._total_bound("PrivateTable.sum"))
-
     def sum(self, column: str, *, lower: float | None = None, upper: float | None = None,
-            epsilon: float, where: str | Predicate | None = None) -> DPAnswer:
+            epsilon: float, where: str | Predicate | None = None, missing_as: float | None = None) -> DPAnswer:
         """Noisy sum of ``column`` clamped to [lower, upper]: Laplace, Δ = m·max(|L|, |U|).
 
-        Missing values count as the clamped 0.  The bounds are required and
-        must not be derived from the data.
+        A missing value counts as ``missing_as`` (by default ``lower``; stated in the answer).
+        The bounds are required and must not be derived from the data.
         """
         eps = check_epsilon(epsilon, "PrivateTable.sum")
         lo, hi = clamping_bounds(lower, upper, "PrivateTable.sum")
-        self._total_bound("PrivateTable.sum")
+        fill = missing_fill(missing_as, lo, hi, "PrivateTable.sum")
+        m = self._total_bound("PrivateTable.sum")
         values = self._numeric(column, self._mask(where))
-        total, sens = self._exact_clamped_sum(values, lo, hi)
+        total, sens = clamped_fixed_point_sum(values, lo, hi, m, fill)
         label = f"sum {column}" + (f" where {where}" if where is not None else "")
         if sens == 0.0:  # bounds [0, 0]: the answer is the constant 0 whatever the data
             remaining, rho = self._charge(0.0, 0.0, label)
             return self._answer(value=0.0, epsilon=0.0, delta=0.0, mechanism="none",
                                 noise_scale=0.0, budget_remaining=remaining, query=label,
-                                sensitivity=0.0, rho=rho)
+                                sensitivity=0.0, rho=rho, missing_as=fill)
         mech = LaplaceMechanism(epsilon=eps, sensitivity=sens)
         remaining, rho = self._charge(eps, 0.0, label)
         return self._answer(value=mech.release(total), epsilon=eps, delta=0.0, mechanism="laplace",
                             noise_scale=mech.scale, budget_remaining=remaining, query=label,
                             details={"lower": lo, "upper": hi, "sensitivity": sens},
-                            sensitivity=sens, rho=rho)
+                            sensitivity=sens, rho=rho, missing_as=fill)
 
     def mean(self, column: str, *, lower: float | None = None, upper: float | None = None,
-             epsilon: float, where: str | Predicate | None = None) -> DPAnswer:
-        """Noisy mean: a noisy clamped sum (ε/2) over a noisy count (ε/2), clamped to [L, U]."""
+             epsilon: float, where: str | Predicate | None = None, missing_as: float | None = None) -> DPAnswer:
+        """Noisy mean: a noisy clamped sum (ε/2) over a noisy count (ε/2), clamped to [L, U]; a
+        missing value counts as ``missing_as`` (by default ``lower``)."""
         eps = check_epsilon(epsilon, "PrivateTable.mean")
         lo, hi = clamping_bounds(lower, upper, "PrivateTable.mean")
+        fill = missing_fill(missing_as, lo, hi, "PrivateTable.mean")
         m = self._total_bound("PrivateTable.mean")
         values = self._numeric(column, self._mask(where))
-        total, sens = self._exact_clamped_sum(values, lo, hi)
+        total, sens = clamped_fixed_point_sum(values, lo, hi, m, fill)
         count_mech = GeometricMechanism(epsilon=eps / 2, sensitivity=m)
         sum_mech = LaplaceMechanism(epsilon=eps / 2, sensitivity=max(sens, 1e-300))
         label = f"mean {column}" + (f" where {where}" if where is not None else "")
@@ -387,7 +386,7 @@ class PrivateTable(GroupedQueries):
         value = float(np.clip(noisy_sum / denom, lo, hi))
         return self._answer(value=value, epsilon=eps, delta=0.0, mechanism="laplace+geometric",
                             noise_scale=sum_mech.scale / denom, budget_remaining=remaining,
-                            query=label, rho=rho,
+                            query=label, rho=rho, missing_as=fill,
                             details={"sum_noise_scale": sum_mech.scale,
                                      "count_noise_scale": count_mech.scale,
                                      "sum_sensitivity": sens, "count_sensitivity": m,
@@ -395,18 +394,20 @@ class PrivateTable(GroupedQueries):
 
     def quantile(self, column: str, q: float, *, lower: float | None = None,
                  upper: float | None = None, epsilon: float, candidates: Sequence[float] | None = None,
-                 where: str | Predicate | None = None) -> DPAnswer:
+                 where: str | Predicate | None = None, missing_as: float | None = None) -> DPAnswer:
         """A private q-quantile chosen by permute-and-flip among public candidates.
 
         Candidates default to 1001 evenly spaced points of [lower, upper].  The
         utility of candidate c is :math:`-|(1-q)\\#\\{x<c\\} - q\\#\\{x>c\\}|`,
         whose sensitivity is :math:`m\\max(q, 1-q)` (Smith 2011).  The
         selection is :class:`~veil.dp.PermuteAndFlip` (McKenna & Sheldon
-        2020), ε-DP and at least as accurate as the exponential mechanism.
+        2020), ε-DP and at least as accurate as the exponential mechanism.  A missing
+        value counts as ``missing_as`` (by default ``lower``).
         """
         qq = check_real("q", q, "PrivateTable.quantile", low=0.0, high=1.0)
         eps = check_epsilon(epsilon, "PrivateTable.quantile")
         lo, hi = clamping_bounds(lower, upper, "PrivateTable.quantile")
+        fill = missing_fill(missing_as, lo, hi, "PrivateTable.quantile")
         m = self._total_bound("PrivateTable.quantile")
         if candidates is None:
             cands = np.linspace(lo, hi, 1001)
@@ -415,7 +416,7 @@ class PrivateTable(GroupedQueries):
             if cands.size == 0 or not np.all(np.isfinite(cands)):
                 raise ParameterError("The 'candidates' of PrivateTable.quantile must be finite numbers.")
         values = self._numeric(column, self._mask(where))
-        data = np.sort(np.clip(values[~np.isnan(values)], lo, hi))
+        data = np.sort(np.clip(np.where(np.isnan(values), fill, values), lo, hi))
         lt = np.searchsorted(data, cands, side="left")
         gt = data.size - np.searchsorted(data, cands, side="right")
         scores = -np.abs((1 - qq) * lt - qq * gt)
@@ -427,6 +428,6 @@ class PrivateTable(GroupedQueries):
                             mechanism="permute_and_flip", noise_scale=mech.scale,
                             budget_remaining=remaining, query=label,
                             details={"candidates": int(cands.size)},
-                            sensitivity=mech.sensitivity, rho=rho)
+                            sensitivity=mech.sensitivity, rho=rho, missing_as=fill)
 
     # -- grouped queries -----------------------------------------------------

@@ -239,56 +239,65 @@ class DuckDBEngine(AggregatingEngine):
         return out
 
     def _aggregate_rows(
-        self, source: Source, by: list[str], sums: dict[str, tuple[float, float]],
+        self, source: Source, by: list[str], sums: dict[str, tuple[float, float, float]],
         where: Predicate | None, kinds: dict[str, set[str]],
     ) -> pd.DataFrame:
         """The row work of :meth:`AggregatingEngine.aggregate`: one SQL ``GROUP BY`` (``WHERE`` with
-        bound parameters after a first pass checks the literal types)."""
+        bound parameters) after a first pass over the whole table checks the types."""
         import duckdb
 
         import numpy as np
 
         from veil.dp._sensitivity import fixed_point_exponent  # the grid of the local path's exact sum
 
-        parts = []
-        for name, (lower, upper) in sums.items():
-            lo, hi = float(lower), float(upper)
-            k = fixed_point_exponent(lo, hi)
-            fill = min(max(0.0, lo), hi)
-            value = f"coalesce(CAST({_ident(name)} AS DOUBLE), {fill!r})"
-            clipped = f"least(greatest({value}, {lo!r}), {hi!r})"
-            parts.append(f"sum(CAST(round_even({clipped} * {2.0 ** k!r}, 0) AS BIGINT)) AS {_ident(name)}")
         with self._spill_dir() as spill:
             con = self._connect(Path(spill))
             try:
                 types = self._types(con, source)
+                parts = [self._grid_sum(name, bounds, types[name], source) for name, bounds in sums.items()]
                 keys = [f"{self._label(c, types[c], source)} AS {_ident(c)}" for c in by]
                 group = f" GROUP BY {', '.join(str(i + 1) for i in range(len(by)))}" if by else ""
                 select = ", ".join(keys + [f"count(*) AS {_ident(COUNT_COLUMN)}"] + parts)
                 try:
-                    condition, params = self._where(con, source, types, where, kinds)
+                    condition, params = self._where(con, source, types, where, kinds, list(sums))
                     out = con.execute(f"SELECT {select} FROM {self._scan(source)}{condition}{group}", params).df()
                 except duckdb.Error as exc:
                     raise self._translate(exc, source) from None
             finally:
                 con.close()
-        for name, (lower, upper) in sums.items():  # grid steps back to values
+        for name, (lower, upper, _) in sums.items():  # grid steps back to values (no row: 0)
             k = fixed_point_exponent(float(lower), float(upper))
-            out[name] = np.ldexp(out[name].to_numpy(dtype=np.float64), -k)
+            out[name] = np.ldexp(out[name].fillna(0).to_numpy(dtype=np.float64), -k)
         for c in by:
             out[c] = pd.Series(out[c].to_numpy(dtype=object), dtype=object).where(out[c].notna(), None)
         out[COUNT_COLUMN] = out[COUNT_COLUMN].astype("int64")
         return out
 
+    def _grid_sum(self, name: str, bounds: tuple[float, float, float], type_: str, source: Source) -> str:
+        """SQL of the clamped grid sum of ``name``: a missing value, or NaN, counts as the bounds' fill."""
+        from veil.dp._sensitivity import fixed_point_exponent
+
+        lo, hi, fill = (float(b) for b in bounds)
+        k = fixed_point_exponent(lo, hi)
+        text = self._label(name, type_, source) if source.format == "csv" else _ident(name)
+        number = f"TRY_CAST({text} AS DOUBLE)"
+        value = f"coalesce(CASE WHEN isnan({number}) THEN NULL ELSE {number} END, {fill!r})"
+        clipped = f"least(greatest({value}, {lo!r}), {hi!r})"
+        return f"sum(CAST(round_even({clipped} * {2.0 ** k!r}, 0) AS BIGINT)) AS {_ident(name)}"
+
     def _where(self, con: Any, source: Source, types: dict[str, str], where: Predicate | None,
-               kinds: dict[str, set[str]]) -> tuple[str, list[Any]]:
-        """`` WHERE ...`` and its parameters, after the literal types are checked on a first pass."""
+               kinds: dict[str, set[str]], summed: list[str]) -> tuple[str, list[Any]]:
+        """`` WHERE ...`` and its parameters, after a first pass over the whole table checks the literal
+        types and the summed columns (never on the rows the predicate selects)."""
+        checked = list(dict.fromkeys([*kinds, *summed]))
+        if checked:
+            labels = {c: self._label(c, types[c], source) for c in checked}
+            counts = [f"count({lab}), count({lab}) - count(TRY_CAST({lab} AS DOUBLE))" for lab in labels.values()]
+            row = con.execute(f"SELECT {', '.join(counts)} FROM {self._scan(source)}").fetchone()
+            check_literal_types(kinds, {c: int(row[2 * i + 1]) for i, c in enumerate(labels)},
+                                {c: int(row[2 * i]) for i, c in enumerate(labels)}, summed)
         if where is None:
             return "", []
-        labels = {c: self._label(c, types[c], source) for c in kinds}
-        counts = [f"count({lab}) - count(TRY_CAST({lab} AS DOUBLE))" for lab in labels.values()]
-        non_numbers = con.execute(f"SELECT {', '.join(counts)} FROM {self._scan(source)}").fetchone()
-        check_literal_types(kinds, {c: int(n) for c, n in zip(labels, non_numbers)})
         condition, params = predicate_sql(where, lambda c: labels[c])
         return f" WHERE {condition}", params
 

@@ -19,7 +19,7 @@ as ``lit`` columns; column names are quoted identifiers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -55,22 +55,31 @@ def literal_kinds(pred: Predicate) -> dict[str, set[str]]:
     return kinds
 
 
-def check_literal_types(kinds: dict[str, set[str]], non_numbers: dict[str, int]) -> None:
-    """Refuse a literal of the wrong type for its column, as the in-memory path does.
+def check_literal_types(kinds: dict[str, set[str]], non_numbers: dict[str, int],
+                        present: dict[str, int] | None = None, summed: Sequence[str] = ()) -> None:
+    """Refuse a literal of the wrong type for its column, or a sum of a column that is not
+    numeric, as the in-memory path does: on counts over the *whole* table, read before any
+    filter, so that no refusal depends on the rows a predicate selects.
 
-    ``non_numbers`` holds, per column, how many present values are not numbers.
+    ``non_numbers`` holds, per column, how many present values are not numbers; ``present``
+    (default: unknown, taken as some), how many values are present.  A column without any
+    value (an empty table) takes either literal and sums to ``missing_as`` per row.
 
     Raises
     ------
     SchemaError
-        A number compared with a column holding text, or text with a column of numbers
-        (the message names the column, never a value of it).
+        A number compared with a column holding text, text with a column of numbers, or
+        a sum of a column holding text (the message names the column, never a value of it).
     """
+    for column in summed:
+        if non_numbers[column] > 0:
+            raise SchemaError(f"The column {column!r} is not numeric; a sum needs a numeric column.")
     for column, used in kinds.items():
         if "number" in used and non_numbers[column] > 0:
             raise SchemaError(f"The column {column!r} holds text, but the predicate compares it with a "
                               "number; quote the literal to compare text.")
-        if "text" in used and non_numbers[column] == 0:
+        some = present is None or present[column] > 0
+        if "text" in used and non_numbers[column] == 0 and some:
             raise SchemaError(f"The column {column!r} is numeric, but the predicate compares it with "
                               "text; write a number.")
 
@@ -85,11 +94,10 @@ def predicate_mask(pred: Predicate, labels: pd.DataFrame) -> np.ndarray:
     text = labels[pred.column]
     number = pd.to_numeric(text, errors="coerce")
     present = text.notna().to_numpy()
-    if isinstance(pred, Membership):
-        out = np.zeros(len(labels), dtype=bool)
-        for value in pred.values:
-            out |= ((number == value) if _is_number(value) else (text == value)).to_numpy(dtype=bool)
-        return out & present
+    if isinstance(pred, Membership):  # one vectorised isin per kind of literal
+        numbers = [float(v) for v in pred.values if _is_number(v)]
+        texts = [str(v) for v in pred.values if not _is_number(v)]
+        return (number.isin(numbers).to_numpy(dtype=bool) | text.isin(texts).to_numpy(dtype=bool)) & present
     side = number if _is_number(pred.value) else text.where(text.notna(), "")
     compare = {"=": side.__eq__, "==": side.__eq__, "!=": side.__ne__, "<": side.__lt__,
                "<=": side.__le__, ">": side.__gt__, ">=": side.__ge__}[pred.op]
@@ -108,10 +116,12 @@ def predicate_sql(pred: Predicate, label: Callable[[str], str]) -> tuple[str, li
         return "(" + joiner.join(sql for sql, _ in parts) + ")", [v for _, params in parts for v in params]
     text = label(pred.column)
     number = f"TRY_CAST({text} AS DOUBLE)"
-    if isinstance(pred, Membership):
-        tests = [f"{number} = ?" if _is_number(v) else f"{text} = ?" for v in pred.values]
-        params = [float(v) if _is_number(v) else str(v) for v in pred.values]
-        return f"coalesce(({' OR '.join(tests)}), false)", params
+    if isinstance(pred, Membership):  # one IN list per kind of literal: the planner's cost grows with OR terms
+        numbers = [float(v) for v in pred.values if _is_number(v)]
+        texts = [str(v) for v in pred.values if not _is_number(v)]
+        tests = [f"{side} IN ({', '.join('?' * len(values))})"
+                 for side, values in ((number, numbers), (text, texts)) if values]
+        return f"coalesce(({' OR '.join(tests)}), false)", numbers + texts
     side = number if _is_number(pred.value) else text
     value = float(pred.value) if _is_number(pred.value) else str(pred.value)
     return f"coalesce({side} {_SQL_OPS[pred.op]} ?, false)", [value]
@@ -130,12 +140,11 @@ def predicate_column(pred: Predicate, label: Callable[[str], Any], F: Any) -> An
     text = label(pred.column)
     number = text.try_cast("double")
     false = F.lit(False)
-    if isinstance(pred, Membership):
-        tests = [number == F.lit(float(v)) if _is_number(v) else text == F.lit(str(v)) for v in pred.values]
-        out = tests[0]
-        for test in tests[1:]:
-            out = out | test
-        return F.coalesce(out, false)
+    if isinstance(pred, Membership):  # one isin per kind of literal
+        numbers = [float(v) for v in pred.values if _is_number(v)]
+        texts = [str(v) for v in pred.values if not _is_number(v)]
+        tests = [side.isin([F.lit(v) for v in values]) for side, values in ((number, numbers), (text, texts)) if values]
+        return F.coalesce(tests[0] | tests[1] if len(tests) == 2 else tests[0], false)
     side = number if _is_number(pred.value) else text
     value = F.lit(float(pred.value)) if _is_number(pred.value) else F.lit(str(pred.value))
     compare = {"=": side.__eq__, "==": side.__eq__, "!=": side.__ne__, "<": side.__lt__,

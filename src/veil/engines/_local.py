@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 
 from veil.classes import SUPPRESSED
-from veil.dataset import MISSING, format_labels, read_csv
+from veil.data import read_table
+from veil.dataset import MISSING, format_labels
 from veil.dp._predicate import Predicate
 from veil.engines._filter import check_literal_types, predicate_mask
 from veil.engines._output import write_into
 from veil.engines._protocol import AggregatingEngine, uncovered
 from veil.engines._source import COUNT_COLUMN, Source, as_source
-from veil.errors import SchemaError
 
 __all__ = ["LocalEngine"]
 
@@ -24,7 +24,7 @@ __all__ = ["LocalEngine"]
 class LocalEngine(AggregatingEngine):
     """Group-count and apply in memory with pandas and numpy.
 
-    The table is read whole (CSV as text through :func:`veil.dataset.read_csv`,
+    The table is read whole (CSV as text through :func:`veil.data.read_table`,
     Parquet through pandas), so it must fit in memory, several times over for
     the apply (the table, the released copy, the shuffled copy).  The shuffle
     is numpy's ``default_rng(seed).permutation``, exactly as
@@ -45,12 +45,12 @@ class LocalEngine(AggregatingEngine):
 
     # ----------------------------------------------------------------- reading
     @staticmethod
-    def _read(source: Source) -> pd.DataFrame:
+    def _read(source: Source, allow_no_rows: bool = False) -> pd.DataFrame:
         if source.format == "parquet":
             return pd.read_parquet(source.path)
         # every cell as text, nothing read as missing: the na_values apply to the
         # grouped columns only, and the other columns are passed through verbatim
-        return read_csv(source.path, sep=source.sep, na_values=())
+        return read_table(source.path, sep=source.sep, na_values=(), allow_no_rows=allow_no_rows).to_pandas()
 
     @staticmethod
     def _labels(frame: pd.DataFrame, source: Source, name: str) -> pd.Series:
@@ -90,33 +90,33 @@ class LocalEngine(AggregatingEngine):
         return grouped
 
     def _aggregate_rows(
-        self, source: Source, by: list[str], sums: dict[str, tuple[float, float]],
+        self, source: Source, by: list[str], sums: dict[str, tuple[float, float, float]],
         where: Predicate | None, kinds: dict[str, set[str]],
     ) -> pd.DataFrame:
-        """The row work of :meth:`AggregatingEngine.aggregate`, in memory."""
+        """The row work of :meth:`AggregatingEngine.aggregate`, in memory (the types checked on the
+        whole table, then the filter)."""
         from veil.dp._sensitivity import fixed_point_exponent  # the grid of the local path's exact sum
 
-        frame = self._read(source)
+        frame = self._read(source, allow_no_rows=True)  # a table of no row is answered, as any selection
+        checked = list(dict.fromkeys([*kinds, *sums]))
+        labels = pd.DataFrame({name: self._labels(frame, source, name) for name in checked}, index=frame.index)
+        present = {name: int(labels[name].notna().sum()) for name in checked}
+        check_literal_types(kinds, {name: present[name] - int(pd.to_numeric(labels[name], errors="coerce").notna()
+                                                               .sum()) for name in checked}, present, list(sums))
         if where is not None:
-            labels = pd.DataFrame({name: self._labels(frame, source, name) for name in kinds})
-            check_literal_types(kinds, {name: int((labels[name].notna() & pd.to_numeric(
-                labels[name], errors="coerce").isna()).sum()) for name in kinds})
             frame = frame.loc[predicate_mask(where, labels)].reset_index(drop=True)
         data = pd.DataFrame({name: self._labels(frame, source, name).fillna(MISSING) for name in by})
         data[COUNT_COLUMN] = np.ones(len(frame), dtype=np.int64)
-        for name, (lower, upper) in sums.items():
-            lo, hi = float(lower), float(upper)
+        for name, (lo, hi, fill) in sums.items():
             raw = frame[name]
-            if source.format == "csv":  # the na_values texts are missing: the clamped 0
+            if source.format == "csv":  # the na_values texts are missing
                 raw = raw.where(~raw.isin(source.na_values), None)
             values = pd.to_numeric(raw, errors="coerce")
-            if (values.isna() & raw.notna()).any():
-                raise SchemaError(f"The column {name!r} is not numeric; sum needs a numeric column.")
-            clipped = np.clip(values.fillna(min(max(0.0, lo), hi)).to_numpy(dtype=np.float64), lo, hi)
+            clipped = np.clip(values.fillna(fill).to_numpy(dtype=np.float64), lo, hi)
             data[name] = np.rint(clipped * np.ldexp(1.0, fixed_point_exponent(lo, hi))).astype(np.int64)
         out = (data.groupby(list(by), sort=False, dropna=False).sum().reset_index() if by
                else data.sum().to_frame().T.astype(np.int64))
-        for name, (lower, upper) in sums.items():  # grid steps back to values
+        for name, (lower, upper, _) in sums.items():  # grid steps back to values
             out[name] = np.ldexp(out[name].to_numpy(dtype=np.float64), -fixed_point_exponent(float(lower), float(upper)))
         _missing_as_none(out, by)
         out[COUNT_COLUMN] = out[COUNT_COLUMN].astype(np.int64)

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from veil.dp._predicate import Predicate
+from veil.dp._sensitivity import clamping_bounds, missing_fill
 from veil.engines._filter import literal_kinds
 from veil.engines._output import check_output
 from veil.engines._source import Source, as_source
@@ -216,15 +217,17 @@ class AggregatingEngine(Engine):
         self,
         source: Source | str | os.PathLike[str],
         by: Sequence[str],
-        sums: Mapping[str, tuple[float, float]],
+        sums: Mapping[str, tuple[float, ...]],
         *,
         where: Predicate | None = None,
     ) -> pd.DataFrame:
         """Per group of ``by``: its ``count`` and, per column of ``sums``, the exact sum of the
-        column clamped to its (lower, upper) on the public fixed-point grid of
-        :func:`veil.dp.clamped_fixed_point_sum` (missing values as the clamped 0), over
-        the rows that match ``where`` (a :mod:`veil.dp` predicate, run in the engine; see
-        :mod:`veil.engines._filter`).
+        column clamped to its ``(lower, upper[, missing_as])`` on the public fixed-point grid of
+        :func:`veil.dp.clamped_fixed_point_sum` (a missing value, NaN included, counts as
+        ``missing_as``, by default ``lower``), over the rows that match ``where`` (a
+        :mod:`veil.dp` predicate, run in the engine; see :mod:`veil.engines._filter`).
+        Every check (the literals' types, the summed columns' type) reads the whole table,
+        never only the rows ``where`` selects.
 
         The grid sum is an int64 of grid steps, rounded half to even like ``numpy.rint``,
         so the result equals the local path's exact sum to the bit.
@@ -253,7 +256,17 @@ class AggregatingEngine(Engine):
             raise ParameterError(f"The column {both[0]!r} cannot both group and be summed in one aggregate.")
         kinds = literal_kinds(where) if where is not None else {}
         source.require(list(by) + list(sums) + list(kinds))
-        return self._aggregate_rows(source, list(by), dict(sums), where, kinds)  # type: ignore[attr-defined]
+        clamps = {name: _clamp(name, bounds) for name, bounds in sums.items()}
+        return self._aggregate_rows(source, list(by), clamps, where, kinds)  # type: ignore[attr-defined]
+
+
+def _clamp(name: str, bounds: Sequence[float]) -> tuple[float, float, float]:
+    """``(lower, upper, missing_as)`` of a summed column, checked (``missing_as`` by default ``lower``)."""
+    if len(bounds) not in (2, 3):
+        raise ParameterError(f"The sum of {name!r} needs (lower, upper) or (lower, upper, missing_as). "
+                             f"Got {tuple(bounds)!r} instead.")
+    lo, hi = clamping_bounds(bounds[0], bounds[1], "aggregate")
+    return lo, hi, missing_fill(bounds[2] if len(bounds) == 3 else None, lo, hi, "aggregate")
 
 
 def resolve_seed(seed: int | None) -> int:

@@ -58,7 +58,7 @@ from veil.dp._grouped_sum import grid_bound, noisy_group_sums, public_keys, sele
 from veil.dp._mechanisms import check_epsilon
 from veil.dp._partition import key_str, partition_selection
 from veil.dp._predicate import Predicate
-from veil.dp._sensitivity import clamping_bounds
+from veil.dp._sensitivity import clamping_bounds, missing_fill
 from veil.engines._protocol import Engine
 from veil.engines._source import COUNT_COLUMN
 from veil.errors import ParameterError
@@ -125,7 +125,8 @@ def check_engine_query(spec: Any, engine: str, *, categories: Sequence[str] | No
 
 def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, accountant: PrivacyAccountant,
                   epsilon: float, lower: float | None = None, upper: float | None = None,
-                  categories: Sequence[str] | None = None, delta: float = 0.0) -> DPAnswer:
+                  categories: Sequence[str] | None = None, delta: float = 0.0,
+                  missing_as: float | None = None) -> DPAnswer:
     """The DP answer to a whole-table ``count``, ``sum COLUMN [by KEY]`` or ``histogram COLUMN[, ...]``
     (``spec`` from :func:`veil.dp.parse_query`), its exact aggregate computed by ``engine``.
 
@@ -137,6 +138,8 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
         partition selection and needs ``delta``.
     delta : float in (0, 1)
         δ of a histogram or grouped sum without ``categories``; unused otherwise.
+    missing_as : float in [lower, upper], optional
+        What a missing value (NaN included) of a summed column counts as; default ``lower``.
 
     Raises
     ------
@@ -148,6 +151,7 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
     if not hasattr(engine, "aggregate"):
         raise ParameterError(f"The engine {engine.name!r} has no 'aggregate' operation; use local, duckdb or spark.")
     check_engine_query(spec, engine.name, categories=categories, delta=delta)
+    clamp = _clamp(lower, upper, missing_as) if spec.kind == "sum" else None
     if spec.kind == "histogram":
         if categories:
             return _public_histogram(engine, path, spec.columns[0], categories, accountant=accountant,
@@ -156,15 +160,21 @@ def engine_answer(engine: Engine, path: str | os.PathLike[str], spec: Any, *, ac
                                     delta=delta, where=spec.where)
     if spec.kind == "sum" and getattr(spec, "by", ()) and not categories:
         return _selected_group_sum(engine, path, spec.columns[0], spec.by[0], accountant=accountant, epsilon=epsilon,
-                                   delta=delta, lower=lower, upper=upper, where=spec.where)
+                                   delta=delta, clamp=clamp, where=spec.where)
     if spec.kind == "sum" and getattr(spec, "by", ()):
         return _public_group_sum(engine, path, spec.columns[0], spec.by[0], categories or [], accountant=accountant,
-                                 epsilon=epsilon, lower=lower, upper=upper, where=spec.where)
-    return _whole_table(engine, path, spec, accountant=accountant, epsilon=epsilon, lower=lower, upper=upper)
+                                 epsilon=epsilon, clamp=clamp, where=spec.where)
+    return _whole_table(engine, path, spec, accountant=accountant, epsilon=epsilon, clamp=clamp)
+
+
+def _clamp(lower: float | None, upper: float | None, missing_as: float | None) -> tuple[float, float, float]:
+    """(lower, upper, missing_as) of a sum, checked before anything is read."""
+    lo, hi = clamping_bounds(lower, upper, "PrivateTable.sum")
+    return lo, hi, missing_fill(missing_as, lo, hi, "veil query")
 
 
 def _whole_table(engine: Engine, path: str | os.PathLike[str], spec: Any, *, accountant: PrivacyAccountant,
-                 epsilon: float, lower: float | None, upper: float | None) -> DPAnswer:
+                 epsilon: float, clamp: tuple[float, float, float] | None) -> DPAnswer:
     """A whole-table ``count`` (geometric, Δ = 1) or clamped ``sum COLUMN`` (Laplace, Δ = max(|L|, |U|))."""
     bounds = ROW_BOUNDS
     if spec.kind == "count":
@@ -176,21 +186,22 @@ def _whole_table(engine: Engine, path: str | os.PathLike[str], spec: Any, *, acc
                         mechanism="geometric", noise_scale=mech.scale, budget_remaining=remaining, query=label,
                         sensitivity=1, rho=rho, privacy_unit="row", contribution_bounds=bounds)
     column = spec.columns[0]
-    lo, hi = clamping_bounds(lower, upper, "PrivateTable.sum")
+    assert clamp is not None
+    lo, hi, fill = clamp
     label = f"sum {column}" + _where_text(spec.where)
     if max(abs(lo), abs(hi)) == 0.0:  # bounds [0, 0]: the constant 0 whatever the data
         remaining, rho = _charge(accountant, 0.0, label)
         return DPAnswer(value=0.0, epsilon=0.0, delta=0.0, mechanism="none", noise_scale=0.0,
                         budget_remaining=remaining, query=label, sensitivity=0.0, rho=rho,
-                        privacy_unit="row", contribution_bounds=bounds)
+                        privacy_unit="row", contribution_bounds=bounds, missing_as=fill)
     sens = grid_bound(lo, hi)  # the sensitivity of the grid sum, one row per unit
-    exact = engine.aggregate(path, [], {column: (lo, hi)}, where=spec.where)  # type: ignore[attr-defined]
+    exact = engine.aggregate(path, [], {column: clamp}, where=spec.where)  # type: ignore[attr-defined]
     mech = LaplaceMechanism(epsilon=epsilon, sensitivity=sens)
     remaining, rho = _charge(accountant, epsilon, label)
     return DPAnswer(value=mech.release(float(exact[column].iloc[0])), epsilon=epsilon, delta=0.0,
                     mechanism="laplace", noise_scale=mech.scale, budget_remaining=remaining, query=label,
                     details={"lower": lo, "upper": hi, "sensitivity": sens}, sensitivity=sens, rho=rho,
-                    privacy_unit="row", contribution_bounds=bounds)
+                    privacy_unit="row", contribution_bounds=bounds, missing_as=fill)
 
 
 def _public_histogram(engine: Engine, path: str | os.PathLike[str], column: str, categories: Sequence[str], *,
@@ -242,15 +253,15 @@ def _partition_selection(engine: Engine, path: str | os.PathLike[str], columns: 
 
 
 def _public_group_sum(engine: Engine, path: str | os.PathLike[str], column: str, by: str, categories: Sequence[str],
-                      *, accountant: PrivacyAccountant, epsilon: float, lower: float | None, upper: float | None,
+                      *, accountant: PrivacyAccountant, epsilon: float, clamp: Any,
                       where: Predicate | None) -> DPAnswer:
     """A noisy clamped grid sum per public key of ``by`` (absent keys 0, other keys not summed), as
     :meth:`veil.dp.PrivateTable.group_by_sum` with one row per unit: Laplace, Δ = max(|L|, |U|), one ε."""
     owner = "PrivateTable.group_by_sum"
     eps = check_epsilon(epsilon, owner)
     keys = public_keys([str(c) for c in categories] or None, by, owner)
-    lo, hi = clamping_bounds(lower, upper, owner)
-    exact = engine.aggregate(path, [by], {column: (lo, hi)}, where=where)  # type: ignore[attr-defined]
+    lo, hi, fill = clamp
+    exact = engine.aggregate(path, [by], {column: clamp}, where=where)  # type: ignore[attr-defined]
     # the engine's group labels are text; each maps to the key of the same text (or none); one label per key
     codes = category_codes(exact[by].astype(object), keys)
     inside = codes >= 0
@@ -259,24 +270,24 @@ def _public_group_sum(engine: Engine, path: str | os.PathLike[str], column: str,
     label = f"sum {column} by {by}" + _where_text(where)
     fields = noisy_group_sums(keys, sums, epsilon=eps, l1_rows=ROW_BOUNDS.l1_sensitivity, lower=lo, upper=hi,
                               by=by, charge=lambda e: _charge(accountant, e, label))
-    return DPAnswer(query=label, privacy_unit="row", contribution_bounds=ROW_BOUNDS, **fields)
+    return DPAnswer(query=label, privacy_unit="row", contribution_bounds=ROW_BOUNDS, missing_as=fill, **fields)
 
 
 def _selected_group_sum(engine: Engine, path: str | os.PathLike[str], column: str, by: str, *,
-                        accountant: PrivacyAccountant, epsilon: float, delta: float, lower: float | None,
-                        upper: float | None, where: Predicate | None) -> DPAnswer:
+                        accountant: PrivacyAccountant, epsilon: float, delta: float, clamp: Any,
+                        where: Predicate | None) -> DPAnswer:
     """The keys of ``by`` selected privately from the engine's exact per-key counts, each kept key's clamped
     grid sum with Laplace noise, as :meth:`veil.dp.PrivateTable.group_by_sum` with ``delta`` (one row per unit;
     a missing key is no group)."""
     owner = "PrivateTable.group_by_sum"
     eps = check_epsilon(epsilon, owner)
     dlt = check_real("delta", delta, owner, low=0.0, high=1.0, closed="neither")
-    lo, hi = clamping_bounds(lower, upper, owner)
-    exact = engine.aggregate(path, [by], {column: (lo, hi)}, where=where)  # type: ignore[attr-defined]
+    lo, hi, fill = clamp
+    exact = engine.aggregate(path, [by], {column: clamp}, where=where)  # type: ignore[attr-defined]
     exact = exact[exact[by].notna().to_numpy()]  # a missing key is no group (dropna)
     label = f"sum {column} by {by}" + _where_text(where)
     fields = selected_group_sums(list(exact[by]), exact[COUNT_COLUMN].to_numpy(dtype=np.int64),
                                  exact[column].to_numpy(dtype=float), epsilon=eps, delta=dlt, bounds=ROW_BOUNDS,
                                  lower=lo, upper=hi, by=by,
                                  charge=lambda e, d, z: _charge(accountant, e, label, delta=d, zcdp_cost=z))
-    return DPAnswer(query=label, privacy_unit="row", contribution_bounds=ROW_BOUNDS, **fields)
+    return DPAnswer(query=label, privacy_unit="row", contribution_bounds=ROW_BOUNDS, missing_as=fill, **fields)

@@ -26,7 +26,7 @@ from veil.engines._filter import check_literal_types, predicate_column
 from veil.engines._output import remove_quietly, write_into
 from veil.engines._protocol import MARK_SEPARATOR, UNCOVERED_MARK, AggregatingEngine, EngineError, parse_uncovered
 from veil.engines._source import COUNT_COLUMN, Source, as_source
-from veil.errors import DataFormatError, SchemaError, VeilError
+from veil.errors import DataFormatError, VeilError
 
 __all__ = ["SparkEngine"]
 
@@ -251,7 +251,7 @@ class SparkEngine(AggregatingEngine):
         return out
 
     def _aggregate_rows(
-        self, source: Source, by: list[str], sums: dict[str, tuple[float, float]],
+        self, source: Source, by: list[str], sums: dict[str, tuple[float, float, float]],
         where: Predicate | None, kinds: dict[str, set[str]],
     ) -> pd.DataFrame:
         """The row work of :meth:`AggregatingEngine.aggregate`: a distributed ``groupBy().agg()``
@@ -261,18 +261,17 @@ class SparkEngine(AggregatingEngine):
         from veil.dp._sensitivity import fixed_point_exponent  # the grid of the local path's exact sum
 
         _, F, _ = _import_pyspark()
-        exps = {name: fixed_point_exponent(float(lo), float(hi)) for name, (lo, hi) in sums.items()}
+        exps = {name: fixed_point_exponent(float(lo), float(hi)) for name, (lo, hi, _) in sums.items()}
         with _quiet():
             try:
-                frame = self._filtered(self._read(source), source, where, kinds)
+                frame = self._filtered(self._read(source), source, where, kinds, list(sums))
                 aggs = [F.count(F.lit(1)).alias(COUNT_COLUMN)]
-                for i, (name, (lo, hi)) in enumerate(sums.items()):
+                for i, (name, (lo, hi, fill)) in enumerate(sums.items()):
                     text = self._label(frame, name, source) if source.format == "csv" else _col(F, name)
-                    number = text.try_cast("double")  # ANSI mode: cast() raises, quoting the value
-                    fill = min(max(0.0, float(lo)), float(hi))
-                    clipped = F.least(F.greatest(F.coalesce(number, F.lit(fill)), F.lit(float(lo))), F.lit(float(hi)))
+                    number = F.nanvl(text.try_cast("double"), F.lit(None).cast("double"))  # NaN: missing
+                    clipped = F.least(F.greatest(F.coalesce(number, F.lit(float(fill))), F.lit(float(lo))),
+                                      F.lit(float(hi)))
                     aggs.append(F.sum(F.bround(clipped * F.lit(2.0 ** exps[name]), 0).cast("long")).alias(f"__s{i}"))
-                    aggs.append(F.sum((text.isNotNull() & number.isNull()).cast("long")).alias(f"__bad{i}"))
                 keys = [self._label(frame, c, source).alias(c) for c in by]
                 rows = (frame.groupBy(*keys).agg(*aggs) if by else frame.agg(*aggs)).collect()
             except VeilError:
@@ -282,21 +281,26 @@ class SparkEngine(AggregatingEngine):
         out = pd.DataFrame({c: pd.Series([r[c] for r in rows], dtype=object) for c in by})
         out[COUNT_COLUMN] = pd.Series([r[COUNT_COLUMN] for r in rows], dtype="int64")
         for i, name in enumerate(sums):
-            if any(r[f"__bad{i}"] for r in rows):
-                raise SchemaError(f"The column {name!r} is not numeric; sum needs a numeric column.")
             steps = np.array([r[f"__s{i}"] or 0 for r in rows], dtype=np.float64)
             out[name] = np.ldexp(steps, -exps[name])
         return out
 
-    def _filtered(self, frame: Any, source: Source, where: Predicate | None, kinds: dict[str, set[str]]) -> Any:
-        """The rows of ``frame`` that match ``where``, after the literal types are checked on a first pass."""
+    def _filtered(self, frame: Any, source: Source, where: Predicate | None, kinds: dict[str, set[str]],
+                  summed: list[str]) -> Any:
+        """The rows of ``frame`` that match ``where``, after a first pass over the whole table checks the
+        literal types and the summed columns (never on the rows the predicate selects)."""
+        _, F, _ = _import_pyspark()
+        checked = list(dict.fromkeys([*kinds, *summed]))
+        labels = {c: self._label(frame, c, source) for c in checked}
+        if checked:
+            counts = [agg for i, lab in enumerate(labels.values())
+                      for agg in (F.count(lab).alias(f"__p{i}"),
+                                  (F.count(lab) - F.count(lab.try_cast("double"))).alias(f"__n{i}"))]
+            row = frame.agg(*counts).collect()[0]
+            check_literal_types(kinds, {c: int(row[f"__n{i}"]) for i, c in enumerate(labels)},
+                                {c: int(row[f"__p{i}"]) for i, c in enumerate(labels)}, summed)
         if where is None:
             return frame
-        _, F, _ = _import_pyspark()
-        labels = {c: self._label(frame, c, source) for c in kinds}
-        counts = [(F.count(lab) - F.count(lab.try_cast("double"))).alias(f"__n{i}") for i, lab in enumerate(labels.values())]
-        row = frame.agg(*counts).collect()[0]
-        check_literal_types(kinds, {c: int(row[f"__n{i}"]) for i, c in enumerate(labels)})
         return frame.where(predicate_column(where, lambda c: labels[c], F))
 
     def _write_released(

@@ -1,15 +1,14 @@
-"""Hierarchies chosen from the data (``auto``) and resolved for a whole table.
+"""Hierarchies resolved for a whole table.
 
-:func:`choose` picks a builder from a column's values; :func:`resolve` turns
+:func:`resolve` turns
 the ``--hierarchy COL=SPEC`` options (and ``--auto-hierarchies``) into
 hierarchies for a :class:`~veil.dataset.Dataset`, with the text of what was
-chosen for the summary and the report; :func:`level_counts` is the preview of
+chosen (and why) for the summary and the report; :func:`level_counts` is the preview of
 ``veil hierarchy build``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,108 +18,14 @@ import numpy as np
 import pandas as pd
 
 from veil.errors import ColumnNotFoundError
+from veil.hierarchy._choose import auto_source, build, choose
 from veil.hierarchy._hierarchy import Hierarchy
-from veil.hierarchy._numeric import PLAIN, is_numeric, parse_numbers
-from veil.hierarchy._spec import BuilderSpec, build, parse_spec, present_values
+from veil.hierarchy._spec import BuilderSpec, parse_spec
 
 if TYPE_CHECKING:
     from veil.dataset import Dataset
 
-__all__ = ["choose", "resolve", "Resolution", "LevelSummary", "level_counts", "column_values"]
-
-#: Most levels an automatic hierarchy gets below its top.
-_MAX_LEVELS = 6
-#: An automatic interval hierarchy starts with about this many intervals.
-_FIRST_LEVEL_INTERVALS = 16
-
-
-def _nice_width(span: float, integral: bool) -> float:
-    """The 1, 2 or 5 times a power of ten nearest to ``span`` (on a log scale)."""
-    if span <= 0:
-        return 1.0
-    power = 10.0 ** math.floor(math.log10(span))
-    width = min((m * power for m in (1, 2, 5, 10)), key=lambda w: abs(math.log(w / span)))
-    return max(width, 1.0) if integral else width
-
-
-def _doubling_widths(numbers: np.ndarray, integral: bool) -> tuple[float, ...]:
-    span = float(numbers.max() - numbers.min())
-    width = _nice_width(span / _FIRST_LEVEL_INTERVALS, integral)
-    widths = []
-    while width < span and len(widths) < _MAX_LEVELS:
-        widths.append(width)
-        width *= 2
-    return tuple(widths)
-
-
-def _doubling_thresholds(counts: np.ndarray) -> tuple[float, ...]:
-    """2, 4, 8, ...: the thresholds that each merge more categories, while some stay unmerged."""
-    thresholds: list[float] = []
-    t = 2
-    while t <= counts.max() and len(thresholds) < _MAX_LEVELS:
-        merged = int((counts < t).sum())
-        previous = int((counts < thresholds[-1]).sum()) if thresholds else 0
-        if merged > previous:
-            thresholds.append(float(t))
-        t *= 2
-    return tuple(thresholds)
-
-
-def _is_fixed_digits(values: Sequence[str]) -> bool:
-    text = pd.Series(values, dtype=object).astype(str).str.strip()
-    lengths = text.str.len()
-    return bool(text.str.fullmatch(r"\d+").all() and lengths.nunique() == 1 and lengths.iloc[0] >= 3)
-
-
-def _is_date(values: Sequence[str]) -> bool:
-    text = pd.Series(values, dtype=object).astype(str)
-    if not text.str.contains(r"[-/.]|\d[A-Za-z]{3}", regex=True).all():
-        return False
-    return bool(pd.to_datetime(text, errors="coerce", format="mixed").notna().all())
-
-
-def choose(values: Sequence[Any], counts: Sequence[int] | np.ndarray | None = None, *, kind: str | None = None,
-           name: str = "") -> BuilderSpec:
-    """The builder ``auto`` picks for a column, from its kind and values.
-
-    In order: a declared ``numeric`` or ``date`` kind is followed; digit
-    strings of one length (3 or more, as ZIP codes) are masked one character
-    per level (``mask:1``); numbers (with top codes such as ``90+`` and
-    negative numbers) get intervals that double (``interval:5,10,20,40,80``,
-    about 16 intervals at the first level); dates go to month, then year;
-    other categories are grouped by frequency (``group:2,4,8``: values with
-    fewer records than each threshold become ``(other)``), then ``*``.  A
-    column with one value, or categories without record counts, is only
-    suppressed.  Missing values are ignored.
-
-    Examples
-    --------
-    >>> str(choose(["02139", "02142", "10001"]))
-    'mask:1'
-    >>> str(choose([str(a) for a in range(18, 91)] + ["90+"]))
-    'interval:5,10,20,40'
-    >>> str(choose(["a", "b", "c"], [1, 3, 9]))
-    'group:2,4'
-    """
-    leaves, n = present_values(values, counts)
-    if len(leaves) <= 1:
-        return BuilderSpec("suppress")
-    if kind == "date" or (kind != "numeric" and not _is_fixed_digits(leaves) and _is_date(leaves)
-                          and not is_numeric(leaves)):
-        return BuilderSpec("date", words=("month", "year"))
-    if kind != "numeric" and _is_fixed_digits(leaves):
-        return BuilderSpec("mask", numbers=(1.0,))
-    if kind == "numeric" or is_numeric(leaves):
-        numbers = parse_numbers(leaves, name=name)  # an error names the column
-        widths = _doubling_widths(numbers.number, numbers.integral and bool((numbers.code == PLAIN).any()))
-        return BuilderSpec("interval", numbers=widths) if widths else BuilderSpec("suppress")
-    if n is None:
-        return BuilderSpec("suppress")
-    folded = pd.Series(np.asarray(n), dtype=np.int64).groupby(
-        pd.Series(leaves).str.strip().str.casefold().to_numpy()).sum().to_numpy()
-    thresholds = _doubling_thresholds(folded)
-    return BuilderSpec("group", numbers=thresholds) if thresholds else BuilderSpec("suppress")
-
+__all__ = ["resolve", "Resolution", "LevelSummary", "level_counts", "column_values"]
 
 def column_values(dataset: "Dataset", column: str) -> tuple[list[str], np.ndarray]:
     """A column's distinct present values and their record counts."""
@@ -139,12 +44,16 @@ class Resolution:
     hierarchies : dict of str to Hierarchy
     sources : dict of str to str
         Per column, the spec as given (``interval:5,10``), the file path, or
-        ``auto (interval:5,10,20)`` with the choice made.  This is the JSON
-        report's ``hierarchies`` section.
+        ``auto (interval:5,10,20) because numbers (73 values, 17 to 90): ...``
+        with the choice made and its reason.  This is the JSON report's
+        ``hierarchies`` section.
+    reasons : dict of str to str
+        Per column that ``auto`` chose for, the reason alone.
     """
 
     hierarchies: dict[str, Hierarchy] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
 
 
 def resolve(
@@ -194,14 +103,11 @@ def resolve(
                 f"{', '.join(dataset.columns)}."
             )
         kind = (kinds or {}).get(col)
-        if spec.builder == "file":
-            out.hierarchies[col] = build(spec, [], name=col, base_dir=base_dir)
-            out.sources[col] = str(spec)
-            continue
-        values, counts = column_values(dataset, col)
+        values, counts = column_values(dataset, col) if spec.builder != "file" else ([], None)
         if spec.builder == "auto":
             chosen = choose(values, counts, kind=kind, name=col)
-            out.sources[col] = f"auto ({chosen})"
+            out.sources[col] = auto_source(chosen)
+            out.reasons[col] = chosen.reason
             spec = chosen
         else:
             out.sources[col] = str(spec)

@@ -13,9 +13,9 @@ import pandas as pd
 
 from veil.errors import HierarchyError
 from veil.hierarchy._hierarchy import Hierarchy
-from veil.hierarchy._numeric import PLAIN, bin_labels, merge_codes, parse_numbers, points
+from veil.hierarchy._numeric import PLAIN, bin_labels, check_steps, merge_codes, parse_numbers, points
 
-__all__ = ["from_csv", "intervals", "masking", "prefix", "dates", "taxonomy", "flat", "distinct_present"]
+__all__ = ["from_csv", "intervals", "masking", "prefix", "dates", "taxonomy", "flat", "distinct_present", "read_text_file"]
 
 
 #: Texts that are no value: blank, and the label veil gives missing values (veil.dataset.MISSING).
@@ -50,22 +50,44 @@ def from_csv(path: str | Path, *, sep: str | None = None, encoding: str = "utf-8
     path = Path(path)
     if not path.is_file():
         raise HierarchyError(f"No such hierarchy file: {str(path)!r}.")
-    with open(path, encoding=encoding, newline="") as handle:
-        text = handle.read()
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
+    text = read_text_file(path, "hierarchy file", encoding=encoding)
+    numbered = [(i + 1, line) for i, line in enumerate(text.splitlines()) if line.strip()]
+    if not numbered:
         raise HierarchyError(f"The hierarchy file {str(path)!r} is empty.")
+    first = numbered[0][1]
     if sep is None:
-        sep = ";" if ";" in lines[0] else ("\t" if "\t" in lines[0] else ",")
-    rows = list(csv.reader(lines, delimiter=sep))
+        sep = ";" if ";" in first else ("\t" if "\t" in first else ",")
+    rows = list(csv.reader([line for _, line in numbered], delimiter=sep))
     width = len(rows[0])
-    for i, row in enumerate(rows):
+    for (number, _), row in zip(numbered, rows):
         if len(row) != width:
             raise HierarchyError(
-                f"{str(path)!r}, line {i + 1}: {len(row)} levels where line 1 has {width}; "
+                f"{str(path)!r}, line {number}: {len(row)} levels where line {numbered[0][0]} has {width}; "
                 "every row needs the same number of levels."
             )
+        empty = [j for j, label in enumerate(row) if not label.strip()]
+        if empty:
+            raise HierarchyError(
+                f"{str(path)!r}, line {number}: the label of level {empty[0]} (field {empty[0] + 1}) is empty; "
+                "every value and generalization needs a label (an empty one is read back as missing)."
+            )
     return Hierarchy.from_rows(rows, name=name or path.stem, source=repr(str(path)))
+
+
+def read_text_file(path: Path, what: str, *, encoding: str = "utf-8") -> str:
+    """The text of a hierarchy or taxonomy file: UTF-8 (a byte-order mark is dropped), else one error
+    that names the file and the line of the first byte that is not UTF-8."""
+    data = path.read_bytes()
+    codec = "utf-8-sig" if encoding.replace("_", "-").lower() in ("utf-8", "utf8") else encoding
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise HierarchyError(
+            f"The {what} {str(path)!r} is not valid UTF-8 (line {line}, byte {exc.start}); save it as UTF-8."
+        ) from None
+    except LookupError:
+        raise HierarchyError(f"Unknown encoding {encoding!r} for the {what} {str(path)!r}.") from None
 
 
 def _fmt(x: float) -> str:
@@ -142,6 +164,8 @@ def intervals(
     numbers = parse_numbers(distinct_present(values), name=name)
     x = points(numbers)
     levels, lo_bound, hi_bound = _interval_levels(widths, cuts, low, high)
+    if cuts is None:
+        check_steps(numbers, levels, builder="interval", name=name)
     below, above = _outside(numbers, x, lo_bound, hi_bound, outside, name)
     columns = [numbers.leaves]
     for level in levels:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from veil.errors import HierarchyError
+from veil.hierarchy._builders import read_text_file
 from veil.hierarchy._hierarchy import Hierarchy
 
 __all__ = ["taxonomy_file", "frequency_groups", "OTHER"]
@@ -27,10 +28,7 @@ def _key(text: Any) -> str:
 def _read_edges(path: Path) -> list[tuple[str, str, int]]:
     if not path.is_file():
         raise HierarchyError(f"No such taxonomy file: {str(path)!r}.")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise HierarchyError(f"The taxonomy file {str(path)!r} is not valid UTF-8 (byte {exc.start}).") from None
+    text = read_text_file(path, "taxonomy file")
     lines = [(i + 1, line) for i, line in enumerate(text.splitlines()) if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         raise HierarchyError(f"The taxonomy file {str(path)!r} is empty; it needs parent,child lines.")

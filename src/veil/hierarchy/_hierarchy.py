@@ -78,6 +78,13 @@ class Hierarchy:
         if width < 1:
             raise HierarchyError(f"{what}{where} has empty rows.")
         matrix = np.array(rows, dtype=object).reshape(len(rows), width)
+        blank = pd.DataFrame(matrix).apply(lambda column: column.str.strip().eq("")).to_numpy()
+        if blank.any():
+            row, level = (int(i[0]) for i in np.nonzero(blank))
+            raise HierarchyError(
+                f"{what}{where}: row {row + 1} has an empty label at level {level}; every value and "
+                "generalization needs a label (an empty one is read back as missing)."
+            )
         leaves = pd.Series(matrix[:, 0])
         dup = leaves[leaves.duplicated()]
         if len(dup):

@@ -24,13 +24,16 @@ from veil.errors import HierarchyError
 from veil.hierarchy._hierarchy import Hierarchy
 
 __all__ = ["NumericValues", "parse_numbers", "interval_hierarchy", "quantile_cuts", "round_hierarchy", "is_numeric",
-           "points", "merge_codes", "bin_labels"]
+           "points", "merge_codes", "bin_labels", "check_steps", "MAX_STEPS"]
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 #: ``90+``, ``>=90``, ``> 90``, ``≥90``; ``<18``, ``<=17``, ``≤17``.
 _CODED = rf"^\s*(?P<op>>=|>|≥|<=|<|≤)?\s*(?P<num>{_NUMBER})\s*(?P<plus>\+)?\s*$"
 
 PLAIN, TOP, BOTTOM = 0, 1, -1
+#: The most steps (of a width or a rounding step) a value may lie from zero: beyond it a float
+#: no longer tells neighbouring steps apart (and a tiny step overflows to infinity).
+MAX_STEPS = 1e15
 
 
 @dataclass(frozen=True)
@@ -69,11 +72,12 @@ def _read(values: Sequence[Any]) -> tuple[pd.Series, pd.DataFrame]:
 
 
 def is_numeric(values: Sequence[Any]) -> bool:
-    """Whether every value is a number or a top/bottom code (and at least one is plain)."""
+    """Whether every value is a finite number or a top/bottom code (and at least one is plain)."""
     leaves, parts = _read(values)
-    return len(leaves) > 0 and bool(parts["num"].notna().all()) and bool(
-        (parts["op"].isna() & parts["plus"].isna()).any()
-    )
+    if not (len(leaves) > 0 and bool(parts["num"].notna().all())):
+        return False
+    finite = bool(np.isfinite(parts["num"].astype(float).to_numpy()).all())  # 1e309 reads as infinity
+    return finite and bool((parts["op"].isna() & parts["plus"].isna()).any())
 
 
 def parse_numbers(values: Sequence[Any], *, name: str = "") -> NumericValues:
@@ -92,6 +96,12 @@ def parse_numbers(values: Sequence[Any], *, name: str = "") -> NumericValues:
             f"The numeric hierarchy of {what!r} needs numbers (or top/bottom codes such as 90+ or <18); "
             f"got {leaves[bad].iloc[0]!r}."
         )
+    infinite = ~np.isfinite(parts["num"].astype(float).to_numpy())
+    if infinite.any():
+        raise HierarchyError(
+            f"The numeric hierarchy of {what!r} needs finite numbers; {leaves[infinite].iloc[0]!r} is beyond the "
+            "largest a float holds (about 1.8e308)."
+        )
     op = parts["op"].fillna("")
     top = op.isin([">", ">=", "≥"]) | parts["plus"].notna()
     bottom = op.isin(["<", "<=", "≤"])
@@ -108,6 +118,27 @@ def parse_numbers(values: Sequence[Any], *, name: str = "") -> NumericValues:
 
 def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:.10g}"
+
+
+def check_steps(values: NumericValues, steps: Sequence[float], *, builder: str, name: str = "") -> None:
+    """Refuse a width or rounding step so small against the values that the levels cannot be computed.
+
+    Raises
+    ------
+    HierarchyError
+        A step puts a value more than :data:`MAX_STEPS` steps from zero (naming the step, the
+        column and the smallest step that works).
+    """
+    largest = float(np.abs(values.number).max()) if len(values.number) else 0.0
+    for step in map(float, steps):
+        with np.errstate(over="ignore", divide="ignore"):
+            ratio = largest / step
+        if not math.isfinite(ratio) or ratio > MAX_STEPS:
+            raise HierarchyError(
+                f"The {builder} step {step!r} is too small for the values of {name or 'the attribute'!r} "
+                f"(up to {_fmt(largest)}): a value may lie at most {MAX_STEPS:g} steps from zero; "
+                f"use a step of at least {largest / MAX_STEPS:.3g}."
+            )
 
 
 def bin_labels(lo: np.ndarray, hi: np.ndarray, *, label_format: str = "[{low}, {high})", integral: bool = False,
@@ -199,6 +230,7 @@ def interval_hierarchy(
     widths = [float(w) for w in levels if np.ndim(w) == 0]
     if any(w <= 0 for w in widths):
         raise HierarchyError(f"Interval widths must be positive; got {[_fmt(w) for w in widths]}.")
+    check_steps(values, widths, builder="interval", name=name)
     for a, b in zip(widths, widths[1:]):
         ratio = b / a
         if abs(ratio - round(ratio)) > 1e-9 or ratio < 1:
@@ -261,6 +293,7 @@ def round_hierarchy(values: NumericValues, steps: Sequence[float], *, top: str =
         raise HierarchyError(f"The rounding hierarchy of {name or 'the attribute'!r} has no values to cover.")
     if not steps or any(float(s) <= 0 for s in steps):
         raise HierarchyError(f"Rounding steps must be positive numbers; got {list(steps)}.")
+    check_steps(values, steps, builder="round", name=name)
     columns = [values.leaves]
     current = values.number.copy()
     for step in map(float, steps):

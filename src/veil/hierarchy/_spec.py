@@ -9,6 +9,8 @@ A spec is a file path or ``builder:arguments``::
     date:month,year           dates to months, then years (also decade), then *
     round:10,100              round to multiples of 10, then of 100, then *
     group:2,10                categories with fewer than 2, then 10 records become (other)
+    ordered:2,4               ordered categories (1. ... 5., 10-19, education levels, Likert
+                              answers) merged with their neighbours in runs of 2, then 4, then *
     suppress                  the value, then *
     taxonomy:tree.csv         a tree written as parent,child lines
     auto                      chosen from the column's values (see veil.hierarchy.choose)
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +36,15 @@ from veil.hierarchy._builders import dates, distinct_present, flat, from_csv, ma
 from veil.hierarchy._categorical import frequency_groups, taxonomy_file
 from veil.hierarchy._hierarchy import Hierarchy
 from veil.hierarchy._numeric import interval_hierarchy, parse_numbers, quantile_cuts, round_hierarchy
+from veil.hierarchy._order import ordered_groups
 
-__all__ = ["BuilderSpec", "parse_spec", "build", "BUILDERS", "present_values"]
+__all__ = ["BuilderSpec", "parse_spec", "build_spec", "BUILDERS", "present_values", "MAX_MASK_LEVELS"]
 
 #: The builders of the grammar (besides a file path).
-BUILDERS = ("interval", "mask", "date", "round", "group", "suppress", "taxonomy", "auto", "file")
+BUILDERS = ("interval", "mask", "date", "round", "group", "ordered", "suppress", "taxonomy", "auto", "file")
 _DATE_LEVELS = ("month", "year", "decade")
+#: The most levels ``mask:N`` builds: one per N characters of the longest value.
+MAX_MASK_LEVELS = 64
 #: Texts that are no value: blank, and the label veil gives missing values (veil.dataset.MISSING).
 #: Texts such as "NA" that survived the reader's missing-value list are values of their own.
 _MISSING_TEXT = frozenset({"", "<missing>"})
@@ -55,13 +60,17 @@ class BuilderSpec:
         One of :data:`BUILDERS`.
     numbers : tuple of float
         Widths (interval), quantile bin counts (interval with ``quantiles``),
-        characters per level (mask), steps (round) or thresholds (group).
+        characters per level (mask), steps (round), thresholds (group) or
+        run lengths (ordered).
     words : tuple of str
         Date levels.
     path : str
         The file of ``file`` and ``taxonomy``.
     quantiles : bool
         ``interval:quantiles=...``.
+    reason : str
+        Why ``auto`` chose this spec (empty for a spec given by the user); not
+        part of the spec's text or of its equality.
     """
 
     builder: str
@@ -69,6 +78,7 @@ class BuilderSpec:
     words: tuple[str, ...] = ()
     path: str = ""
     quantiles: bool = False
+    reason: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         nums = ",".join(str(int(x)) if float(x).is_integer() else f"{x:g}" for x in self.numbers)
@@ -157,8 +167,8 @@ def parse_spec(text: str) -> BuilderSpec:
         return BuilderSpec("mask", numbers=_numbers(rest or "1", spec, integer=True)[:1])
     if name == "interval" and rest.lower().startswith("quantiles="):
         return BuilderSpec("interval", numbers=_numbers(rest.partition("=")[2], spec, integer=True, low=1), quantiles=True)
-    if name == "group":
-        return BuilderSpec("group", numbers=_numbers(rest, spec, integer=True, low=1))
+    if name in ("group", "ordered"):
+        return BuilderSpec(name, numbers=_numbers(rest, spec, integer=True, low=1))
     return BuilderSpec(name, numbers=_numbers(rest, spec))
 
 
@@ -173,7 +183,7 @@ def present_values(values: Sequence[Any], counts: Sequence[int] | np.ndarray | N
     return [str(v) for v in summed.index], summed.to_numpy()
 
 
-def build(
+def build_spec(
     spec: BuilderSpec | str,
     values: Sequence[Any],
     *,
@@ -182,34 +192,20 @@ def build(
     kind: str | None = None,
     base_dir: str | Path | None = None,
 ) -> Hierarchy:
-    """Build the hierarchy a spec describes over a column's distinct values.
+    """Build the hierarchy a spec other than ``auto`` describes over a column's distinct values.
 
-    Parameters
-    ----------
-    spec : BuilderSpec or str
-    values : sequence
-        The column's distinct values; missing ones are left out.
-    counts : sequence of int, optional
-        Records per value (quantiles are of records; ``group`` and ``auto``
-        on categories need them).
-    name : str
-        The column (for messages).
-    kind : str, optional
-        The declared kind, which ``auto`` follows.
-    base_dir : path, optional
-        Relative file paths are read from here.
+    The parameters are those of :func:`veil.hierarchy.build`, which also
+    takes ``auto`` (``kind`` is what ``auto`` follows; this builder ignores it).
 
     Raises
     ------
     HierarchyError
-        The spec does not fit the values (naming the first value it cannot read).
+        ``auto``, or a spec that does not fit the values (naming the first one it cannot read).
     """
     spec = parse_spec(spec) if isinstance(spec, str) else spec
     leaves, n = present_values(values, counts)
     if spec.builder == "auto":
-        from veil.hierarchy._auto import choose
-
-        return build(choose(leaves, n, kind=kind, name=name), leaves, counts=n, name=name, base_dir=base_dir)
+        raise HierarchyError("auto is chosen from the column's values: build it with veil.hierarchy.build.")
     if spec.builder == "file":
         return from_csv(_where(spec.path, base_dir), name=name)
     if spec.builder == "taxonomy":
@@ -222,9 +218,17 @@ def build(
         return flat(leaves, name=name)
     if spec.builder == "group":
         return frequency_groups(leaves, n, spec.numbers, name=name)
+    if spec.builder == "ordered":
+        return ordered_groups(leaves, spec.numbers, name=name)
     if spec.builder == "mask":
         step = int(spec.numbers[0])
         longest = max(len(v) for v in leaves)
+        if math.ceil(longest / step) > MAX_MASK_LEVELS:
+            raise HierarchyError(
+                f"mask:{step} on {name or 'the attribute'!r} would build {math.ceil(longest / step):,} levels (its "
+                f"longest value has {longest:,} characters); at most {MAX_MASK_LEVELS}: use mask:N with N of at least "
+                f"{math.ceil(longest / MAX_MASK_LEVELS)}, or another builder."
+            )
         keep = list(range(longest - step, 0, -step)) + [0]
         return masking(leaves, keep=keep, name=name)
     if spec.builder == "date":

@@ -50,10 +50,10 @@ def reader_for(engine: Any) -> Any:
     try:
         import duckdb  # noqa: F401
     except ImportError:
-        from veil.engines import LocalEngine
+        from veil.engines._local import LocalEngine
 
         return LocalEngine()
-    from veil.engines import DuckDBEngine
+    from veil.engines._duckdb import DuckDBEngine
 
     return DuckDBEngine()
 
@@ -80,7 +80,7 @@ class EngineRows:
 
     def class_table(self, plan: Any, seconds: dict[str, float]) -> ClassTable:
         """Group-count the input, then the class table from the counts (each timed in ``seconds``)."""
-        from veil.engines import class_table_from_counts
+        from veil.engines._classes import class_table_from_counts
 
         tick = time.perf_counter()
         counts = self.engine.group_count(self.source, plan.quasi_identifiers, list(plan.sensitive))
@@ -111,7 +111,7 @@ class EngineRows:
 
     def apply(self, plan: Any, problem: Any, outcome: Any) -> Released:
         """The engine writes the chosen node into the writer's temporary."""
-        from veil.engines import FullDomainRecoding
+        from veil.engines._recoding import FullDomainRecoding
 
         chosen = outcome.search.classes
         recoding = FullDomainRecoding.from_classes(chosen)
@@ -129,7 +129,8 @@ class EngineRows:
         """Rebuild the class table of the written file and check it (see the module docstring);
         ``None`` when no class was released (every record suppressed, and dropped or blanked:
         the rows and the blanked cells are checked, there is no class to judge)."""
-        from veil.engines import COUNT_COLUMN, Source, class_table_from_counts
+        from veil.engines._classes import class_table_from_counts
+        from veil.engines._source import COUNT_COLUMN, Source
 
         base, chosen, drop = problem.base, outcome.search.classes, plan.mode == "drop"
         qis, sensitive = base.quasi_identifiers, list(plan.sensitive)
@@ -186,7 +187,7 @@ def _without_blanked(counts: pd.DataFrame, qis: Sequence[str], sensitive: Sequen
     """The group-count of the written file less its blanked records (``*`` in every QI and every
     sensitive attribute), after checking that exactly the suppressed records are blanked and
     that no other record has a blanked sensitive value."""
-    from veil.engines import COUNT_COLUMN
+    from veil.engines._source import COUNT_COLUMN
 
     def reads_star(names: Sequence[str]) -> np.ndarray:
         return np.logical_and.reduce([(counts[n].astype(str) == SUPPRESSED).to_numpy() for n in names])
@@ -204,7 +205,7 @@ def _without_blanked(counts: pd.DataFrame, qis: Sequence[str], sensitive: Sequen
 def _label_classes(classes: pd.DataFrame, qis: Sequence[str], na_values: Sequence[str]) -> tuple[pd.DataFrame, int]:
     """Class labels and counts as a reader of the released file sees them:
     a label that is an NA text reads as missing, an all-``*`` class as suppressed."""
-    from veil.engines import COUNT_COLUMN
+    from veil.engines._source import COUNT_COLUMN
 
     frame = classes[list(qis) + [COUNT_COLUMN]].copy()
     na = set(na_values)

@@ -3,7 +3,7 @@
 It encodes the dataset into the class table (:meth:`ClassTable.from_dataset`),
 applies the algorithm's outcome to the rows (suppressed records dropped,
 blanked or kept, only the published columns, rows shuffled) and verifies the
-released frame from scratch (:func:`veil.anonymization.verify`).  Writing the
+released frame from scratch (:func:`veil.pipeline._recheck.verify`).  Writing the
 frame is the caller's, through :class:`veil.pipeline.Outputs`.
 """
 
@@ -69,8 +69,8 @@ class MemoryRows:
                         data=data, star=star, source_rows=source_rows)
 
     def verify(self, plan: Any, problem: Any, outcome: Any, released: Released) -> ClassTable:
-        """Every model re-checked on the released frame (:func:`veil.anonymization.verify`)."""
-        from veil.anonymization import verify
+        """Every model re-checked on the released frame (:func:`veil.pipeline._recheck.verify`)."""
+        from veil.pipeline._recheck import verify
 
         data, label = released.data, plan.label
         if label is not None and label not in data.columns and label in self.dataset.columns:
@@ -86,7 +86,7 @@ class MemoryRows:
 def check_suppression(outcome: Any, star: np.ndarray, problem: Any, mode: str) -> None:
     """The suppression limit, and (``keep``) the suppressed group, for algorithms
     whose search does not account for them."""
-    from veil.anonymization import verify
+    from veil.pipeline._recheck import verify
 
     base = problem.base
     newly = int(star.sum()) - int(base.input_suppressed)

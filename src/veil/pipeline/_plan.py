@@ -53,6 +53,9 @@ def _check_arguments(rest: Mapping[str, Any]) -> None:
         check_real("suppression_limit", rest["suppression_limit"], "anonymize", low=0.0, high=1.0)
     if rest.get("seed") is not None:
         check_int("seed", rest["seed"], "anonymize", low=0)
+        if rest.get("shuffle") is False:
+            raise ParameterError("The 'seed' parameter of anonymize orders the shuffle of the output rows; with "
+                                 "shuffle=False (--no-shuffle, output.shuffle: false) it would do nothing. Give one.")
     if rest.get("max_nodes") is not None:
         check_int("max_nodes", rest["max_nodes"], "anonymize", low=1)
 

@@ -173,7 +173,26 @@ class ReleasePolicy:
             else:
                 treatment = action or "unchanged"
             out.append(ColumnTreatment(name, role, treatment))
+        self._check_allowances(out)
         return out
+
+    def _check_allowances(self, columns: list[ColumnTreatment]) -> None:
+        """Refuse an allowance that would do nothing: ``allow_identifiers`` publishes a column the scan
+        flags, so it must name a column published as it is (not dropped, not generalized)."""
+        treatment = {c.name: c for c in columns}
+        for name in self.allow_identifiers:
+            column = treatment.get(name)
+            if column is None:
+                why = "which is not a column of the table"
+            elif column.treatment == "dropped":
+                why = ("an identifier, dropped and never published" if column.role == "identifier" else
+                       "withheld: it has no declared role (declare it insensitive, or keep_unlisted)")
+            elif column.treatment == "generalized":
+                why = "a quasi-identifier, published generalized and never scanned"
+            else:
+                continue
+            raise ParameterError(f"--allow-identifier (allow_identifiers) names {name!r}, {why}; the allowance "
+                                 "would do nothing. Remove it.")
 
     def published(self, dataset: Any) -> list[str]:
         """The columns the release writes, in input order."""
@@ -234,10 +253,18 @@ def _as_string(column: Any) -> Any:
 
 
 def unlisted_warnings(columns: Iterable[ColumnTreatment]) -> list[str]:
-    """The report's warning for the columns with no declared role released unchanged (``keep_unlisted``),
-    in memory and through an engine alike; none when there is none."""
+    """The report's warnings for the columns with no declared role: withheld (the default), or released
+    unchanged (``keep_unlisted``), in memory and through an engine alike; none when there is none."""
+    columns = list(columns)
+    withheld = [c.name for c in columns if c.role == UNLISTED and c.treatment == "dropped"]
     unchanged = [c.name for c in columns if c.role == UNLISTED and c.treatment == "unchanged"]
-    return [f"Columns with no declared role released unchanged: {', '.join(unchanged)}."] if unchanged else []
+    out = []
+    if withheld:
+        out.append(f"Columns with no declared role were withheld (not released): {', '.join(withheld)}. "
+                   "Declare them insensitive to release them unchanged, or quasi-identifiers to generalize them.")
+    if unchanged:
+        out.append(f"Columns with no declared role released unchanged: {', '.join(unchanged)}.")
+    return out
 
 
 def published_frame(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:

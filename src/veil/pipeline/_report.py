@@ -60,8 +60,8 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
         "models": [m.name for m in models],
         "metric": problem.metric,
         "achieved": evaluate(verified).to_dict(),
-        "utility": _utility(problem, outcome, verified, weights),
-        "risk_before": assess(problem.base, qi_subsets_max_size=0).to_dict(),
+        "utility": _utility(problem, outcome, verified, weights, _kept_classes(problem, outcome, star)),
+        "risk_before": _risk_before(problem, outcome, star),
         "risk_after": assess(verified, qi_subsets_max_size=0).to_dict(),
         "search": {
             "algorithm": outcome.algorithm,
@@ -84,6 +84,17 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
             "details": _public_details(outcome.recoding.details),
         }
     return report
+
+
+def _risk_before(problem: Any, outcome: Any, star: Any) -> dict[str, Any] | None:
+    """The input's risk on the records the release keeps (the suppressed ones counted, never described:
+    ``veil.report._truth.released_input``); ``None`` when they cannot be told apart."""
+    from veil.report._truth import released_input
+    from veil.risk import assess
+
+    chosen = outcome.search.classes if outcome.search is not None else None
+    before = released_input(chosen, problem.base, star if len(star) else None)
+    return None if before is None else assess(before, qi_subsets_max_size=0).to_dict()
 
 
 def lattice_section(algorithm: str, search: Any, quasi_identifiers: Any) -> dict[str, Any]:
@@ -138,12 +149,31 @@ def _public_details(details: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in details.items() if key != "seed"}
 
 
-def _utility(problem, outcome, verified, weights) -> dict[str, Any]:
+#: Utility metrics that read the suppressed records' values (their surprise, their labels): with
+#: suppression the report takes them on the records the release keeps (see docs/reports.md).
+_VALUE_METRICS = ("entropy", "kl", "infogain")
+
+
+def _kept_classes(problem, outcome, star) -> Any:
+    """The chosen node's table of the records the release keeps (``veil.report._truth.kept_classes``)."""
+    from veil.report._truth import kept_classes
+
+    if outcome.search is None:
+        return None
+    return kept_classes(outcome.search.classes, problem.base, label=problem.label,
+                        suppressed_rows=star if len(star) else None)
+
+
+def _utility(problem, outcome, verified, weights, kept=None) -> dict[str, Any]:
     from veil.utility import METRICS, utility_report
 
     label, k = problem.label, problem.k
     if outcome.search is not None:
-        return utility_report(outcome.search.classes, original=problem.base, label=label, weights=weights, k=k)
+        figures = utility_report(outcome.search.classes, original=problem.base, label=label, weights=weights, k=k)
+        for name in _VALUE_METRICS if kept is not None else ():  # no figure may tell the suppressed values
+            if figures.get(name) is not None:
+                figures[name] = METRICS[name].value(kept, label=label, weights=weights, k=k, original=None)
+        return figures
     utility: dict[str, Any] = {name: None for name in METRICS}
     for name in _RECODING_METRICS:
         spec = METRICS[name]

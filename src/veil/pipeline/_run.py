@@ -10,7 +10,7 @@ step                   in memory (:class:`MemoryRows`)              through an e
 class table            ``ClassTable.from_dataset``                  engine group-count, ``class_table_from_counts``
 search                 the registry's algorithm, whole              the registry's class-table search
 apply                  the frame: drop/blank/keep, shuffle          ``engine.apply`` into the writer's temporary
-verify                 :func:`veil.anonymization.verify`            the written file re-read, group-counted, checked
+verify                 :func:`veil.pipeline._recheck.verify`        the written file re-read, group-counted, checked
 write                  the caller's (:class:`veil.pipeline.Outputs`)  the writer's rename, after the verification
 =====================  ==========================================  ============================================
 

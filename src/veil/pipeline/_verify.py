@@ -25,7 +25,7 @@ whole next to the table it came from: each batch is checked row
 by row against its input records, and its rows are counted by the cells the
 models read (every quasi-identifier, sensitive attribute and label, and
 whether the row is suppressed); the counts are summed over the batches into
-one class table (:func:`veil.anonymization.verify` with ``weights``) on which
+one class table (:func:`veil.pipeline._recheck.verify` with ``weights``) on which
 every model is checked.  A local recoding's file is read whole (a
 microaggregated value is checked against the mean of its whole group).
 The checks are raised in the order listed above, whichever batch shows them.
@@ -199,7 +199,7 @@ def _groups(cells: "_Columns", names: Sequence[str], flag: np.ndarray) -> tuple[
 def _verify_batches(batches: Iterable[pd.DataFrame], result: Any, dataset: Any, models: Sequence[Any],
                     *, label: str | None = None) -> None:
     """The checks of :func:`verify_written` on the file's rows, batch by batch."""
-    from veil.anonymization import verify
+    from veil.pipeline._recheck import verify
 
     report = result.report
     published = [c["name"] for c in report["columns"] if c["treatment"] != "dropped"]

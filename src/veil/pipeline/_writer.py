@@ -94,10 +94,11 @@ def _remove(path: Path) -> None:
             path.unlink()
 
 
-def check_destination(out: Path) -> None:
+def check_destination(out: Path) -> list[Path]:
     """Refuse a destination that is a folder, or whose folder is a file, cannot be made or written.
 
-    A missing folder is created.
+    A missing folder is created; returns the folders so made, deepest first (:class:`Outputs`
+    removes them again when nothing is published).
 
     Raises
     ------
@@ -106,17 +107,20 @@ def check_destination(out: Path) -> None:
     if out.is_dir():
         raise OutputError(f"Cannot write {str(out)!r}: it is a folder; give a file name.")
     folder = out.parent
+    made = []
     for parent in (folder, *folder.parents):
         if parent.exists():
             if not parent.is_dir():
                 raise OutputError(f"Cannot write {str(out)!r}: {str(parent)!r} is not a folder.")
             break
+        made.append(parent)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"Cannot write {str(out)!r}: cannot create the folder {str(folder)!r} ({exc.strerror}).") from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OutputError(f"Cannot write {str(out)!r}: the folder {str(folder)!r} is not writable.")
+    return made
 
 
 class Outputs:
@@ -153,6 +157,20 @@ class Outputs:
             role: Path(path).expanduser().absolute() for role, path in destinations.items() if path is not None
         }
         sources = [Path(p).expanduser().absolute() for p in inputs if p is not None]
+        self._temp: dict[str, Path] = {}
+        self._committed = False
+        #: Folders made for the destinations, removed again (when empty) unless the outputs are published.
+        self._made: list[Path] = []
+        try:
+            self._check(sources)
+        except BaseException:
+            self._remove_made()
+            raise
+        for folder in {p.parent for p in self._dest.values()}:
+            remove_stale_temporaries(folder)
+
+    def _check(self, sources: list[Path]) -> None:
+        """Every destination against every input and every other destination; its folder made."""
         roles = list(self._dest)
         for i, role in enumerate(roles):
             out = self._dest[role]
@@ -164,11 +182,7 @@ class Outputs:
             for other in roles[:i]:
                 if _same_file(out, self._dest[other]):
                     raise OutputError(f"The {role} and {other} outputs are the same file {str(out)!r}; give each its own path.")
-            check_destination(out)
-        for folder in {p.parent for p in self._dest.values()}:
-            remove_stale_temporaries(folder)
-        self._temp: dict[str, Path] = {}
-        self._committed = False
+            self._made += check_destination(out)
 
     def __enter__(self) -> Outputs:
         return self
@@ -250,10 +264,18 @@ class Outputs:
         self._temp.clear()
 
     def discard(self) -> None:
-        """Remove every temporary file written so far (nothing is published)."""
+        """Remove every temporary file written so far, and the folders made for the outputs when
+        they are left empty (nothing is published)."""
         for tmp in self._temp.values():
             _remove(tmp)
         self._temp.clear()
+        self._remove_made()
+
+    def _remove_made(self) -> None:
+        for folder in sorted(self._made, key=lambda p: len(p.parts), reverse=True):  # a folder holding anything stays
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        self._made.clear()
 
 
 def _replace_all(renames: Mapping[Path, Path]) -> None:

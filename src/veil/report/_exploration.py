@@ -75,7 +75,8 @@ def render_exploration(payload: Mapping[str, Any], *, figure_png: bytes | None =
     view = {
         "title": str(title), "version": veil.__version__, "header": header, "rows": rows, "figure": figure,
         "lattice": {str(k): format_value(v) for k, v in as_dict(lattice.get("counts")).items()},
-        "optimum": format_value(lattice.get("optimum")) if lattice else "",
+        "optimum": ", ".join(f"{q}={format_value(v)}" for q, v in lattice["optimum"].items())
+        if isinstance(lattice.get("optimum"), dict) else format_value(lattice.get("optimum")) if lattice else "",
         "notes": [format_value(n) for n in items(payload.get("notes"))],
     }
     return environment().get_template("exploration.html.j2").render(view=view)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["format_value", "share", "percent", "number", "as_dict", "items", "add_row"]
+__all__ = ["format_value", "share", "percent", "number", "as_dict", "items", "add_row", "other_rows"]
 
 
 def format_value(value: Any) -> str:
@@ -83,3 +83,34 @@ def items(value: Any) -> list[Any]:
 def add_row(rows: list[dict[str, str]], label: str, value: Any, note: str = "") -> None:
     rows.append({"label": label, "value": format_value(value), "note": note})
 
+
+
+def other_rows(fields: Mapping[str, Any], *, depth: int = 3) -> list[dict[str, str]]:
+    """Fields the page has no section for, as readable rows: ``a › b`` labels, formatted values.
+
+    Nested mappings are spelled out (up to ``depth`` levels), lists of plain
+    values joined, anything deeper written as compact text.
+
+    Examples
+    --------
+    >>> other_rows({"notes": ["a", "b"], "extra": {"seconds": 1.5, "size": 12000}})
+    [{'label': 'notes', 'value': 'a, b', 'note': ''}, {'label': 'extra › seconds', 'value': '1.5', 'note': ''}, \
+{'label': 'extra › size', 'value': '12,000', 'note': ''}]
+    """
+    rows: list[dict[str, str]] = []
+
+    def walk(prefix: str, value: Any, level: int) -> None:
+        if isinstance(value, Mapping) and value and level < depth:
+            for key, item in value.items():
+                walk(f"{prefix} › {key}" if prefix else str(key), item, level + 1)
+        elif isinstance(value, Mapping) and not value:
+            add_row(rows, prefix, "—")
+        elif isinstance(value, (list, tuple)) and any(isinstance(v, (Mapping, list, tuple)) for v in value):
+            for index, item in enumerate(value, 1):
+                walk(f"{prefix} › {index}", item, level + 1)
+        else:
+            add_row(rows, prefix, value)
+
+    for key, value in fields.items():
+        walk(str(key), value, 0)
+    return rows

@@ -8,9 +8,11 @@ shape: a missing key drops its row or section, an unknown key is listed under
 "Other fields", and the whole report is embedded as JSON at the end, so
 nothing the machines saw is hidden from the people.
 
-The report never quotes record values: it shows column names, levels,
-counts and figures, and (when a class table is given) a histogram of class
-sizes, never the classes' QI values.
+The report quotes no record value beyond the release: it shows column names,
+levels, counts and figures, the released labels of the quasi-identifiers
+(they are in the release) and, for a numeric one, the range of the input's
+values held by at least k records; never a sensitive value, and nothing of a
+suppressed record but that it exists (``veil.report._truth``).
 
 What the page shows: for an anonymization report the transformation (level per
 quasi-identifier), records in, out and suppressed, the models asked for and the
@@ -33,7 +35,8 @@ from typing import Any
 from veil.errors import OutputError
 from veil.report import _sections as sections
 from veil.report import _truth as truth
-from veil.report._format import add_row, as_dict, format_value, items
+from veil.report._distributions import qi_distributions
+from veil.report._format import add_row, as_dict, format_value, items, other_rows
 from veil.report._lattice import lattice as lattice_section
 from veil._text import printable
 
@@ -44,7 +47,7 @@ ANONYMIZATION_KEYS = (
     "transformation", "records", "records_out", "suppressed", "suppressed_dropped", "input_suppressed",
     "suppression_limit", "models", "metric", "achieved", "utility", "risk_before", "risk_after",
     "search", "output_order", "verified", "seconds_total", "recoding", "provenance", "columns", "hierarchies",
-    "lattice",
+    "lattice", "warnings", "suppressed_records", "classes_released",
 )
 #: Top-level keys of a risk report (``veil risk --json``).
 RISK_KEYS = (
@@ -127,7 +130,7 @@ def _view(
         "release": [], "transformation": [], "models": [], "achieved": None, "utility": [],
         "risk": None, "population": [], "ranking": [], "sensitive_risk": None,
         "classes": None, "search": [], "lattice": None, "overview": [], "other": None, "recoded": None,
-        "provenance": truth.provenance_rows(report), "columns": truth.column_rows(report),
+        "provenance": truth.provenance_rows(report), "columns": truth.column_rows(report, classes),
         "warnings": [], "record_risk": None, "distributions": [],
         "raw": _json(report),
     }
@@ -144,13 +147,17 @@ def _view(
         view["achieved"] = sections.achieved(report)
         k = report.get("k")
     released = kind == "anonymization" or original is not None
-    view["classes"] = sections.class_sizes(classes, original, k, plots, released=released)
+    # "before" is the kept records at their input values, never the suppressed ones (see _truth)
+    # (a local recoding's table is its own base: then there is no "before")
+    before = truth.released_input(classes, original) if original is not None and original is not classes else None
+    view["classes"] = sections.class_sizes(classes, before, k, plots, released=released)
     if classes is not None and (kind == "anonymization" or original is not None):
-        view["record_risk"] = truth.record_risk(classes, original, plots)
-        view["distributions"] = truth.qi_distributions(classes, original, k, plots)
+        view["record_risk"] = truth.record_risk(classes, before, plots)
+        view["distributions"] = qi_distributions(classes, before, k, plots)
+    view["before_hidden"] = original is not None and original is not classes and before is None
     view["warnings"] = truth.warnings(report, classes) if kind != "risk" else []
     other = {str(key): value for key, value in report.items() if key not in known}
-    view["other"] = _json(other) if other else None
+    view["other"] = other_rows(other) if other else None
     return view
 
 
@@ -279,8 +286,8 @@ def render_html(
     -----
     Every text that comes from the data or the report (column names,
     labels, the title) is HTML-escaped by the template (Jinja2 autoescaping),
-    so a column named ``<script>`` is shown, never run.  Record values of
-    quasi-identifiers or sensitive attributes are never written.  The same
+    so a column named ``<script>`` is shown, never run.  No record value is
+    written beyond the release's own labels (see the module docstring).  The same
     inputs render to the same bytes (no timestamp; PNGs carry no metadata).
 
     Examples

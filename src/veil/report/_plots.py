@@ -81,11 +81,15 @@ def _bar_layout(n_series: int, n_labels: int) -> tuple[float, np.ndarray, list[s
 
 
 def _finish(ax: Any, *, legend: bool, ncols: int = 1) -> str:
-    """Light y grid behind the data, a frameless legend when asked; the figure as a PNG data URI."""
+    """Light y grid behind the data, a frameless legend when asked; the figure as a PNG data URI.
+
+    The legend sits outside the axes, above them (constrained layout makes room), so it
+    never covers a bar: inside, at the upper right, it hid the "records at risk" bars.
+    """
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
     if legend:
-        ax.legend(frameon=False, loc="upper right", ncols=ncols)
+        ax.figure.legend(frameon=False, loc="outside upper right", ncols=ncols)
     return _png(ax.figure)
 
 

@@ -20,6 +20,14 @@ __all__ = [
 ]
 
 
+#: What each ``--suppressed`` mode writes for a suppressed record (the report's ``suppressed_records``).
+SUPPRESSED_MODES = {
+    "blank": "the row is kept with the token * in every quasi-identifier and every sensitive attribute",
+    "drop": "the row is left out of the file",
+    "keep": "the row is kept with the token * in every quasi-identifier; its sensitive values are published",
+}
+
+
 def release_rows(report: Mapping[str, Any]) -> list[dict[str, str]]:
     rows: list[dict[str, str]] = []
     records = report.get("records")
@@ -29,10 +37,16 @@ def release_rows(report: Mapping[str, Any]) -> list[dict[str, str]]:
         add_row(rows, "records out", report["records_out"])
     if "suppressed" in report:
         add_row(rows, "suppressed records", report["suppressed"], share(report["suppressed"], records))
+    mode = report.get("suppressed_records")
+    if mode is not None:
+        rows.append({"label": "suppressed records written as", "value": format_value(mode),
+                     "note": SUPPRESSED_MODES.get(str(mode), "")})
     if "suppressed_dropped" in report:
         add_row(rows, "suppressed records dropped from the output", report["suppressed_dropped"])
     if "input_suppressed" in report:
         add_row(rows, "records that arrived suppressed", report["input_suppressed"])
+    if "classes_released" in report:
+        add_row(rows, "equivalence classes released", report["classes_released"])
     if "suppression_limit" in report:
         rows.append({"label": "suppression limit", "value": percent(report["suppression_limit"]),
                      "note": "largest share of records that may be suppressed"})
@@ -270,7 +284,7 @@ def qi_ranking(risk: Mapping[str, Any]) -> list[dict[str, str]]:
 
 
 def class_sizes(classes: Any, original: Any, k: Any, plots: bool, released: bool) -> dict[str, Any] | None:
-    tables = [(name, t) for name, t in (("original", original), ("released" if released else "table", classes))
+    tables = [(name, t) for name, t in (("before", original), ("released" if released else "table", classes))
               if t is not None]
     if not tables:
         return None

@@ -1,18 +1,20 @@
-"""The report's account of what was released: provenance, columns, warnings, distributions.
+"""The report's account of what was released: provenance, columns, warnings, what "before" may show.
 
 These sections answer the questions a data steward asks of a release before
 publishing it: where did it come from (provenance), what was done to each
-column (role and treatment), who is still exposed (per-record risk before and
-after, homogeneous classes, columns released unchanged), and what the
-generalization did to each quasi-identifier's distribution (values ranked,
-never named).
+column (role and treatment, each level in words), who is still exposed
+(per-record risk before and after, homogeneous classes, columns released
+unchanged, a quasi-identifier suppressed in every record).
 
-Every figure here comes from one source: the JSON report for what the pipeline
-decided, the class tables for counts.  The per-QI distributions name no
-value and never show a value held by fewer than ``k`` records (such values are pooled under
-"other values"), so the page adds nothing a reader of the release cannot
-count for themselves, except how the suppressed records were spread; and, like
-every veil report, it names no record value.
+Every figure comes from one source: the JSON report for what the pipeline
+decided, the class tables for counts.  The rule for "before": the report is
+public, so no figure may tell more about a suppressed record than the release
+does (that it exists).  A figure of the whole input would, wherever the
+release shows the other records: the input counted at the released level
+minus the release *is* the suppressed records.  So every "before" figure, in
+the JSON (``risk_before``) and on the page, is taken from
+:func:`released_input`: the input's records that the release keeps, at their
+input values; the suppressed records are counted, never described.
 """
 
 from __future__ import annotations
@@ -26,9 +28,12 @@ from typing import Any
 
 import numpy as np
 
+from veil.report._distributions import whole_suppressed
 from veil.report._format import add_row, as_dict, format_value, items, number
+from veil.report._levels import describe_level
 
-__all__ = ["provenance", "provenance_rows", "column_rows", "warnings", "record_risk", "qi_distributions", "RISK_BINS"]
+__all__ = ["provenance", "provenance_rows", "column_rows", "warnings", "record_risk", "released_input", "kept_classes",
+           "RISK_BINS"]
 
 #: Upper edges of the per-record risk bins (prosecutor risk 1/class size).
 RISK_BINS = (0.01, 0.02, 0.05, 0.1, 0.2, 1 / 3, 0.5, 1.0)
@@ -86,17 +91,34 @@ def provenance_rows(report: Mapping[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
-def column_rows(report: Mapping[str, Any]) -> list[dict[str, str]]:
-    """One row per output column: name, role, treatment (the report's ``columns``)."""
+def column_rows(report: Mapping[str, Any], classes: Any = None) -> list[dict[str, str]]:
+    """One row per output column: name, role, treatment, a level in words (the report's ``columns``).
+
+    A generalized column's level is described from its hierarchy's spec (the
+    report's ``hierarchies``: "10-wide bands", "masked 2 characters from the
+    right", "month") and, with the released class table, its height and the
+    number of released values.
+    """
+    specs = as_dict(report.get("hierarchies"))
+    known: dict[str, tuple[int, int]] = {}
+    if classes is not None:
+        for i, name in enumerate(classes.quasi_identifiers):
+            values = int(np.unique(classes.codes[:, i]).size) if len(classes.counts) else 0
+            known[str(name)] = (classes.hierarchies[i].height, values)
     out = []
     for column in items(report.get("columns")):
         column = as_dict(column)
         if "name" not in column:
             continue
+        name = str(column["name"])
         treatment = format_value(column.get("treatment", ""))
         if column.get("level") is not None:
-            treatment = f"{treatment} to level {format_value(column['level'])}"
-        out.append({"name": str(column["name"]), "role": format_value(column.get("role", "")), "treatment": treatment})
+            height, values = known.get(name, (None, None))
+            if height is not None and number(column["level"]) != classes.levels[classes.quasi_identifiers.index(name)]:
+                height = values = None  # the table is not the one this level was applied to
+            words = describe_level(column["level"], specs.get(name), height=height, values=values)
+            treatment = f"{treatment}: {words} (level {format_value(column['level'])})"
+        out.append({"name": name, "role": format_value(column.get("role", "")), "treatment": treatment})
     return out
 
 
@@ -113,8 +135,13 @@ def _homogeneous(classes: Any) -> list[tuple[str, int, int]]:
 
 
 def warnings(report: Mapping[str, Any], classes: Any) -> list[str]:
-    """What a steward must look at before publishing, in plain words."""
-    out: list[str] = []
+    """What a steward must look at before publishing, in plain words.
+
+    The report's own ``warnings`` (the pipeline's: a seed, an unlisted column, a
+    class diverse only through missing values, ...) come first, each as it is;
+    then what the page reads from the class tables and the figures.
+    """
+    out: list[str] = [format_value(w) for w in items(report.get("warnings")) if w is not None]
     if report.get("verified") is False:
         out.append("The release was not verified: do not publish it.")
     if classes is not None:
@@ -124,6 +151,10 @@ def warnings(report: Mapping[str, Any], classes: Any) -> list[str]:
                     f"{format_value(n_classes)} classes ({format_value(n_records)} records) hold one value of "
                     f"{name!r} only: whoever knows a person is in such a class learns their {name}."
                 )
+        for name in whole_suppressed(classes):
+            out.append(f"Quasi-identifier {name!r} is suppressed in every record (every released value is '*'): "
+                       "the release keeps nothing of it. If that is not what you want, allow more suppression, "
+                       "a coarser hierarchy for another quasi-identifier, or fewer quasi-identifiers.")
     after = as_dict(as_dict(report.get("risk_after")).get("prosecutor"))
     at_risk = number(after.get("records_at_risk_count"))
     if at_risk:
@@ -135,10 +166,112 @@ def warnings(report: Mapping[str, Any], classes: Any) -> list[str]:
                  if as_dict(c).get("treatment") == "unchanged"]
     if unchanged:
         out.append(f"Released unchanged: {', '.join(unchanged)}. Check that none of these columns identifies anyone.")
-    if as_dict(report.get("output_order")).get("seed") is not None:
+    if as_dict(report.get("output_order")).get("seed") is not None and not any("seed" in w for w in out):
         out.append("The row order is reproducible from the seed in this report: whoever holds both can restore the "
                    "input's order. Publish this report only with a release whose input order is not secret.")
     return out
+
+
+def released_input(classes: Any, original: Any, suppressed_rows: np.ndarray | None = None) -> Any:
+    """The input's class table without the records the release suppressed: what "before" may show.
+
+    Parameters
+    ----------
+    classes : ClassTable or None
+        The released class table (its suppressed records are those of the release).
+    original : ClassTable
+        The input's class table (``classes.base`` after a full-domain algorithm).
+    suppressed_rows : numpy.ndarray of bool, optional
+        Per input row, whether the release suppressed it (the pipeline knows it; a
+        local recoding's class table has no map back to the input's classes).
+
+    Returns
+    -------
+    ClassTable or None
+        ``original`` with the classes that hold the release's suppressed records
+        suppressed in turn (counted in ``suppressed``, described nowhere); ``original``
+        itself when the release suppressed no record beyond those that arrived
+        suppressed; ``None`` when the two cannot be told apart (a class of the input
+        partly suppressed, or tables of different rows): then no "before" figure is shown.
+    """
+    if original is None:
+        return None
+    if suppressed_rows is not None and len(suppressed_rows) == original.n_records:
+        return _without_rows(original, np.asarray(suppressed_rows, dtype=bool))
+    if classes is None:
+        return None
+    if int(classes.suppressed) <= int(original.suppressed):
+        return original if int(classes.n_records) == int(original.n_records) else None
+    if classes.base is original and classes is not original:
+        return original.suppress(np.asarray(classes.base_map) < 0)
+    try:
+        rows = classes.row_classes()
+    except (AssertionError, AttributeError, IndexError):
+        return None
+    return _without_rows(original, rows < 0) if rows.shape == (original.n_records,) else None
+
+
+def kept_classes(chosen: Any, base: Any, *, label: str | None = None,
+                 suppressed_rows: np.ndarray | None = None) -> Any:
+    """The chosen levels' class table of the records the release keeps, as a table of their own.
+
+    For the figures that would read a suppressed record's value (a utility metric
+    that costs a suppressed record by its own value's frequency, or its label):
+    they are taken on this table, where the suppressed records are left out.
+
+    Parameters
+    ----------
+    chosen : ClassTable
+        The search's table at the chosen levels (its base is ``base``).
+    base : ClassTable
+        The input's class table.
+    label : str, optional
+        A sensitive attribute of ``base`` to carry (a class label).
+    suppressed_rows : numpy.ndarray of bool, optional
+        As for :func:`released_input`.
+
+    Returns
+    -------
+    ClassTable or None
+        ``None`` when the release suppressed no record beyond those that arrived
+        suppressed (the figures of ``chosen`` tell nothing more), or when the kept
+        records cannot be told apart.
+    """
+    from veil.classes import ClassTable
+    from veil.data import Dataset
+
+    before = released_input(chosen, base, suppressed_rows)
+    if before is None or before is base or not before.n_classes:
+        return None
+    frame = before.labels()
+    if label is not None:  # one row per (class, label value) that occurs
+        hist = before.sensitive[label]
+        counts = np.asarray(hist.counts)
+        rows, values = np.nonzero(counts)
+        frame = frame.iloc[rows].reset_index(drop=True)
+        frame[label] = np.asarray(hist.labels, dtype=object)[values]
+        frame["count"] = counts[rows, values]
+    qis = list(base.quasi_identifiers)
+    weights = frame.pop("count").to_numpy(dtype=np.int64)
+    dataset = Dataset.from_pandas(frame.astype(str), quasi_identifiers=qis,
+                                  sensitive=[label] if label is not None else [])
+    table = ClassTable.from_dataset(dataset, hierarchies=dict(zip(qis, base.hierarchies)), weights=weights)
+    return table.generalize(chosen.levels)
+
+
+def _without_rows(original: Any, lost_rows: np.ndarray) -> Any:
+    """``original`` without the classes of ``lost_rows``; None when a class would be cut in two."""
+    try:
+        input_rows = original.row_classes()
+    except (AssertionError, AttributeError, IndexError):
+        return None  # a table of weighted counts has no rows
+    if input_rows.shape != lost_rows.shape:
+        return None
+    lost = np.bincount(input_rows[lost_rows & (input_rows >= 0)], minlength=original.n_classes)
+    if not lost.any():
+        return original
+    partly = (lost > 0) & (lost < np.asarray(original.counts))
+    return None if partly.any() else original.suppress(lost > 0)
 
 
 def _risk_histogram(table: Any) -> np.ndarray:
@@ -149,12 +282,14 @@ def _risk_histogram(table: Any) -> np.ndarray:
     return np.bincount(np.minimum(bins, len(RISK_BINS) - 1), weights=counts, minlength=len(RISK_BINS)).astype(np.int64)
 
 
-def record_risk(classes: Any, original: Any, plots: bool) -> dict[str, Any] | None:
+def record_risk(classes: Any, before: Any, plots: bool) -> dict[str, Any] | None:
     """Records per prosecutor-risk band (1/class size), before and after.
 
-    Suppressed records belong to no class and are counted in a row of their own.
+    ``before`` is :func:`released_input`: the kept records at their input
+    values.  Suppressed records belong to no class and are counted in a row of
+    their own, in both columns.
     """
-    tables = [(name, t) for name, t in (("before", original), ("after", classes)) if t is not None]
+    tables = [(name, t) for name, t in (("before", before), ("after", classes)) if t is not None]
     if not tables:
         return None
     lower = (0.0, *RISK_BINS[:-1])
@@ -170,51 +305,3 @@ def record_risk(classes: Any, original: Any, plots: bool) -> dict[str, Any] | No
         chart = band_chart(labels, [(name, h) for (name, _), h in zip(tables, hists)],
                            ylabel="records", title="Records per prosecutor risk band")
     return {"columns": [name for name, _ in tables], "rows": rows, "chart": chart}
-
-
-def _distribution(classes: Any, original: Any, i: int, k: int) -> dict[str, Any]:
-    hierarchy = classes.hierarchies[i]
-    level = classes.levels[i]
-    size = hierarchy.n_values(level)
-    after = np.bincount(classes.codes[:, i], weights=classes.counts, minlength=size).astype(np.int64)
-    base_codes = hierarchy.rollup(original.levels[i], level)[original.codes[:, i]]
-    before = np.bincount(base_codes, weights=original.counts, minlength=size).astype(np.int64)
-    shown = np.flatnonzero((before >= k) & ((after >= k) | (after == 0)))
-    shown = shown[np.argsort(-after[shown], kind="stable")]
-    pooled = np.setdiff1d(np.arange(size), shown)
-    labels = [f"#{rank}" for rank in range(1, len(shown) + 1)]
-    b, a = [int(x) for x in before[shown]], [int(x) for x in after[shown]]
-    if before[pooled].sum() or after[pooled].sum():
-        labels.append("other values")
-        b.append(int(before[pooled].sum()))
-        a.append(int(after[pooled].sum()))
-    return {"labels": labels, "before": b, "after": a}
-
-
-def qi_distributions(classes: Any, original: Any, k: Any, plots: bool, *, max_values: int = 30) -> list[dict[str, Any]]:
-    """Per quasi-identifier, records per released value before and after the release.
-
-    The original's records are counted at the released level, so the two
-    bars compare like with like; their difference is the suppressed records.
-    Values are ranked by their count in the release (``#1`` the most
-    frequent) and never named: veil's reports quote no record values.  Values
-    held by fewer than ``k`` records (before, or after when present) are
-    pooled under "other values"; attributes with more than ``max_values``
-    released values are listed without a chart.
-    """
-    if classes is None or original is None or tuple(classes.quasi_identifiers) != tuple(original.quasi_identifiers):
-        return []
-    k_value = int(k) if number(k) is not None and float(k) >= 1 else 1
-    out = []
-    for i, name in enumerate(classes.quasi_identifiers):
-        dist = _distribution(classes, original, i, k_value)
-        chart = None
-        if plots and len(dist["labels"]) <= max_values:
-            from veil.report._plots import band_chart
-
-            chart = band_chart(dist["labels"], [("before", dist["before"]), ("after", dist["after"])],
-                               ylabel="records", title=str(name))
-        rows = [{"label": label, "values": [format_value(int(b)), format_value(int(a))]}
-                for label, b, a in zip(dist["labels"], dist["before"], dist["after"])]
-        out.append({"name": str(name), "rows": rows, "chart": chart})
-    return out

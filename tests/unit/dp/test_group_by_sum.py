@@ -70,9 +70,12 @@ def test_sums_are_exact_on_the_public_grid(noise_free) -> None:
 
 
 def test_numeric_keys_and_negative_bounds(noise_free) -> None:
-    # keys are ages; bounds [-5, 3]: Δ = 5; 30 -> income 10 clamped to 3; 45 -> 3; 61 -> nan -> 0 (0 in [-5, 3])
+    # keys are ages; bounds [-5, 3]: Δ = 5; 30 -> income 10 clamped to 3; 45 -> 3; 61 -> nan -> missing_as,
+    # by default the lower bound -5 (0 when asked)
     ans = _table(PEOPLE).group_by_sum("income", "age", categories=[30, 45, 61, 99], lower=-5, upper=3, epsilon=2.0)
-    assert ans.value == {30: 3.0, 45: 3.0, 61: 0.0, 99: 0.0}
+    assert ans.value == {30: 3.0, 45: 3.0, 61: -5.0, 99: 0.0} and ans.missing_as == -5.0
+    zero = _table(PEOPLE).group_by_sum("income", "age", categories=[61], lower=-5, upper=3, epsilon=2.0, missing_as=0)
+    assert zero.value == {61: 0.0} and zero.to_dict()["missing_as"] == 0.0
     assert (ans.sensitivity, ans.noise_scale) == (5.0, 2.5)
 
 

@@ -10,28 +10,38 @@ from veil.errors import ColumnNotFoundError, HierarchyError
 from veil.hierarchy import choose, level_counts, resolve
 
 
+#: Twelve nominal categories with Fibonacci counts (for the frequency pooling below).
+_TWELVE = [f"v{i}" for i in range(12)], [1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144]
+
+
 @pytest.mark.parametrize("values, counts, kind, expected", [
     # span 0..90 / 16 = 5.6 -> nearest 1-2-5 width is 5; doubling while below the span 90: 5,10,20,40,80
     ([str(a) for a in range(0, 90)] + ["90+", ""], None, None, "interval:5,10,20,40,80"),
-    # span -40..40 = 80 / 16 = 5 -> 5,10,20,40 (80 is not below the span)
-    (["-40", "-3", "0", "12.5", "40"], None, None, "interval:5,10,20,40"),
-    (["02139", "02142", "10001", ""], None, None, "mask:1"),
-    (["2020-01-05", "2020-03-01", "2021-07-31"], None, None, "date:month,year"),
-    (["05-Jan-2020", "07-feb-2021"], None, None, "date:month,year"),
-    # counts 9, 3, 1: below 2 merges 1 value, below 4 merges 2, below 8 still 2, 16 > 9: stop
-    (["a", "b", "c"], [9, 3, 1], None, "group:2,4"),
+    # span -40..40 = 80 / 16 = 5 -> 5,10,20,40; widths 5 and 10 keep the 5 values apart (a level that
+    # changes nothing is dropped); 20: [-40,-20) [-20,0) [0,20) [40,60) = 4 groups; 40: 3 groups
+    (["-40", "-3", "0", "12.5", "40"], None, None, "interval:20,40"),
+    (["02139", "02142", "10001", "10002", ""], None, None, "mask:1"),
+    # months: 2020-01 (2), 2020-03, 2021-07 = 3 groups of 4 dates; years: 2020, 2021 = 2
+    (["2020-01-05", "2020-01-20", "2020-03-01", "2021-07-31"], None, None, "date:month,year"),
+    # two months, in two years: the year level groups as the month level does, so it is dropped
+    (["05-Jan-2020", "17-jan-2020", "07-feb-2021", "09-feb-2021"], None, None, "date:month"),
+    # below 2 merges 2 values (12 -> 11 groups), below 4: 4 (9 groups), 8: 5, 16: 7, 32: 8, 64: 9 (4 groups)
+    (*_TWELVE, None, "group:2,4,8,16,32,64"),
+    (["a", "b", "c"], [9, 3, 1], None, "suppress"),  # three values: straight to *
     (["only"], [10], None, "suppress"),
-    (["a", "b"], None, None, "suppress"),  # categories without counts
-    # declared numeric: not masked; span 20 / 16 = 1.25 -> width 1, doubling below 20
-    ([str(y) for y in range(1990, 2011)], None, "numeric", "interval:1,2,4,8,16"),
+    (["a", "b"], None, None, "suppress"),
+    # declared numeric: not masked; span 20 / 16 = 1.25 -> width 1 (changes nothing on integers:
+    # dropped), then 2 (11 groups), 4 (1988, 1992, ..., 2008: 6), 8 (4), 16 (2)
+    ([str(y) for y in range(1990, 2011)], None, "numeric", "interval:2,4,8,16"),
 ])
 def test_choose(values, counts, kind, expected):
     assert str(choose(values, counts, kind=kind)) == expected
 
 
 def test_choose_numeric_width_of_integers_is_at_least_one():
-    # span 3 / 16 is below 1; integers never get widths below 1: 1, 2 (4 >= 3 stops)
-    assert str(choose(["1", "2", "3", "4"])) == "interval:1,2"
+    # span 3 / 16 is below 1; integers never get widths below 1, and width 1 changes nothing on them:
+    # width 2 gives [0, 2) [2, 4) [4, 6) (3 groups of the 4 values); 4 >= the span stops
+    assert str(choose(["1", "2", "3", "4"])) == "interval:2"
 
 
 @pytest.fixture
@@ -46,8 +56,11 @@ def clinic():
 
 def test_resolve_auto_and_given(clinic):
     out = resolve(clinic, {"age": "interval:10,20"}, auto=True)
-    # job: Nurse+nurse 2, Chef 2, Pilot 1 records; below 2 merges Pilot; 4 is above the largest count
-    assert out.sources == {"age": "interval:10,20", "zip": "auto (mask:1)", "job": "auto (group:2)"}
+    # zip: 3 values; job: Nurse, nurse, Chef, Pilot: 4 categories without an order (at most 10): both to *
+    assert out.sources["age"] == "interval:10,20"
+    assert out.sources["zip"] == "auto (suppress) because " + out.reasons["zip"]
+    assert out.reasons["zip"].startswith("3 values:")
+    assert out.reasons["job"].startswith("4 categories without an order")
     assert set(out.hierarchies) == {"age", "zip", "job"}
 
 

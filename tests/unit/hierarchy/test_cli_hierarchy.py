@@ -14,7 +14,7 @@ runner = CliRunner()
 @pytest.fixture
 def data(tmp_path):
     rows = ["age,zip,job,disease"] + [
-        f"{'90+' if i % 7 == 0 else 20 + i % 50},{['02139', '02142', '10001'][i % 3]},"
+        f"{'90+' if i % 7 == 0 else 20 + i % 50},{['02139', '02142', '10001', '10002'][i % 4]},"
         f"{['Nurse', 'nurse', 'Chef', 'Pilot'][i % 4]},{'ab'[i % 2]}"
         for i in range(60)
     ]
@@ -37,7 +37,7 @@ def test_build_writes_arx_csvs_and_previews(data, tmp_path):
     lines = (out / "zip.csv").read_text().splitlines()
     # one row per value, ';'-separated, the value then 5 masked levels ("*****" is the single top)
     assert sorted(lines) == ["02139;0213*;021**;02***;0****;*****", "02142;0214*;021**;02***;0****;*****",
-                             "10001;1000*;100**;10***;1****;*****"]
+                             "10001;1000*;100**;10***;1****;*****", "10002;1000*;100**;10***;1****;*****"]
     assert from_csv(out / "age.csv").height == 3
     assert "zip: auto (mask:1)" in result.output and "age: interval:10,20" in result.output
     assert "--hierarchy age=" in result.output  # the command to use them
@@ -68,7 +68,9 @@ def test_anonymize_auto_hierarchies_says_what_it_chose(data, tmp_path):
     result = run("anonymize", data, "--qi", "age,zip,job", "--hierarchy", "age=interval:10,20",
                  "--auto-hierarchies", "-k", "3", "--suppression", "0.1", "-o", out)
     assert result.exit_code == 0, result.output
-    assert "hierarchies: zip=auto (mask:1), job=auto (group:" in result.output
+    # job: Nurse, nurse, Chef, Pilot are four categories without an order: straight to *, with the reason
+    assert "hierarchies: zip=auto (mask:1) because codes of 5 digits" in result.output
+    assert "; job=auto (suppress) because 4 categories without an order" in result.output
     assert out.is_file()
 
 
@@ -87,7 +89,7 @@ def test_anonymize_hierarchy_option_errors(data, tmp_path, args, fragment):
 def test_auto_hierarchies_not_with_a_config(tmp_path):
     (tmp_path / "r.yaml").write_text("input: {path: x.csv}\n")
     result = run("anonymize", tmp_path / "r.yaml", "--auto-hierarchies")
-    assert result.exit_code == 2 and "apply to data-file mode" in result.output
+    assert result.exit_code == 2 and "--auto-hierarchies cannot be given beside the configuration" in result.output
 
 
 def test_risk_and_check_take_the_same_options(data):

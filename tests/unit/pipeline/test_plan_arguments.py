@@ -31,9 +31,16 @@ def test_wrong_arguments_are_refused_by_name(adult, arguments, message):
         veil.anonymize(adult, **arguments)
 
 
-def test_a_dataframe_instead_of_a_dataset_is_refused(adult):
-    with pytest.raises(ParameterError, match=r"'dataset' parameter of anonymize must be a veil Dataset"):
+def test_a_dataframe_without_its_roles_is_refused(adult):
+    # a DataFrame is anonymized in one call given its roles (quasi_identifiers=...); without them, refused
+    with pytest.raises(ParameterError, match=r"'quasi_identifiers' parameter of anonymize must name"):
         veil.anonymize(adult.frame, [KAnonymity(k=5)])
+
+
+def test_neither_a_dataframe_nor_a_dataset_is_refused(adult):
+    with pytest.raises(ParameterError, match=r"'dataset' parameter of anonymize must be a pandas DataFrame or a "
+                                             r"veil Dataset .* Got dict instead"):
+        veil.anonymize(adult.frame.to_dict(), [KAnonymity(k=5)])
 
 
 def test_check_refuses_a_require_that_is_neither_text_nor_requirements(adult):

@@ -116,4 +116,4 @@ def test_anonymize_require_refused_with_a_config(tmp_path):
     config.write_text("input: {path: x.csv}\n")
     result = runner.invoke(app, ["anonymize", str(config), "--require", "k>=2"])
     assert result.exit_code == 2
-    assert "--require applies to data-file mode" in result.output
+    assert "--require cannot be given beside the configuration" in result.output

@@ -68,6 +68,11 @@ def parse(page: str) -> _Rows:
     return parser
 
 
+def _charted(classes) -> int:
+    """Quasi-identifiers whose released values get a chart: 1 to 30 of them."""
+    return sum(1 <= np.unique(classes.codes[:, i]).size <= 30 for i in range(len(classes.quasi_identifiers)))
+
+
 def number(value) -> str:
     """The report's number format, written out independently of ``format_value``."""
     if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
@@ -157,18 +162,23 @@ def test_adult_page_shows_risk_before_and_after(release, page):
 
 def test_adult_page_shows_class_sizes_of_both_tables(release, page):
     rows = parse(page).rows
-    base, released = release.classes.base, release.classes
-    assert ["equivalence classes", number(base.n_classes), number(released.n_classes)] in rows
-    assert ["smallest class", number(int(base.counts.min())), number(int(released.counts.min()))] in rows
-    assert ["largest class", number(int(base.counts.max())), number(int(released.counts.max()))] in rows
-    assert ["suppressed records", number(base.suppressed), number(released.suppressed)] in rows
+    released = release.classes
+    # "before" is the input's records that the release keeps (the suppressed ones counted, not described)
+    kept_rows = release.classes.row_classes() >= 0
+    base_rows = release.classes.base.row_classes()
+    sizes = np.bincount(base_rows[kept_rows])
+    sizes = sizes[sizes > 0]
+    assert ["equivalence classes", number(len(sizes)), number(released.n_classes)] in rows
+    assert ["smallest class", number(int(sizes.min())), number(int(released.counts.min()))] in rows
+    assert ["largest class", number(int(sizes.max())), number(int(released.counts.max()))] in rows
+    assert ["suppressed records", number(released.suppressed), number(released.suppressed)] in rows
 
 
 def test_adult_page_embeds_its_png_plots_and_is_self_contained(release, page):
     images = parse(page).images
-    # the risk chart, the class-size histogram, the records per risk band, and one
-    # before/after distribution per quasi-identifier
-    assert len(images) == 3 + len(release.classes.quasi_identifiers)
+    # the risk chart, the class-size histogram, the records per risk band, and the released
+    # values of each quasi-identifier with up to 30 of them
+    assert len(images) == 3 + _charted(release.classes)
     for src in images:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
@@ -178,11 +188,13 @@ def test_adult_page_embeds_its_png_plots_and_is_self_contained(release, page):
     assert "<style>" in page
 
 
-def test_adult_page_quotes_no_record_values(adult, page):
-    # values of the QIs and of the sensitive attribute never appear, only names and figures
+def test_adult_page_quotes_no_record_values(adult, release, page):
+    # an input value appears only where the release writes it (a released label); the
+    # sensitive attribute's values never do
     for name in ("workclass", "occupation", "marital-status", "native-country", "salary-class"):
+        released = set(release.data[name].unique()) if name != "salary-class" else set()
         for value in adult.frame[name].unique():
-            if len(value) >= 6:
+            if len(value) >= 6 and value not in released:
                 assert value not in page, (name, value)
     assert "50K" not in page
 
@@ -268,10 +280,13 @@ def test_empty_and_unknown_reports_render():
 
 
 def test_unknown_keys_are_listed_as_other_fields(release):
-    page = render_html({**release.report, "deidentify": {"dropped": ["name"]}}, plots=False)
-    other = re.search(r'<section id="other">.*?<pre>(.*?)</pre>', page, flags=re.S)
-    assert other is not None and "deidentify" in other.group(1)
-    assert "transformation" not in other.group(1)
+    page = render_html({**release.report, "deidentify": {"dropped": ["name"], "seconds": 1.5}}, plots=False)
+    other = re.search(r'<section id="other">(.*?)</section>', page, flags=re.S)
+    assert other is not None and "transformation" not in other.group(1)
+    # readable rows, not a JSON dump
+    rows = parse(other.group(1)).rows
+    assert rows == [["deidentify › dropped", "name"], ["deidentify › seconds", "1.5"]]
+    assert "&#34;" not in other.group(1) and "<pre>" not in other.group(1)
 
 
 json_values = st.recursive(
@@ -411,11 +426,11 @@ def test_reports_of_every_algorithm_render(adult, algorithm):
         assert "Local recoding" in page
         assert ["equivalence classes", number(result.classes.n_classes)] in rows  # released table only
     else:
-        assert ["equivalence classes", number(result.classes.base.n_classes), number(result.classes.n_classes)] in rows
-    # risk chart, class sizes, records per risk band; a full-domain recoding (which has the
-    # input's class table beside the released one) adds one distribution per quasi-identifier
-    distributions = 0 if report.get("recoding") else len(result.classes.quasi_identifiers)
-    assert len(parse(page).images) == 3 + distributions
+        kept = result.classes.base.n_classes - int((result.classes.base_map < 0).sum())  # suppressed: not "before"
+        assert ["equivalence classes", number(kept), number(result.classes.n_classes)] in rows
+    # risk chart, class sizes, records per risk band, and the released values of each quasi-identifier
+    # (up to 30 of them: more are listed without a chart)
+    assert len(parse(page).images) == 3 + _charted(result.classes)
 
 
 @pytest.mark.parametrize("value", [1.7976931348623157e308, -1.7976931348623157e308, 1.5, -0.2])

@@ -93,7 +93,7 @@ def test_suppressed_records_are_one_figure_everywhere(adult_release, page):
 def test_every_record_is_in_one_risk_band_or_suppressed(adult_release, page):
     bands = _tables(page)["record-risk"][1:]                        # skip the header row
     records = adult_release.report["records"]
-    assert sum(_n(row[1]) for row in bands) == records               # before: all records in classes
+    assert sum(_n(row[1]) for row in bands) == records               # before: kept records in classes + suppressed
     assert sum(_n(row[2]) for row in bands) == records               # after: in classes + suppressed
 
 
@@ -101,39 +101,52 @@ def test_risk_bands_agree_with_the_class_sizes(adult_release, page):
     # after the release every class has >= 5 records, so no record has risk above 1/5
     bands = {row[0]: row[1:] for row in _tables(page)["record-risk"]}
     assert _n(bands["(0.2, 0.3333]"][1]) == 0 and _n(bands["(0.5, 1]"][1]) == 0
-    # before: the records in classes of one are exactly those at risk 1
-    singles = int((np.asarray(adult_release.classes.base.counts) == 1).sum())
+    # before: the kept records in classes of one (at their input values) are exactly those at risk 1
+    base = adult_release.classes.base
+    kept = np.asarray(adult_release.classes.base_map) >= 0
+    singles = int(((np.asarray(base.counts) == 1) & kept).sum())
+    assert 0 < singles < int((np.asarray(base.counts) == 1).sum())  # the suppressed singles are not counted
     assert _n(bands["(0.5, 1]"][0]) == singles
 
 
-def test_qi_distributions_count_every_record_at_the_released_level(adult_release, page):
-    released_in_classes = adult_release.report["records"] - adult_release.report["suppressed"]
+def test_qi_distributions_count_the_released_values(adult_release, page):
     result = adult_release
-    for name in result.classes.quasi_identifiers:
-        rows = [row for row in _tables(page)["distributions"] if len(row) == 3 and row[0] != "value"]
-        assert rows
-    # per attribute, the before column sums to every record and the after column to the
-    # records in classes (the difference is the suppressed records)
-    from veil.report._truth import qi_distributions  # the section's own builder
+    released_in_classes = result.report["records"] - result.report["suppressed"]
+    from veil.report._distributions import qi_distributions  # the section's own builder
 
     for dist in qi_distributions(result.classes, result.classes.base, 5, plots=False):
-        before = sum(_n(row["values"][0]) for row in dist["rows"])
-        after = sum(_n(row["values"][1]) for row in dist["rows"])
-        assert before == result.report["records"]
-        assert after == released_in_classes
+        rows = dist["rows"]
+        assert rows[-1]["label"] == "suppressed records (no value)"
+        assert _n(rows[-1]["value"]) == result.report["suppressed"]
+        assert sum(_n(row["value"]) for row in rows[:-1]) == released_in_classes
+    # the released labels are named as the release writes them (they are public)
+    frame = result.data
+    sex = {row[0]: _n(row[1]) for row in _tables(page)["distributions"] if row[0] in ("Male", "Female")}
+    counts = frame["sex"].value_counts()
+    assert sex == {"Male": int(counts["Male"]), "Female": int(counts["Female"])}
 
 
-def test_a_value_held_by_fewer_than_k_records_is_never_shown():
-    frame = pd.DataFrame({
-        "zip": ["11111"] * 6 + ["22222"] * 6 + ["RAREZIP99"],
-        "sex": ["F", "M"] * 6 + ["F"],
-    })
-    classes = ClassTable.from_pandas(frame, quasi_identifiers=["zip", "sex"])
-    released = classes.suppress(np.asarray(classes.counts) < 3)
-    page = render_html({"transformation": {"zip": 0, "sex": 0}, "records": 13, "suppressed": 1},
+def test_before_shows_granularity_and_no_value_held_by_fewer_than_k_records():
+    from veil.hierarchy import build
+
+    ages = ["30"] * 6 + ["33"] + ["40"] * 6 + ["47"] + ["97"]
+    frame = pd.DataFrame({"age": ages, "sex": ["F"] * len(ages)})
+    hierarchy = build("interval:10", sorted(set(ages)), name="age")
+    classes = ClassTable.from_dataset(
+        veil.Dataset.from_pandas(frame, quasi_identifiers=["age", "sex"]), hierarchies={"age": hierarchy})
+    chosen = classes.generalize({"age": 1, "sex": 0})
+    released = chosen.suppress(np.asarray(chosen.counts) < 3)   # [90, 100) holds the one record of 97
+    page = render_html({"transformation": {"age": 1, "sex": 0}, "records": 15, "suppressed": 1, "achieved": {"k": 3}},
                        classes=released, original=classes, plots=False)
-    assert "RAREZIP99" not in page and "11111" not in page  # values are ranked, never named
-    assert "other values" in page
+    section = page.split('id="distributions"')[1].split("</section>")[0]
+    rows = [row for row in _tables(page)["distributions"] if len(row) == 2]
+    age = rows[:rows.index(["before", "1 distinct values"])] if ["before", "1 distinct values"] in rows else rows
+    # kept records: 30 (6), 33 (1), 40 (6), 47 (1); 97 was suppressed: neither counted nor named
+    assert "97" not in section and "[90, 100)" not in section
+    assert ["before", "4 distinct values; range 30 to 40"] in age  # 33 and 47 are held by 1 < k = 3 record
+    assert "33" not in section and "47" not in section
+    assert ["[30, 40)", "7"] in age and ["[40, 50)", "7"] in age  # released values: named, as released
+    assert ["suppressed records (no value)", "1"] in age
 
 
 def test_warnings_name_homogeneous_classes_unchanged_columns_and_a_seed():
@@ -155,7 +168,7 @@ def test_warnings_name_homogeneous_classes_unchanged_columns_and_a_seed():
     assert "reproducible from the seed" in text
     assert warnings == []  # warnings are a list, not a table
     columns = _tables(page)["columns"]
-    assert ["age", "quasi-identifier", "generalized to level 0"] in columns
+    assert ["age", "quasi-identifier", "generalized: original values (level 0)"] in columns
     assert ["ward", "insensitive", "unchanged"] in columns
 
 
@@ -215,3 +228,34 @@ def test_the_lattice_picture_table_and_json_agree(adult_release, page):
     assert summary["chosen node"] == ", ".join(f"{q}={v}" for q, v in transformation.items())
     assert transformation == report["transformation"] == block["chosen"]["levels"]
     assert _n(summary["chosen node's height (level sum)"]) == sum(transformation.values())
+
+
+def test_utility_figures_that_read_values_are_taken_on_the_kept_records():
+    from veil.hierarchy import Hierarchy
+    from veil.report._truth import kept_classes
+    from veil.utility import METRICS
+
+    values = ["a", "b", "c", "z"]
+    rows = [[v, "ab" if v in "ab" else "cz", "*"] for v in values]
+    hierarchies = {q: Hierarchy.from_rows(rows, name=q) for q in ("q0", "q1")}
+    common = [("a", "a", "y"), ("a", "b", "n"), ("b", "a", "y"), ("c", "c", "n")] * 4
+
+    def release(rare):
+        frame = pd.DataFrame(common + [rare], columns=["q0", "q1", "label"])
+        data = veil.Dataset.from_pandas(frame, quasi_identifiers=["q0", "q1"], sensitive=["label"],
+                                        hierarchies=hierarchies)
+        return veil.anonymize(data, [KAnonymity(k=4)], suppression_limit=0.1, seed=0, label="label")
+
+    first, second = release(("a", "z", "y")), release(("c", "z", "n"))
+    assert first.report["transformation"] == second.report["transformation"] == {"q0": 0, "q1": 0}
+    assert first.report["suppressed"] == second.report["suppressed"] == 1
+    for name in ("entropy", "kl", "infogain"):
+        assert first.report["utility"][name] is not None
+        assert first.report["utility"][name] == second.report["utility"][name], name
+    # the figures are the kept records' own: 16 records in 4 classes at their input values
+    kept = kept_classes(first.classes, first.classes.base, label="label")
+    assert kept.n_records == 16 and sorted(kept.counts.tolist()) == [4, 4, 4, 4]
+    assert first.report["utility"]["entropy"] == METRICS["entropy"].value(kept, label="label", weights=None,
+                                                                          k=4, original=None) == 0.0
+    # the cost of suppression still shows, by the count alone
+    assert first.report["utility"]["loss"] > 0
