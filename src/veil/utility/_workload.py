@@ -52,68 +52,15 @@ import pandas as pd
 from veil.dataset import Dataset
 from veil.errors import ParameterError
 from veil.utility._alignment import align_release
+from veil.utility._target import (
+    MAX_TARGET_CLASSES, check_target, check_workload_target, published_columns, release_features,
+)
 
 __all__ = ["CLASSIFIERS", "MAX_TARGET_CLASSES", "ClassifierScores", "Workload", "WorkloadResult", "workload", "workload_summary",
            "check_workload_target", "published_columns"]
 
 #: The classifiers :func:`workload` trains by default, by report name.
 CLASSIFIERS: tuple[str, ...] = ("decision-tree", "naive-bayes", "logistic-regression")
-
-#: The most classes (distinct values of the target, missing counted as one) a
-#: workload target may have.  Each classifier holds a few float64 arrays of
-#: records x classes (the decision tree's node values and its predictions,
-#: naive Bayes's joint log-likelihoods, the logistic regression's gradient): at
-#: 100 classes and 100,000 records its peak stays under about 200 MB, where an
-#: identifier-like target (100,000 values) would ask for tens of GiB.  A finer
-#: target must be coarsened (its values grouped) before it is predicted.
-MAX_TARGET_CLASSES: int = 100
-
-
-def _check_target(target: str, y: np.ndarray, missing: np.ndarray, rows: np.ndarray | None = None) -> None:
-    """Refuse a target with fewer than two classes among ``rows`` (default: every record), missing values left out,
-    or with more than :data:`MAX_TARGET_CLASSES` among every record.
-
-    The message names the column and counts, never a value (the target is
-    often the sensitive attribute).
-    """
-    scope = slice(None) if rows is None else rows
-    labels, absent = y[scope], missing[scope]
-    n, n_missing = len(labels), int(absent.sum())
-    distinct = len(np.unique(labels[~absent]))
-    if distinct > MAX_TARGET_CLASSES and rows is None:
-        raise ParameterError(
-            f"The target column {target!r} (--target) has {distinct} distinct values, more than the "
-            f"{MAX_TARGET_CLASSES} classes workload utility handles (its classifiers' memory grows with records "
-            "x classes): predict a coarser target, its values grouped into fewer classes."
-        )
-    if distinct >= 2:
-        return
-    counts = f"{distinct} distinct value{'s' if distinct != 1 else ''}, {n_missing} missing"
-    where = (
-        f"among its {n} records ({counts})" if rows is None else
-        f"among the {n} training records of its split ({counts}; another --random-state or --test-size "
-        "changes the split)"
-    )
-    raise ParameterError(
-        f"The target column {target!r} (--target) has fewer than two values {where}: "
-        "the classification metric needs at least two classes."
-    )
-
-
-def check_workload_target(original: Dataset, target: str) -> None:
-    """Refuse, before any work, a ``target`` that workload utility cannot learn on ``original``: not a
-    column, fewer than two values among its records, or more than :data:`MAX_TARGET_CLASSES` (the
-    checks :class:`Workload` makes, so that ``veil anonymize --target`` fails before anonymizing).
-
-    Raises
-    ------
-    ParameterError
-    """
-    if target not in original.columns:
-        raise ParameterError(f"The target {target!r} is not a column of the original table.")
-    labels = original.labels_of(target)
-    _check_target(target, labels.fillna("").astype(str).to_numpy(), labels.isna().to_numpy())
-
 
 def _make(name: str, random_state: int) -> Any:
     """A fresh scikit-learn classifier with its feature encoding, by report name."""
@@ -312,7 +259,7 @@ class Workload:
         labels = original.labels_of(target)
         missing = labels.isna().to_numpy()
         self.y = labels.fillna("").astype(str).to_numpy()
-        _check_target(target, self.y, missing)  # before any split or classifier: sklearn's refusal quotes the value
+        check_target(target, self.y, missing)  # before any split or classifier: sklearn's refusal quotes the value
         rows = np.arange(original.n_records)
         values, counts = np.unique(self.y, return_counts=True)
         stratify = self.y if len(values) > 1 and counts.min() >= 2 else None
@@ -320,7 +267,7 @@ class Workload:
             self.train, self.test = train_test_split(rows, test_size=test_size, random_state=self.random_state, stratify=stratify)
         except ValueError as exc:
             raise ParameterError(f"Cannot split {original.n_records} records into train and test rows: {exc}") from None
-        _check_target(target, self.y, missing, self.train)
+        check_target(target, self.y, missing, self.train)
         self.a_base = float(counts.max() / counts.sum())
         frame = original.frame
         full = _codes(frame, self.features)
@@ -404,17 +351,6 @@ class Workload:
         )
 
 
-def published_columns(original: Dataset, target: str) -> list[str]:
-    """The columns of ``original`` a release publishes under the default policy, the target left
-    out: its quasi-identifiers and the columns declared sensitive or insensitive (an identifier is
-    dropped, a column with no declared role withheld)."""
-    from veil.data._schema import Role
-
-    schema = original.schema
-    return [c for c in original.columns
-            if c != target and c in schema and schema[c].role is not Role.IDENTIFIER]
-
-
 def workload(
     original: Dataset, release: pd.DataFrame, *, target: str, classifiers: Sequence[str] = CLASSIFIERS,
     quasi_identifiers: Sequence[str] | None = None, levels: Mapping[str, int] | None = None,
@@ -435,19 +371,15 @@ def workload(
     target : str
         The attribute to predict (not a quasi-identifier).
     classifiers : sequence of str
-        Names from :data:`CLASSIFIERS` (``decision-tree``, ``naive-bayes``,
-        ``logistic-regression``; the module docstring describes each).
+        Names from :data:`CLASSIFIERS` (the module docstring describes each).
     quasi_identifiers : sequence of str, optional
     levels : mapping of str to int, optional
         The release's level per QI (its report's ``transformation``).
     aligned : bool, default False
         The release's rows are in the original's order (see :meth:`Workload.score`).
-    test_size : float in (0, 1), default 1/3
-    random_state : int, default 0
+    test_size, random_state : as for :class:`Workload`
     features : sequence of str, optional
-        The columns the classifiers learn from.  Default: the columns the release publishes (those
-        of ``release`` that the original has), the target and the original's identifiers left out; a
-        column the release withholds is never a feature.
+        The columns learnt from; default: those the release publishes (:func:`release_features`).
 
     Returns
     -------
@@ -475,11 +407,9 @@ def workload(
     >>> result.to_dict()["classifiers"]["decision-tree"]["u_max"]
     1.0
     """
-    if features is None and isinstance(release, pd.DataFrame) and isinstance(original, Dataset):
-        identifiers = set(original.schema.identifiers)
-        features = [c for c in release.columns if c in original.columns and c != target and c not in identifiers]
     prepared = Workload(original, target=target, classifiers=classifiers, quasi_identifiers=quasi_identifiers,
-                        features=features, test_size=test_size, random_state=random_state)
+                        features=release_features(original, release, target) if features is None else features,
+                        test_size=test_size, random_state=random_state)
     return prepared.score(release, levels=levels, aligned=aligned)
 
 
