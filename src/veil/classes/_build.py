@@ -1,31 +1,36 @@
 """The one class-table builder: from a table's rows, or from an engine's grouped counts.
 
-:meth:`ClassTable.from_dataset` (and :func:`veil.engines.class_table_from_counts`,
-which calls it with ``weights``) run :func:`build`: the only pass over rows.  The way
-back, from a class table to released rows, is :mod:`veil.classes._release`.
+:func:`build_fields` is the only pass over rows: it gives the fields of the base
+:class:`~veil.classes.ClassTable`, which :func:`veil.classes.build` (behind
+:meth:`ClassTable.from_dataset` and :func:`veil.engines.class_table_from_counts`) makes the
+table of.  This module knows nothing of the table class, so the layers run one way:
+``_grouping`` <- ``_build`` <- ``_table``.  The way back, from a class table to released rows,
+is :mod:`veil.classes._release`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from veil.classes._grouping import (
-    SensitiveHistogram, all_star_rows, dense_space, factorize_keys, group_codes, group_keys, key_space, pack_codes,
-    unpack_codes,
+    COUNT_BY_COMPARING, all_star_rows, code_counts, dense_space, factorize_keys, group_codes, group_keys, key_space,
+    pack_codes, unpack_codes,
 )
-from veil.classes._table import ClassTable
+from veil.classes._histogram import DENSE_VALUES, SensitiveHistogram
+from veil.classes._sparse import ClassValueCounts
 from veil.data import Kind, complete_text_categorical, sort_labels
 from veil.dataset import MISSING, Dataset, EncodedColumn
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 from veil.hierarchy import Hierarchy
 
-__all__ = ["build", "categorical_codes", "check_roles", "code_counts", "suppressed_group"]
+__all__ = ["COUNT_BY_COMPARING", "build_fields", "categorical_codes", "check_roles", "code_counts"]
 
 
-def build(
+def build_fields(
     dataset: Dataset,
     *,
     quasi_identifiers: Sequence[str] | None = None,
@@ -34,9 +39,9 @@ def build(
     weights: np.ndarray | None = None,
     suppressed_rows: np.ndarray | None = None,
     columns: Mapping[str, pd.Series] | None = None,
-) -> ClassTable:
-    """Build the class table of ``dataset`` (the only pass over its rows): from a table's rows, or
-    (``weights``) from an engine's grouped counts (:func:`veil.engines.class_table_from_counts`).
+) -> dict[str, Any]:
+    """The base class table's fields of ``dataset`` (the only pass over its rows), by the names of
+    :class:`~veil.classes.ClassTable`'s arguments: from a table's rows, or (``weights``) from grouped counts.
 
     Parameters
     ----------
@@ -79,7 +84,7 @@ def build(
     n_classes = len(codes)
     counts = _count(inverse, kept, n_classes)
     row_class = inverse if every else _scattered(inverse, keep)
-    return ClassTable(
+    return dict(
         quasi_identifiers=qis, hierarchies=tuple(bound), levels=tuple(0 for _ in qis), codes=codes, counts=counts,
         n_records=n if w is None else int(w.sum()), suppressed=input_suppressed, input_suppressed=input_suppressed,
         base=None, base_map=np.arange(n_classes, dtype=np.int64), row_class=row_class if w is None else None,
@@ -213,21 +218,6 @@ class _Unbound:
         ordered, rank = _sorted_places(self.categories, needed, self.kind, self.domain, self.name)
         hierarchy, leaf = _leaves(self.name, ordered, -1, np.ones(len(ordered), dtype=np.bool_), None, False)
         return hierarchy, np.where(rank >= 0, leaf.take(np.maximum(rank, 0)), -1).astype(np.int32)
-
-
-#: While the codes times their width in bytes stay within this, a column's codes are counted by
-#: comparing them with each code (a compare per row each) rather than by ``np.bincount``, which
-#: casts every code to a machine int first.  One compare against one bincount (2026-11-27, 2
-#: cores): int8 2.4 us / 33 us at 30k rows, 51 us / 1.19 ms at 905k; int32 3.3 us / 32 us,
-#: 172 us / 1.28 ms.
-COUNT_BY_COMPARING = 12
-
-
-def code_counts(codes: np.ndarray, n_codes: int) -> np.ndarray:
-    """The rows of each of the codes ``0..n_codes-1`` (int64; ``codes`` are all in that range)."""
-    if n_codes * codes.itemsize <= COUNT_BY_COMPARING:
-        return np.array([np.count_nonzero(codes == code) for code in range(n_codes)], dtype=np.int64)
-    return np.bincount(codes, minlength=n_codes).astype(np.int64, copy=False)
 
 
 def categorical_codes(column: pd.Series, name: str, kind: Kind, domain: tuple[str, ...] | None = None,
@@ -365,16 +355,21 @@ def _histograms(
     keep: np.ndarray, kept: np.ndarray | None, w: np.ndarray | None, n_classes: int, *, whole: bool,
 ) -> dict[str, SensitiveHistogram]:
     """Per-class histograms of each sensitive attribute, and its overall distribution:
-    every row's (``whole``; ``w`` their weights), or the classes' alone."""
+    every row's (``whole``; ``w`` their weights), or the classes' alone.  A few values are
+    counted into a dense matrix, more into the (class, value) pairs that occur."""
     histograms: dict[str, SensitiveHistogram] = {}
     for name in sens:
         encoded = dataset.encode(name)
         v = encoded.n_values
         flat = inverse * v  # then the value added in place: one row-length temporary, not two
         flat += encoded.codes if len(inverse) == len(encoded.codes) else encoded.codes[keep]
-        hist = _count(flat, kept, n_classes * v)
-        hist = hist.reshape(n_classes, v)
-        overall = hist.sum(axis=0) if not whole else code_counts(encoded.codes, v) if w is None else (
+        if v <= DENSE_VALUES:
+            hist: np.ndarray | ClassValueCounts = _count(flat, kept, n_classes * v).reshape(n_classes, v)
+            totals = hist.sum(axis=0)
+        else:
+            hist = ClassValueCounts.from_keys(flat, kept, n_classes, v)
+            totals = hist.value_totals()
+        overall = totals if not whole else code_counts(encoded.codes, v) if w is None else (
             np.rint(np.bincount(encoded.codes, weights=w, minlength=v)).astype(np.int64))
         kind = dataset.schema.kind(name)
         hierarchy = given.get(name)
@@ -385,18 +380,3 @@ def _histograms(
         histograms[name] = SensitiveHistogram(name, encoded.labels, hist, overall, kind, hierarchy)
 
     return histograms
-
-
-def suppressed_group(table: ClassTable) -> ClassTable | None:
-    """The suppressed records of ``table`` as one class (see :meth:`ClassTable.suppressed_group`)."""
-    n = int(table.n_records - table.counts.sum())
-    if n <= 0:
-        return None
-    histograms = {
-        name: h.with_counts((h.overall - h.counts.sum(axis=0)).reshape(1, -1).astype(np.int64))
-        for name, h in table.sensitive.items()
-    }
-    top = tuple(h.height for h in table.hierarchies)
-    return ClassTable(quasi_identifiers=table.quasi_identifiers, hierarchies=table.hierarchies, levels=top,
-                      codes=np.zeros((1, len(top)), dtype=np.int32), counts=np.array([n], dtype=np.int64),
-                      n_records=n, suppressed=0, input_suppressed=0, base=table.base, sensitive=histograms)

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from veil.classes._grouping import SUPPRESSED
-from veil.classes._table import ClassTable
 from veil.data import side_by_side
 from veil.dataset import MISSING, Dataset
 from veil.errors import ParameterError
+
+if TYPE_CHECKING:  # the table calls this module; this module only reads the tables it is given
+    from veil.classes._table import ClassTable
 
 __all__ = ["apply_to_rows", "release_rows", "row_slots"]
 

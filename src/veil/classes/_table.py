@@ -1,27 +1,4 @@
-"""The class table: equivalence classes of the quasi-identifiers, veil's hot path.
-
-Almost every privacy model, risk measure and utility metric is a function of
-the *equivalence classes* of a table: the distinct combinations of
-quasi-identifier (QI) values, how many records share each, and how the
-sensitive values are distributed inside each.  :class:`ClassTable` holds
-exactly that, as arrays:
-
-* ``codes``  — ``(n_classes, n_qi)`` int32, each class's QI codes at the
-  current generalization ``levels``;
-* ``counts`` — ``(n_classes,)`` int64, records per class;
-* ``sensitive[name].counts`` — ``(n_classes, n_values)`` int64 histograms.
-
-It is built once from the rows (:meth:`ClassTable.from_dataset`); every
-generalization, projection and suppression after that works on the classes
-only (vectorised with numpy: codes are mapped through the hierarchies' level
-maps, packed into one int64 key and regrouped), never on the rows.  A coarser
-table is rolled up from a finer one when it can be, which is smaller still.
-Sensitive histograms are derived lazily, so a search that needs only class
-sizes never pays for them.
-
-Records already suppressed in the input (``*`` in every QI) are recognised and
-counted apart (:attr:`ClassTable.input_suppressed`), never treated as a class.
-"""
+"""The class table (:class:`ClassTable`): see :mod:`veil.classes` for what it holds and how it is derived."""
 
 from __future__ import annotations
 
@@ -31,13 +8,16 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from veil.classes._grouping import KeyedInverse, SensitiveHistogram, group_codes, regroup_codes, roll_up_histograms
+from veil.classes._build import build_fields
+from veil.classes._grouping import KeyedInverse, group_codes, regroup_codes
+from veil.classes._histogram import DERIVED_HISTOGRAMS, SensitiveHistogram, roll_up_histograms
+from veil.classes._release import apply_to_rows
 from veil.dataset import Dataset
 from veil.errors import ColumnNotFoundError, ParameterError
 from veil.hierarchy import Hierarchy
 from veil.schema import Kind
 
-__all__ = ["ClassTable"]
+__all__ = ["ClassTable", "build"]
 
 
 class ClassTable:
@@ -191,7 +171,7 @@ class ClassTable:
     ) -> "ClassTable":
         """Build the class table of ``dataset`` (the only pass over its rows).
 
-        Parameters as in :func:`veil.classes._build.build`; ``weights`` gives
+        Parameters as in :func:`build`; ``weights`` gives
         each row its number of records (:func:`veil.engines.class_table_from_counts`),
         ``suppressed_rows`` the rows left out as suppressed (default: ``*`` in every QI).
 
@@ -201,8 +181,6 @@ class ClassTable:
             Unknown columns, a column both QI and sensitive, missing values
             with ``missing="error"``, or a value a hierarchy does not cover.
         """
-        from veil.classes._build import build
-
         return build(dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive,
                      hierarchies=hierarchies, weights=weights, suppressed_rows=suppressed_rows)
 
@@ -225,9 +203,7 @@ class ClassTable:
         return cls.from_dataset(dataset, hierarchies=hierarchies)
 
     # ------------------------------------------------------------------ facts
-    @property
-    def n_classes(self) -> int:
-        return len(self.counts)
+    n_classes = property(lambda self: len(self.counts), doc="The number of classes.")
 
     @property
     def n_retained(self) -> int:
@@ -250,7 +226,8 @@ class ClassTable:
         """Per-class histograms of each sensitive attribute (derived lazily).
 
         Rolled up from the parent's classes when the parent has its histograms
-        (a generalization regroups whole classes), else from the base table's.
+        (a generalization regroups whole classes), else from the base table's;
+        their bytes count in :data:`~veil.classes._histogram.DERIVED_HISTOGRAMS`.
         """
         parent = None if self._inverse is None else (
             self._parent_histograms if self._histogram_parent is None else self._histogram_parent.sensitive)
@@ -260,7 +237,7 @@ class ClassTable:
             source, mapping = self.base.sensitive, self.base_map
         self._parent_histograms = None
         self._histogram_parent = None
-        return roll_up_histograms(source, mapping, self.n_classes)
+        return DERIVED_HISTOGRAMS.keep(self, roll_up_histograms(source, mapping, self.n_classes))
 
     def labels(self) -> pd.DataFrame:
         """One row per class: its QI labels at the current levels and its ``count``."""
@@ -428,10 +405,10 @@ class ClassTable:
             parent=self,  # the base map is derived lazily: class here -> new_index
             inverse=new_index,
         )
-        if "sensitive" in self.__dict__:
-            table.__dict__["sensitive"] = {
-                k: h.with_counts(np.compress(keep, h.counts, axis=0)) for k, h in self.__dict__["sensitive"].items()
-            }
+        if "sensitive" in self.__dict__:  # filtered now; derived again through the base map if dropped
+            table.__dict__["sensitive"] = DERIVED_HISTOGRAMS.keep(
+                table, {k: h.take_classes(keep) for k, h in self.__dict__["sensitive"].items()})
+            table._parent_histograms = table._histogram_parent = None  # this table's parent's are not held
         return table
 
     def suppressed_group(self) -> "ClassTable | None":
@@ -441,9 +418,13 @@ class ClassTable:
         classes' (input-suppressed records included): the records an attacker
         sees when suppressed records are published with their sensitive values.
         """
-        from veil.classes._build import suppressed_group
-
-        return suppressed_group(self)
+        n, top = int(self.n_records - self.counts.sum()), tuple(h.height for h in self.hierarchies)
+        if n <= 0:
+            return None
+        return ClassTable(quasi_identifiers=self.quasi_identifiers, hierarchies=self.hierarchies, levels=top,
+                          codes=np.zeros((1, len(top)), dtype=np.int32), counts=np.array([n], dtype=np.int64),
+                          n_records=n, suppressed=0, input_suppressed=0, base=self.base,
+                          sensitive={name: h.remainder() for name, h in self.sensitive.items()})
 
     # ------------------------------------------------------------------ rows
     def row_classes(self) -> np.ndarray:
@@ -461,6 +442,20 @@ class ClassTable:
         :data:`SUPPRESSED` in every QI (or are dropped with ``drop_suppressed``).
         Other columns are unchanged.  Row order is kept (shuffle separately).
         """
-        from veil.classes._release import apply_to_rows
-
         return apply_to_rows(self, dataset, drop_suppressed=drop_suppressed)
+
+
+def build(
+    dataset: Dataset,
+    *,
+    quasi_identifiers: Sequence[str] | None = None,
+    sensitive: Sequence[str] | None = None,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    weights: np.ndarray | None = None,
+    suppressed_rows: np.ndarray | None = None,
+    columns: Mapping[str, pd.Series] | None = None,
+) -> ClassTable:
+    """The class table of ``dataset`` (parameters and errors: :func:`veil.classes._build.build_fields`)."""
+    return ClassTable(**build_fields(dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive,
+                                     hierarchies=hierarchies, weights=weights, suppressed_rows=suppressed_rows,
+                                     columns=columns))

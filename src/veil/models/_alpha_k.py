@@ -83,15 +83,17 @@ class AlphaKAnonymity(PrivacyModel):
     def shares(self, classes: ClassTable) -> np.ndarray:
         """Per class, the largest share of a protected value."""
         hist = histogram(classes, self.sensitive, "AlphaKAnonymity")
-        counts = hist.counts
-        if self.values is not None:
-            labels = [str(x) for x in hist.labels]
-            missing = [v for v in self.values if v not in labels]
-            if missing:
-                raise ParameterError(
-                    f"AlphaKAnonymity: the protected value(s) {missing!r} are not values of {self.sensitive!r}."
-                )
-            counts = counts[:, [labels.index(v) for v in self.values]]
+        if self.values is None:  # every value: each class's most frequent one (from the pairs, for many values)
+            if hist.n_classes == 0 or hist.n_values == 0:
+                return np.zeros(hist.n_classes)
+            return exact_ratio(hist.class_top(), classes.counts)
+        labels = [str(x) for x in hist.labels]
+        missing = [v for v in self.values if v not in labels]
+        if missing:
+            raise ParameterError(
+                f"AlphaKAnonymity: the protected value(s) {missing!r} are not values of {self.sensitive!r}."
+            )
+        counts = hist.columns([labels.index(v) for v in self.values])
         if counts.shape[0] == 0 or counts.shape[1] == 0:
             return np.zeros(counts.shape[0])
         return exact_ratio(counts.max(axis=1), classes.counts)

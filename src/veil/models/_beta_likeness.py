@@ -12,7 +12,7 @@ from veil.classes import ClassTable, SensitiveHistogram
 from veil.models._distributions import SensitiveAttributeModel, exact_ratio
 from veil.models._facts import Param, RequirementKey
 
-__all__ = ["BasicBetaLikeness", "EnhancedBetaLikeness", "relative_gains"]
+__all__ = ["BasicBetaLikeness", "EnhancedBetaLikeness", "likeness_levels", "relative_gains"]
 
 _REFERENCE = "J. Cao, P. Karras, 'Publishing microdata with a robust privacy guarantee', PVLDB 5(11), 2012"
 
@@ -34,6 +34,27 @@ def relative_gains(hist: SensitiveHistogram) -> tuple[np.ndarray, np.ndarray]:
     return gain, q
 
 
+def likeness_levels(hist: SensitiveHistogram) -> tuple[np.ndarray, np.ndarray]:
+    """Per class, the basic and the enhanced β-likeness level, from the pairs that occur.
+
+    The same doubles as the largest positive :func:`relative_gains` of each class (a value absent
+    from a class has gain -1, never the largest positive one) and, for the enhanced level,
+    ``inf`` where a gain passes ``-ln q``; in the pairs' time and memory, not classes x values.
+    """
+    pairs = hist.pairs
+    overall = np.asarray(hist.overall, dtype=np.int64)
+    total = int(overall.sum())
+    o = overall.take(pairs.values)
+    den = pairs.class_sizes().take(pairs.classes) * o
+    gain = np.where(o > 0, exact_ratio(pairs.counts * total - den, den), 0.0)
+    basic = pairs.class_max(gain, 0.0)
+    q = exact_ratio(overall, np.full(len(overall), max(total, 1)))
+    with np.errstate(divide="ignore"):
+        cap = np.where(q > 0, -np.log(np.where(q > 0, q, 1.0)), np.inf)
+    over = pairs.class_any((gain > 0) & (gain > cap.take(pairs.values)))
+    return basic, np.where(over, np.inf, basic)
+
+
 @dataclass(frozen=True)
 class _Likeness(SensitiveAttributeModel):
     beta: float
@@ -44,8 +65,8 @@ class _Likeness(SensitiveAttributeModel):
         Param("beta", "float", low=0, closed="neither"),
     )
 
-    def _gains(self, classes: ClassTable) -> tuple[np.ndarray, np.ndarray]:
-        return relative_gains(self.histogram(classes))
+    def _levels(self, classes: ClassTable) -> tuple[np.ndarray, np.ndarray]:
+        return likeness_levels(self.histogram(classes))
 
     @abstractmethod
     def likeness(self, classes: ClassTable) -> np.ndarray:
@@ -103,8 +124,7 @@ class BasicBetaLikeness(_Likeness):
 
     def likeness(self, classes: ClassTable) -> np.ndarray:
         """Per class, the largest positive relative gain."""
-        gain, _ = self._gains(classes)
-        return np.maximum(gain.max(axis=1), 0.0) if gain.shape[1] else np.zeros(gain.shape[0])
+        return self._levels(classes)[0]
 
 
 @dataclass(frozen=True)
@@ -153,10 +173,4 @@ class EnhancedBetaLikeness(_Likeness):
 
     def likeness(self, classes: ClassTable) -> np.ndarray:
         """Per class, the largest positive gain, or ``inf`` where a gain exceeds ``-ln q``."""
-        gain, q = self._gains(classes)
-        if not gain.shape[1]:
-            return np.zeros(gain.shape[0])
-        with np.errstate(divide="ignore"):
-            cap = np.where(q > 0, -np.log(np.where(q > 0, q, 1.0)), np.inf)
-        over = (gain > 0) & (gain > cap[None, :])
-        return np.where(over.any(axis=1), np.inf, np.maximum(gain.max(axis=1), 0.0))
+        return self._levels(classes)[1]

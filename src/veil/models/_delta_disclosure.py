@@ -24,23 +24,25 @@ def disclosure_deltas(hist: SensitiveHistogram, *, present_only: bool = False) -
 
     ``s`` ranges over the values that occur in the table (:math:`p(T,s) > 0`);
     a value absent from a class gives ``inf`` unless ``present_only``, which
-    skips it.  The ratio ``c N / (n o)`` is formed from integers and rounded once.
+    skips it.  The ratio ``c N / (n o)`` is formed from integers and rounded once.  Read from the
+    pairs that occur: a class lacking a value of the table is ``inf`` without its zeros.
     """
-    counts = hist.counts
-    g = counts.shape[0]
-    if g == 0:
-        return np.zeros(0)
-    used = hist.overall > 0
-    c = counts[:, used]
-    o = hist.overall[used]
-    total = int(hist.overall.sum())
-    n = counts.sum(axis=1)
-    ratio = exact_ratio(c * total, np.outer(n, o))
+    pairs = hist.pairs
+    overall = np.asarray(hist.overall, dtype=np.int64)
+    used = overall > 0
+    n_used = int(np.count_nonzero(used))
+    if pairs.n_classes == 0 or n_used == 0:
+        return np.zeros(pairs.n_classes)
+    n = pairs.class_sizes()
+    o = overall.take(pairs.values)
+    held = o > 0  # the pairs of values the table holds (a value absent from the table is not judged)
     with np.errstate(divide="ignore"):
-        logs = np.abs(np.log(ratio))
+        logs = np.abs(np.log(exact_ratio(pairs.counts * int(overall.sum()), n.take(pairs.classes) * o)))
+    deltas = pairs.class_max(np.where(held, logs, 0.0), 0.0)
     if present_only:
-        logs = np.where(c > 0, logs, 0.0)
-    return logs.max(axis=1) if logs.shape[1] else np.zeros(g)
+        return deltas
+    every = np.bincount(pairs.classes[held], minlength=pairs.n_classes) == n_used  # no value of the table absent
+    return np.where(every, deltas, np.inf)
 
 
 @dataclass(frozen=True)

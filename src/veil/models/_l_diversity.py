@@ -8,12 +8,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from veil.classes import ClassTable
+from veil.classes import ClassTable, ClassValueCounts, SensitiveHistogram
 from veil.errors import ParameterError
 from veil.models._distributions import SensitiveAttributeModel, exact_ratio
 from veil.models._facts import Param, RequirementKey
 
-__all__ = ["DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity", "class_entropies"]
+__all__ = ["DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity", "class_entropies", "distinct_values",
+           "recursive_ratios"]
 
 _REFERENCE = (
     "A. Machanavajjhala, D. Kifer, J. Gehrke, M. Venkitasubramaniam, "
@@ -44,17 +45,31 @@ class _LDiversity(SensitiveAttributeModel):
             )
 
 
-def class_entropies(counts: np.ndarray) -> np.ndarray:
-    """Shannon entropy (natural log) of each row of a count matrix (0 for an empty row).
+def class_entropies(counts: "np.ndarray | ClassValueCounts") -> np.ndarray:
+    """Shannon entropy (natural log) of each class of a count matrix or of its pairs (0 for an empty class).
 
-    Computed as :math:`\\log n - \\frac{1}{n}\\sum_v c_v \\log c_v`, with ``0 log 0 = 0``.
+    Computed as :math:`\\log n - \\frac{1}{n}\\sum_v c_v \\log c_v`, with ``0 log 0 = 0``; the
+    terms :math:`c_v \\log c_v` are added one by one in value order, so a matrix and its pairs
+    give the same doubles.
     """
-    counts = np.asarray(counts, dtype=np.float64)
-    n = counts.sum(axis=1)
+    if isinstance(counts, ClassValueCounts):
+        c = counts.counts.astype(np.float64)
+        clogc = counts.class_float_sums(c * np.log(c))  # added in value order, within each class
+        n = counts.class_sizes().astype(np.float64)
+    else:
+        matrix = np.asarray(counts, dtype=np.float64)
+        n = matrix.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(matrix > 0, matrix * np.log(np.where(matrix > 0, matrix, 1.0)), 0.0)
+        clogc = np.cumsum(terms, axis=1)[:, -1] if terms.shape[1] else np.zeros(len(terms))  # left to right
     with np.errstate(divide="ignore", invalid="ignore"):
-        clogc = np.where(counts > 0, counts * np.log(np.where(counts > 0, counts, 1.0)), 0.0).sum(axis=1)
         h = np.where(n > 0, np.log(np.where(n > 0, n, 1.0)) - clogc / np.where(n > 0, n, 1.0), 0.0)
     return np.maximum(h, 0.0)
+
+
+def distinct_values(hist: SensitiveHistogram) -> np.ndarray:
+    """Distinct values per class (int64)."""
+    return hist.distinct()
 
 
 @dataclass(frozen=True)
@@ -91,7 +106,7 @@ class DistinctLDiversity(_LDiversity):
     Examples
     --------
     >>> import pandas as pd
-    >>> from veil.classes import ClassTable
+    >>> from veil.classes import ClassTable, ClassValueCounts, SensitiveHistogram
     >>> frame = pd.DataFrame({"zip": ["476**"] * 3 + ["4790*"] * 2,
     ...                       "disease": ["flu", "flu", "cancer", "flu", "hiv"]})
     >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["zip"], sensitive=["disease"])
@@ -117,7 +132,7 @@ class DistinctLDiversity(_LDiversity):
 
     def distinct(self, classes: ClassTable) -> np.ndarray:
         """Distinct sensitive values per class."""
-        return (self.histogram(classes).counts > 0).sum(axis=1)
+        return distinct_values(self.histogram(classes))
 
     def violating(self, classes: ClassTable) -> np.ndarray:
         self._require_attainable(classes, self.l)
@@ -163,7 +178,7 @@ class EntropyLDiversity(_LDiversity):
     Examples
     --------
     >>> import pandas as pd
-    >>> from veil.classes import ClassTable
+    >>> from veil.classes import ClassTable, ClassValueCounts, SensitiveHistogram
     >>> frame = pd.DataFrame({"zip": ["a"] * 4, "disease": ["flu", "flu", "hiv", "hiv"]})
     >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["zip"], sensitive=["disease"])
     >>> round(EntropyLDiversity(sensitive="disease", l=2).achieved_level(classes), 12)
@@ -189,7 +204,8 @@ class EntropyLDiversity(_LDiversity):
 
     def entropies(self, classes: ClassTable) -> np.ndarray:
         """Entropy (natural log) of each class."""
-        return class_entropies(self.histogram(classes).counts)
+        hist = self.histogram(classes)
+        return class_entropies(hist.counts if hist.is_dense else hist.pairs)
 
     def violating(self, classes: ClassTable) -> np.ndarray:
         self._require_attainable(classes, self.l)
@@ -250,7 +266,7 @@ class RecursiveCLDiversity(_LDiversity):
     Examples
     --------
     >>> import pandas as pd
-    >>> from veil.classes import ClassTable
+    >>> from veil.classes import ClassTable, ClassValueCounts, SensitiveHistogram
     >>> frame = pd.DataFrame({"zip": ["a"] * 12, "s": ["x"] * 10 + ["y", "z"]})
     >>> classes = ClassTable.from_pandas(frame, quasi_identifiers=["zip"], sensitive=["s"])
     >>> RecursiveCLDiversity(sensitive="s", c=5, l=2).achieved_level(classes)
@@ -283,8 +299,8 @@ class RecursiveCLDiversity(_LDiversity):
 
     def ratios(self, classes: ClassTable) -> np.ndarray:
         """Per class :math:`r_{(1)} / \\sum_{i \\ge l} r_{(i)}` (``inf`` for an empty tail)."""
-        counts = self.histogram(classes).counts
-        return recursive_ratios(counts, self.l)
+        hist = self.histogram(classes)
+        return recursive_ratios(hist.counts if hist.is_dense else hist.pairs, self.l)
 
     def violating(self, classes: ClassTable) -> np.ndarray:
         self._require_attainable(classes, self.l)
@@ -302,14 +318,30 @@ class RecursiveCLDiversity(_LDiversity):
         return f"recursive ({self.c:g},{self.l})-diversity ({self.sensitive}, r1 {op} c*tail)"
 
 
-def recursive_ratios(counts: np.ndarray, l: int) -> np.ndarray:
-    """Per row of a count matrix, :math:`r_{(1)} / \\sum_{i \\ge l} r_{(i)}` with counts sorted
-    in **descending** order; ``inf`` when the tail is empty."""
+def recursive_ratios(counts: "np.ndarray | ClassValueCounts", l: int) -> np.ndarray:
+    """Per row of a count matrix (or class of its pairs), :math:`r_{(1)} / \\sum_{i \\ge l} r_{(i)}`
+    with counts sorted in **descending** order; ``inf`` when the tail is empty."""
+    if isinstance(counts, ClassValueCounts):
+        return _pair_ratios(counts, l)
     counts = np.asarray(counts, dtype=np.int64)
     if counts.shape[0] == 0:
         return np.zeros(0)
     ordered = -np.sort(-counts, axis=1)  # descending: r_(1) first
     top = ordered[:, 0] if ordered.shape[1] else np.zeros(len(ordered), np.int64)
     tail = ordered[:, l - 1 :].sum(axis=1) if ordered.shape[1] >= l else np.zeros(len(ordered), np.int64)
+    ratio = exact_ratio(top, tail)
+    return np.where(tail == 0, np.inf, ratio)
+
+
+def _pair_ratios(pairs: ClassValueCounts, l: int) -> np.ndarray:
+    """:func:`recursive_ratios` of pairs: each class's counts ranked by one sort of the pairs."""
+    if pairs.n_classes == 0:
+        return np.zeros(0)
+    ranked = pairs.counts[np.lexsort((-pairs.counts, pairs.classes))]  # the classes stay in their order
+    rank = np.arange(pairs.n_pairs, dtype=np.int64) - pairs.starts.take(pairs.classes)
+    first = rank == 0
+    top = np.zeros(pairs.n_classes, dtype=np.int64)
+    top[pairs.classes[first]] = ranked[first]
+    tail = pairs.class_sums(np.where(rank >= l - 1, ranked, 0))
     ratio = exact_ratio(top, tail)
     return np.where(tail == 0, np.inf, ratio)

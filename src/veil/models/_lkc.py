@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from veil.classes import ClassTable
+from veil.classes import ClassTable, ClassValueCounts
 from veil.errors import ParameterError
 from veil.models._base import PrivacyModel
 from veil.models._facts import Param, RequirementKey, validate
@@ -72,7 +72,7 @@ class LKCPrivacy(PrivacyModel):
 
     Examples
     --------
-    >>> from veil.classes import ClassTable
+    >>> from veil.classes import ClassTable, ClassValueCounts
     >>> from veil.datasets import load_lkc_patients_anonymized
     >>> classes = ClassTable.from_dataset(load_lkc_patients_anonymized())
     >>> LKCPrivacy(L=2, K=2, C=0.5, sensitive="Surgery", values=("Transgender",)).check(classes)
@@ -108,17 +108,18 @@ class LKCPrivacy(PrivacyModel):
         if self.values is not None:
             object.__setattr__(self, "values", tuple(str(v) for v in self.values))
 
-    def _sensitive_counts(self, classes: ClassTable) -> np.ndarray | None:
+    def _sensitive_counts(self, classes: ClassTable) -> np.ndarray | ClassValueCounts | None:
+        """The per-class counts the confidence reads: a dense matrix of a few values, else the pairs."""
         if self.sensitive is None:
             return None
         hist = histogram(classes, self.sensitive, "LKCPrivacy")
         if self.values is None:
-            return hist.counts
+            return hist.counts if hist.is_dense else hist.pairs
         labels = [str(x) for x in hist.labels]
         missing = [v for v in self.values if v not in labels]
         if missing:
             raise ParameterError(f"LKCPrivacy: the value(s) {missing!r} are not values of {self.sensitive!r}.")
-        return hist.counts[:, [labels.index(v) for v in self.values]]
+        return hist.columns([labels.index(v) for v in self.values])
 
     def _subsets(self, classes: ClassTable) -> list[tuple[int, ...]]:
         q = len(classes.quasi_identifiers)
@@ -139,7 +140,11 @@ class LKCPrivacy(PrivacyModel):
             group, n_groups = _subset_groups(classes, subset)
             size = np.bincount(group, weights=classes.counts, minlength=n_groups).astype(np.int64)
             smallest = np.minimum(smallest, size[group])
-            if sens is not None and sens.shape[1]:
+            if isinstance(sens, ClassValueCounts):  # many values: the pairs summed by group, then each group's top
+                rolled = sens.roll_up(group, n_groups)
+                top = rolled.class_max(rolled.counts.astype(np.float64), 0.0).astype(np.int64)
+                confidence = np.maximum(confidence, exact_ratio(top, size)[group])
+            elif sens is not None and sens.shape[1]:
                 top = np.zeros(n_groups, dtype=np.int64)
                 for v in range(sens.shape[1]):
                     hits = np.bincount(group, weights=sens[:, v], minlength=n_groups).astype(np.int64)

@@ -17,10 +17,10 @@ import numpy as np
 from veil._validation import check_int
 from veil.classes import ClassTable, SensitiveHistogram
 from veil.errors import ParameterError
-from veil.models._beta_likeness import relative_gains
+from veil.models._beta_likeness import likeness_levels
 from veil.models._delta_disclosure import disclosure_deltas
 from veil.models._distributions import exact_ratio
-from veil.models._l_diversity import class_entropies, recursive_ratios
+from veil.models._l_diversity import class_entropies, distinct_values, recursive_ratios
 from veil.models._t_closeness import equal_distances, hierarchical_distances, ordered_distances
 
 __all__ = ["CheckReport", "SensitiveReport", "RequirementResult", "evaluate", "LOG_BASE"]
@@ -191,15 +191,15 @@ class CheckReport:
 
 
 def _sensitive_report(hist: SensitiveHistogram, recursive_l: int, strict: bool) -> SensitiveReport:
-    counts = hist.counts
-    g = counts.shape[0]
+    counts = hist.counts if hist.is_dense else hist.pairs  # the pairs that occur, for many values
+    g = hist.n_classes
     notes: list[str] = []
-    distinct_values = int((hist.overall > 0).sum())
+    distinct_values_of_table = int((hist.overall > 0).sum())
 
     def top(values: np.ndarray) -> float:
         return float(values.max()) if len(values) else 0.0
 
-    distinct = (counts > 0).sum(axis=1)
+    distinct = distinct_values(hist)
     entropy = class_entropies(counts)
     ratios = recursive_ratios(counts, recursive_l)
     c_star = top(ratios)
@@ -219,20 +219,18 @@ def _sensitive_report(hist: SensitiveHistogram, recursive_l: int, strict: bool) 
             "(ln 0 = -inf), so no delta meets delta-disclosure; see delta_disclosure_present_values"
         )
     delta_present = top(disclosure_deltas(hist, present_only=True))
-    n = counts.sum(axis=1)
-    alpha = top(exact_ratio(counts.max(axis=1), n)) if counts.shape[1] and g else 0.0
-    gain, q = relative_gains(hist)
-    beta = top(np.maximum(gain.max(axis=1), 0.0)) if gain.shape[1] and g else 0.0
-    with np.errstate(divide="ignore"):
-        cap = np.where(q > 0, -np.log(np.where(q > 0, q, 1.0)), np.inf)
-    over = bool(((gain > 0) & (gain > cap[None, :])).any()) if gain.size else False
+    n = hist.pairs.class_sizes() if not hist.is_dense else hist.counts.sum(axis=1)
+    alpha = top(exact_ratio(hist.class_top(), n)) if hist.n_values and g else 0.0
+    basic, enhanced = likeness_levels(hist)
+    beta = top(basic) if hist.n_values and g else 0.0
+    over = bool(np.isinf(enhanced).any())
     if over:
         notes.append("enhanced_beta_likeness is null: a class exceeds the -ln q(s) cap, so no beta meets it")
     return SensitiveReport(
         name=hist.name,
         kind=hist.kind.value,
         ordered=ordered,
-        distinct_values=distinct_values,
+        distinct_values=distinct_values_of_table,
         distinct_l=int(distinct.min()) if g else 0,
         entropy_l=float(math.exp(entropy.min())) if g else 0.0,
         recursive_c=_finite(c_star),

@@ -13,6 +13,7 @@ from veil.errors import HierarchyError
 from veil.hierarchy import Hierarchy
 from veil.models._distributions import SensitiveAttributeModel, exact_ratio
 from veil.models._facts import Param, RequirementKey
+from veil.models._pair_distances import pair_equal_distances, pair_hierarchical_distances, pair_ordered_distances
 
 __all__ = [
     "EqualDistanceTCloseness",
@@ -59,7 +60,10 @@ def _column_differences(hist: SensitiveHistogram) -> tuple[list[np.ndarray], np.
 
 
 def equal_distances(hist: SensitiveHistogram) -> np.ndarray:
-    """EMD with equal ground distance per class: :math:`\\frac12 \\sum_v |p_v - q_v|`."""
+    """EMD with equal ground distance per class: :math:`\\frac12 \\sum_v |p_v - q_v|`
+    (from the pairs that occur when the values are many: :mod:`veil.models._pair_distances`)."""
+    if not hist.is_dense:
+        return pair_equal_distances(hist)
     g, m = hist.counts.shape
     if g == 0:
         return np.zeros(0)
@@ -76,6 +80,8 @@ def equal_distances(hist: SensitiveHistogram) -> np.ndarray:
 def ordered_distances(hist: SensitiveHistogram) -> np.ndarray:
     """EMD with ordered ground distance per class:
     :math:`\\frac{1}{m-1} \\sum_{i=1}^{m} |\\sum_{j \\le i} (p_j - q_j)|` over the domain order."""
+    if not hist.is_dense:
+        return pair_ordered_distances(hist)
     m = hist.n_values
     if hist.counts.shape[0] == 0:
         return np.zeros(0)
@@ -100,6 +106,8 @@ def hierarchical_distances(hist: SensitiveHistogram) -> np.ndarray:
             f"Hierarchical t-closeness needs a hierarchy for {hist.name!r}; give one "
             f"(hierarchies={{{hist.name!r}: ...}} or --hierarchy {hist.name}=FILE)."
         )
+    if not hist.is_dense:
+        return pair_hierarchical_distances(hist, hierarchy)
     g = hist.counts.shape[0]
     if g == 0:
         return np.zeros(0)

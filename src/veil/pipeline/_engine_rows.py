@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -261,14 +261,13 @@ def _check_sensitive_values(released: ClassTable, base: ClassTable, sensitive: S
         hist, original = released.sensitive[name], base.sensitive[name]
         if original.labels.tolist()[-1:] == [MISSING] and hist.labels.tolist() == original.labels.tolist()[:-1]:
             # the input's missing values were all in records left out of the file: none released
-            hist = replace(hist, labels=original.labels, counts=np.column_stack(
-                [hist.counts, np.zeros(len(hist.counts), np.int64)]), overall=np.append(hist.overall, 0))
+            hist = hist.with_domain(original.labels, np.arange(hist.n_values), overall=np.append(hist.overall, 0))
             released.sensitive[name] = hist
         if hist.labels.tolist() != original.labels.tolist():
             raise VerificationError(f"The released values of {name!r} do not match the input's.")
         if drop_suppressed:
             # judge distributions against the whole input, suppressed records included,
             # exactly as the search did
-            released.sensitive[name] = replace(hist, overall=original.overall)
+            released.sensitive[name] = hist.with_overall(original.overall)
         elif not np.array_equal(hist.overall, original.overall):
             raise VerificationError(f"The released values of {name!r} do not match the input's.")

@@ -10,13 +10,12 @@ and the check of the written file (:func:`veil.pipeline.verify_written`) on the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from veil.classes import SUPPRESSED, ClassTable
-from veil.classes._build import build, code_counts
+from veil.classes import SUPPRESSED, ClassTable, build
+from veil.classes._grouping import code_counts
 from veil.dataset import MISSING, Dataset
 from veil.errors import VerificationError
 from veil.models import PrivacyModel
@@ -108,17 +107,17 @@ def released_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[s
             if original.missing_code >= 0 and MISSING not in hist.labels:
                 # missing values only in records left out: the input's domain has them (coded last)
                 hierarchy = None if hist.hierarchy is None else hist.hierarchy.with_value(MISSING)
-                hist = replace(hist, labels=np.append(hist.labels, np.array([MISSING], dtype=object)),
-                               counts=np.column_stack([hist.counts, np.zeros(len(hist.counts), np.int64)]),
-                               hierarchy=hierarchy)
+                hist = hist.with_domain(np.append(hist.labels, np.array([MISSING], dtype=object)),
+                                        np.arange(hist.n_values), hierarchy=hierarchy)
             position = pd.Index(original.labels).get_indexer(hist.labels)
             if (position < 0).any():  # a value of the suppressed rows alone (their blanked '*'): not in any class
-                if hist.counts[:, position < 0].any():
+                if hist.value_totals()[position < 0].any():
                     raise VerificationError(f"A released value of {name!r} is not one of the input's.")
                 kept = position >= 0
-                hist, position = replace(hist, labels=hist.labels[kept], counts=hist.counts[:, kept]), position[kept]
+                hist = hist.with_domain(hist.labels[kept], np.where(kept, np.cumsum(kept) - 1, -1))
+                position = position[kept]
             overall = np.where(position >= 0, counts[np.maximum(position, 0)], 0).astype(np.int64)
             if overall.sum() != dataset.n_records:  # a value only the input has: widen the domain
                 raise VerificationError(f"The released values of {name!r} do not match the input's.")
-            classes.sensitive[name] = replace(hist, overall=overall)
+            classes.sensitive[name] = hist.with_overall(overall)
     return classes

@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from veil.classes import SUPPRESSED
-from veil.classes._build import code_counts
+from veil.classes._grouping import SUPPRESSED, code_counts
 from veil.dataset import MISSING
 
 __all__ = ["take_rows", "taken_columns", "text_column", "category_column", "category_array", "blank_rows"]

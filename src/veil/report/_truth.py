@@ -126,10 +126,9 @@ def _homogeneous(classes: Any) -> list[tuple[str, int, int]]:
     """Per sensitive attribute: classes holding one value only, and their records."""
     out = []
     for name, hist in classes.sensitive.items():
-        counts = np.asarray(hist.counts)
-        if counts.size == 0:
+        if hist.n_classes == 0 or hist.n_values == 0:
             continue
-        one = (counts > 0).sum(axis=1) == 1
+        one = hist.distinct() == 1  # from the pairs that occur when the values are many
         out.append((str(name), int(one.sum()), int(np.asarray(classes.counts)[one].sum())))
     return out
 

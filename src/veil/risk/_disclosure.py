@@ -97,6 +97,8 @@ def disclosure(classes: Any, sensitive: str | None = None) -> DisclosureResult:
     """
     table = as_classes(classes, owner="disclosure")
     hist = _histogram(table, sensitive)
+    if not hist.is_dense:  # many values: from the pairs that occur, never classes x values
+        return _pair_disclosure(hist, table.n_classes)
     counts = hist.counts.astype(np.float64)
     sizes = counts.sum(axis=1)
     total = float(hist.overall.sum())
@@ -109,6 +111,30 @@ def disclosure(classes: Any, sensitive: str | None = None) -> DisclosureResult:
     a_know = float(np.dot(sizes, a_diff) / n)
     a_acc = float(counts.max(axis=1).sum() / n - base.max())
     return DisclosureResult(hist.name, a_diff, a_know, a_acc, _delta(p, base))
+
+
+def _pair_disclosure(hist: Any, n_classes: int) -> DisclosureResult:
+    """:func:`disclosure` from a histogram's (class, value, count) pairs: ``A_diff`` from the integers
+    :math:`\\sum_v |c_v N - o_v n|` over :math:`2 n N` (a value absent from a class adds
+    :math:`o_v n`), the rest as the dense path computes it, pair by pair."""
+    pairs = hist.pairs
+    overall = np.asarray(hist.overall, dtype=np.int64)
+    total, sizes = int(overall.sum()), pairs.class_sizes()
+    n = int(sizes.sum())
+    if total == 0 or n == 0 or n_classes == 0:
+        return DisclosureResult(hist.name, np.zeros(n_classes), 0.0, 0.0, 0.0)
+    o, size = overall.take(pairs.values), sizes.take(pairs.classes)
+    apart = pairs.class_sums(np.abs(pairs.counts * total - size * o)) + sizes * (total - pairs.class_sums(o))
+    a_diff = np.where(sizes > 0, apart / np.maximum(2.0 * sizes * total, 1.0), 0.0)
+    base = overall / float(total)
+    a_acc = float(hist.class_top().sum() / float(n) - base.max())
+    held = o > 0
+    if (np.bincount(pairs.classes[held], minlength=n_classes) < np.count_nonzero(overall)).any():
+        delta = math.inf  # a value of the table absent from a class
+    else:
+        p = pairs.counts[held] / size[held].astype(np.float64)
+        delta = float(np.abs(np.log(p / base.take(pairs.values[held]))).max())
+    return DisclosureResult(hist.name, a_diff, float(np.dot(sizes, a_diff) / n), a_acc, delta)
 
 
 def _delta(p: np.ndarray, base: np.ndarray) -> float:

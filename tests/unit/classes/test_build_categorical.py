@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veil.anonymization import anonymize, verify
-from veil.classes._build import build, categorical_codes, code_counts
+from veil.classes import build
+from veil.classes._build import categorical_codes, code_counts
 from veil.data import Kind
 from veil.datasets import load_adult
 from veil.dataset import Dataset

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veil.classes import ClassTable, SensitiveHistogram
-from veil.classes._grouping import KeyedInverse, roll_up_histograms, sum_by_key
+from veil.classes._grouping import KeyedInverse, sum_by_key
+from veil.classes._histogram import roll_up_histograms
 from veil.hierarchy import Hierarchy
 
 

@@ -168,7 +168,7 @@ def _first_occurrences(codes: np.ndarray, cap: int) -> np.ndarray:
 def _capped_rows(judge: "_Judge", rows: np.ndarray, name: str) -> np.ndarray | None:
     """The most rows of ``rows`` that satisfy the models when each value of ``name`` keeps at most
     ``cap`` records, for the largest such cap (binary search), or None when no cap works."""
-    codes = np.argmax(judge.sensitive[name].counts[rows], axis=1)  # each record's value (one per class)
+    codes = judge.sensitive[name].modes()[rows]  # each record's value (one per class), from its pairs
     most = int(np.bincount(codes).max()) if len(codes) else 0
 
     def passing(cap: int) -> np.ndarray | None:

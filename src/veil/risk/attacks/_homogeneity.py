@@ -98,7 +98,7 @@ def homogeneity_attack(classes: Any, sensitive: str | None = None) -> Homogeneit
     """
     table = as_classes(classes, owner="homogeneity_attack")
     hist = _histogram(table, sensitive)
-    distinct = np.count_nonzero(hist.counts, axis=1)
+    distinct = hist.distinct()  # from the pairs that occur when the values are many
     mask = distinct == 1
     exposed = int(table.counts[mask].sum())
     n = int(table.counts.sum())
