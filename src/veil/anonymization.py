@@ -142,6 +142,7 @@ def anonymize(
     keep_unlisted: bool = False,
     allow_identifiers: Sequence[str] = (),
     policy: ReleasePolicy | None = None,
+    max_nodes: int | None = None,
 ) -> AnonymizationResult:
     # long: the public entry point: its numpydoc docstring documents every parameter; the body makes the plan and runs the pipeline
     """Anonymize a table so that it satisfies every model, with the least loss.
@@ -220,6 +221,9 @@ def anonymize(
         Published columns the identifier scan may flag, allowed by name.
     policy : ReleasePolicy, optional
         The whole column policy (overrides ``keep_unlisted`` and ``allow_identifiers``).
+    max_nodes : int >= 1, optional
+        The largest generalization lattice the ``lattice`` search enumerates (default 10,000,000;
+        ``docs/algorithms/lattice.md``): a larger one is refused before any work.
 
     Returns
     -------
@@ -262,6 +266,7 @@ def anonymize(
         hierarchies=dataset.hierarchies, algorithm=algorithm, mode=mode, label=label, min_levels=min_levels,
         max_levels=max_levels, options=options, columns=dataset.columns, n_records=dataset.n_records,
         suppression_limit=suppression_limit, metric=metric, weights=weights, shuffle=shuffle, seed=seed,
+        max_nodes=max_nodes,
     )
     columns = policy.columns(dataset)
     published = [c.name for c in columns if c.treatment != "dropped"]

@@ -121,6 +121,8 @@ class ReleaseConfig(_Strict):
     label: str | None = None
     algorithm: str = "lattice"
     algorithm_options: dict[str, Any] = Field(default_factory=dict)
+    #: The largest lattice the lattice search enumerates (docs/algorithms/lattice.md); None: the default.
+    max_nodes: int | None = Field(default=None, ge=1)
     engine: Literal["local", "duckdb", "spark"] = "local"
     output: OutputSpec = OutputSpec()
     deidentify: dict[str, Any] | None = None

@@ -181,6 +181,7 @@ def _options(config: ReleaseConfig) -> dict[str, Any]:
         "suppressed": suppressed_mode(config.suppressed, drop_suppressed=config.output.drop_suppressed),
         "algorithm": config.algorithm,
         "options": config.algorithm_options,
+        "max_nodes": config.max_nodes,
     }
 
 
@@ -369,6 +370,7 @@ def _run_with_engine(
         domains={n: a.domain for n, a in config.attributes.items() if a.domain},
         label=config.label, weights=options["weights"], min_levels=options["min_levels"],
         max_levels=options["max_levels"], phases=progress, algorithm=config.algorithm, columns=published(columns),
+        max_nodes=config.max_nodes,
     )
     report["output"] = str(out.destination("data"))
     report["suppressed_records"] = mode

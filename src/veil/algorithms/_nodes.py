@@ -22,6 +22,7 @@ from veil.utility import METRICS
 from veil.classes import ClassTable
 from veil.errors import InfeasibleError, ParameterError
 from veil.algorithms._grid import NodeSets, node_index, over_grid, predecessors
+from veil.algorithms._lattice_size import check_lattice_size
 from veil.algorithms._pairs import pair_bound
 from veil.models._base import PrivacyModel
 
@@ -358,7 +359,10 @@ def limit_records(classes: ClassTable, suppression_limit: float) -> int:
     return int(np.floor(suppression_limit * eligible + 1e-9))
 
 
-def prepare(classes, models, min_levels, max_levels):
+def prepare(classes, models, min_levels, max_levels, max_nodes: int | None = None, *, enumerated: bool = True):
+    """The lattice between the level bounds, after checking them, the models and, when the
+    search ``enumerated`` its nodes, its size (:func:`veil.algorithms._lattice_size.check_lattice_size`:
+    refused before any node is made; Datafly's greedy walk visits a few nodes whatever the size)."""
     heights = tuple(h.height for h in classes.hierarchies)
     low = tuple(min_levels) if min_levels is not None else tuple(0 for _ in heights)
     high = tuple(max_levels) if max_levels is not None else heights
@@ -371,6 +375,8 @@ def prepare(classes, models, min_levels, max_levels):
             )
     if not models:
         raise ParameterError("At least one privacy model is needed to anonymize.")
+    if enumerated:
+        check_lattice_size(classes.quasi_identifiers, low, high, max_nodes)
     return Lattice(low, high)
 
 

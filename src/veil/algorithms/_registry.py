@@ -80,6 +80,7 @@ class Problem:
     options: Mapping[str, Any] = field(default_factory=dict)
     progress: Callable[[int, int], None] | None = None
     terms: Callable[[ClassTable, int, Any], Any] | None = None
+    max_nodes: int | None = None  # the lattice search's size bound (veil.algorithms._lattice_size)
 
 
 @dataclass
@@ -218,7 +219,7 @@ def _lattice(problem: Problem) -> SearchResult:
         problem.base, list(problem.models), loss=problem.loss, metric_name=problem.metric,
         monotone_metric=problem.monotone_metric, suppression_limit=problem.suppression_limit,
         min_levels=problem.min_levels, max_levels=problem.max_levels, progress=problem.progress,
-        terms=problem.terms,
+        terms=problem.terms, max_nodes=problem.max_nodes,
     )
 
 

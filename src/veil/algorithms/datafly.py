@@ -75,7 +75,7 @@ def datafly(
     ('datafly', True)
     """
     start = time.perf_counter()
-    lattice = prepare(classes, list(models), min_levels, max_levels)
+    lattice = prepare(classes, list(models), min_levels, max_levels, enumerated=False)
     limit = limit_records(classes, suppression_limit)
     evaluator = Evaluator(classes, models, limit, loss, cache_size=0, hub_limit=0)
     result, path = _climb(classes, evaluator, lattice, limit, progress)

@@ -169,6 +169,7 @@ def search(
     max_levels: Sequence[int] | None = None,
     progress: Callable[[int, int], None] | None = None,
     terms: Terms | None = None,
+    max_nodes: int | None = None,
 ) -> SearchResult:
     """Find the transformation with the least loss that satisfies every model.
 
@@ -195,15 +196,21 @@ def search(
         ``terms(classes, i, levels)``: an additive metric's per-attribute terms
         (:meth:`veil.utility.Metric.terms` with the weights bound); the bounds are read
         from them instead of measured.  The nodes judged and the node found are the same.
+    max_nodes : int >= 1, optional
+        The largest lattice searched (default
+        :data:`veil.algorithms._lattice_size.DEFAULT_MAX_NODES`); a larger one is refused before
+        any node is made, as is one whose estimated memory exceeds what the machine has available.
 
     Raises
     ------
+    ParameterError
+        The lattice is larger than ``max_nodes`` or than the memory allows.
     InfeasibleError
         No node satisfies the models within the limit (the error carries the
         most general node and how many records it would need to suppress).
     """
     start = time.perf_counter()
-    lattice = prepare(classes, models, min_levels, max_levels)
+    lattice = prepare(classes, models, min_levels, max_levels, max_nodes)
     limit = limit_records(classes, suppression_limit)
     # one node (every level pinned): its table is built at once; refuting it from the attribute pairs would
     # count every pair's cells first, 2-3 ms on Adult, to save one roll-up

@@ -48,7 +48,7 @@ def _config_from_flags(
     drop_suppressed: bool, target: str | None = None, algorithm: str = "lattice",
     options: dict[str, object] | None = None, engine: str = "local", identifiers: list[str] | None = None,
     insensitive: list[str] | None = None, suppressed: str | None = None, keep_unlisted: bool = False,
-    allow_identifiers: list[str] | None = None, require: str | None = None,
+    allow_identifiers: list[str] | None = None, require: str | None = None, max_nodes: int | None = None,
 ):
     """The release configuration the data-file flags describe, checked as a configuration file is.
 
@@ -89,7 +89,7 @@ def _config_from_flags(
             algorithm=algorithm, algorithm_options=options or {}, engine=engine,
             output={"shuffle": shuffle, "drop_suppressed": drop_suppressed},
             seed=seed, suppressed=suppressed, keep_unlisted=keep_unlisted,
-            allow_identifiers=list(allow_identifiers or []),
+            allow_identifiers=list(allow_identifiers or []), max_nodes=max_nodes,
         )
     except ValidationError as exc:
         raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
@@ -186,7 +186,7 @@ _CONFIG_KEYS = {
     "workload_target": "target", "sep": "input.sep", "seed": "seed", "no_shuffle": "output.shuffle",
     "drop_suppressed": "suppressed", "suppressed": "suppressed", "keep_unlisted": "keep_unlisted",
     "allow_identifier": "allow_identifiers", "algorithm": "algorithm", "option": "algorithm_options",
-    "engine": "engine",
+    "engine": "engine", "max_nodes": "max_nodes",
 }
 
 
@@ -258,6 +258,7 @@ def anonymize_command(
     holdout: float = typer.Option(None, "--holdout", help="Withhold this share of the records from the release (never released) as a control set for `veil evaluate`."),
     holdout_out: Path = typer.Option(None, "--holdout-out", help="Where the withheld records go (CSV/Parquet): as private as the input."),
     evaluate: bool = typer.Option(False, "--evaluate", help="Attack the release against the withheld records (needs --holdout); the report gains 'evaluation'."),
+    max_nodes: int = typer.Option(None, "--max-nodes", help="Largest generalization lattice the lattice search enumerates (default 10,000,000)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr (the summary is still printed)."),
 ) -> None:
     # long: a Typer command: one line per flag
@@ -285,6 +286,7 @@ def anonymize_command(
                 identifiers=split_list(identifier, "--identifier"), insensitive=split_list(insensitive, "--insensitive"),
                 suppressed=suppressed, keep_unlisted=keep_unlisted,
                 allow_identifiers=[c for v in allow_identifier or [] for c in split_list(v, "--allow-identifier")],
+                max_nodes=max_nodes,
             )
         held = _holdout(holdout, holdout_out, evaluate)
         with phase_display(err_console, quiet=quiet) as progress:  # stderr: stdout keeps the summary only

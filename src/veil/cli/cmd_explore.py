@@ -167,6 +167,7 @@ def explore_command(  # the work is in the helpers above and below
     no_lattice: bool = typer.Option(False, "--no-lattice", help="Do not judge and draw the chosen point's lattice."),
     html: Path = typer.Option(None, "--html", help="Write the frontier, the lattice view and the points as an HTML page."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr."),
+    max_nodes: int = typer.Option(None, "--max-nodes", help="Largest lattice each lattice search enumerates (default 10,000,000)."),
 ) -> None:
     """Sweep k, l, t, suppression limits and algorithms; mark and draw the privacy-utility frontier."""
     import json
@@ -186,7 +187,7 @@ def explore_command(  # the work is in the helpers above and below
             data, defaults = _dataset(target, config, qi=qi, sensitive=sensitives, hierarchy=hierarchy,
                                       auto=auto_hierarchies, kind=kind, sep=sep, quiet=quiet)
             spec = _spec(data, defaults, k=k, l_values=l_values, t_values=t_values, suppression=suppression,
-                         algorithm=algorithm, sensitive=sensitives, metric=metric)
+                         algorithm=algorithm, sensitive=sensitives, metric=metric, max_nodes=max_nodes)
             exploration = _sweep(data, spec, label=label, classifier=classifier, random_state=random_state,
                                  progress=progress)
             chosen = chosen_point(exploration)
@@ -232,7 +233,8 @@ def _write(out: Any, exploration: Any, payload: dict[str, Any], lattice: Any, ch
 
 
 def _spec(data: Any, defaults: dict, *, k: str | None, l_values: str | None, t_values: str | None,
-          suppression: str | None, algorithm: str, sensitive: list[str], metric: str | None) -> Any:
+          suppression: str | None, algorithm: str, sensitive: list[str], metric: str | None,
+          max_nodes: int | None = None) -> Any:
     """The sweep the flags ask for (a configuration's suppression limit and metric as defaults)."""
     from veil.errors import ParameterError
     from veil.explore import SweepSpec, parse_values
@@ -248,7 +250,7 @@ def _spec(data: Any, defaults: dict, *, k: str | None, l_values: str | None, t_v
         else (float(defaults.get("suppression", 0.0)),),
         algorithms=tuple(split_list(algorithm, "--algorithm")),
         sensitive=sensitive[0] if sensitive else (data.sensitive[0] if len(data.sensitive) == 1 else None),
-        metric=metric or defaults.get("metric", "loss"),
+        metric=metric or defaults.get("metric", "loss"), max_nodes=max_nodes,
     )
 
 

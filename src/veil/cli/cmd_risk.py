@@ -60,8 +60,7 @@ def risk(
     with user_errors(), publishing({"json": json_out}, inputs=input_files(file, population, *hierarchy_files(hierarchy))) as out:
         qis = split_list(qi, "--qi")
         sens = split_list(sensitive, "--sensitive")
-        if not qis:
-            raise ParameterError("--qi needs at least one column.")
+        _check_counts(qis, top)
         if population is not None and population_fraction is not None:
             raise ParameterError("Give either --population or --population-fraction, not both.")
         size = max_qi_size
@@ -119,6 +118,16 @@ def _refuse_with_engine(engine: str, *, population: Path | None, hierarchy: list
         )
     if encoding.strip().lower().replace("_", "-") not in ("utf-8", "utf8"):
         raise ParameterError(f"--engine {engine} reads UTF-8 files only. Got --encoding {encoding!r}; convert the file first.")
+
+
+def _check_counts(qis: list[str], top: int) -> None:
+    """Refuse no QI, or a negative ``--top`` (a :class:`ParameterError`), before any work."""
+    from veil.errors import ParameterError
+
+    if not qis:
+        raise ParameterError("--qi needs at least one column.")
+    if top < 0:
+        raise ParameterError(f"--top must be an integer >= 0. Got {top} instead.")
 
 
 def _print_report(report: Any, file: Path, top: int) -> None:

@@ -11,23 +11,78 @@ import typer
 from veil.cli._app import app, console, esc, parse_assignments, split_list, user_errors
 
 
-def _report_facts(path: Path | None) -> tuple[list[str], dict[str, int] | None]:
-    """The QIs and full-domain levels of an anonymize JSON report (``[]``/``None`` without one)."""
+def _read_report(path: Path | None) -> dict[str, Any] | None:
+    """An anonymize JSON report as a dict (None without one)."""
     from veil.errors import DataFormatError
 
     if path is None:
-        return [], None
+        return None
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise DataFormatError(f"Cannot read the report {str(path)!r} as JSON: {exc}.") from None
     if not isinstance(report, dict):
         raise DataFormatError(f"The report {str(path)!r} is not a veil anonymize report (a JSON object).")
+    return report
+
+
+def _report_facts(path: Path | None, report: dict[str, Any] | None) -> tuple[list[str], dict[str, int] | None]:
+    """The QIs and full-domain levels of an anonymize JSON report (``[]``/``None`` without one),
+    each checked for its shape: a malformed entry is a :class:`DataFormatError` naming it."""
+    from veil.errors import DataFormatError
+
+    if report is None:
+        return [], None
     levels = report.get("transformation") or None
-    qis = list(levels) if levels else list((report.get("achieved") or {}).get("quasi_identifiers") or [])
+    if levels is not None and not (isinstance(levels, dict) and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in levels.values())):
+        raise DataFormatError(f"The report {str(path)!r} has a malformed 'transformation': it must map each "
+                              "quasi-identifier to its level (an integer >= 0).")
+    if levels:
+        return [str(k) for k in levels], {str(k): v for k, v in levels.items()}
+    achieved = report.get("achieved")
+    qis = achieved.get("quasi_identifiers") if isinstance(achieved, dict) else None
+    if qis is not None and not (isinstance(qis, list) and all(isinstance(q, str) for q in qis)):
+        raise DataFormatError(f"The report {str(path)!r} has a malformed 'achieved.quasi_identifiers': it must "
+                              "be a list of column names.")
     if not qis:
         raise DataFormatError(f"The report {str(path)!r} names no quasi-identifiers (no 'transformation').")
-    return qis, ({str(k): int(v) for k, v in levels.items()} if levels else None)
+    return list(qis), None
+
+
+def _report_hierarchies(path: Path, report: dict[str, Any], original: Path, data: Any,
+                        missing: list[str]) -> dict[str, Any]:
+    """The hierarchies of ``missing`` QIs as the release's configuration (the report's
+    ``provenance.config``) built them, over the original's values; a hierarchy file named there is
+    read from the report's folder, else the original's."""
+    from pydantic import ValidationError
+
+    from veil.config import ReleaseConfig, build_hierarchies, hierarchy_inputs
+    from veil.errors import DataFormatError, ParameterError
+
+    provenance = report.get("provenance")
+    config = provenance.get("config") if isinstance(provenance, dict) else None
+    attributes = config.get("attributes") if isinstance(config, dict) else None
+    if not isinstance(attributes, dict) or not all(
+            isinstance(attributes.get(q), dict) and attributes[q].get("hierarchy") for q in missing):
+        raise ParameterError(f"The report {str(path)!r} does not say how the hierarchies of "
+                             f"{', '.join(map(repr, missing))} were built: give --hierarchy NAME=FILE for each.")
+    folders = list(dict.fromkeys([path.resolve().parent, original.resolve().parent]))
+    try:
+        configs = [ReleaseConfig.model_validate({**config, "base_dir": str(folder),
+                                                 "attributes": {q: attributes[q] for q in missing}})
+                   for folder in folders]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        raise DataFormatError(f"The report {str(path)!r} has a malformed 'provenance.config'"
+                              f"{' at ' + where if where else ''}: {first['msg'].rstrip('.')}.") from None
+    for candidate in configs:
+        if all(Path(f).is_file() for f in hierarchy_inputs(candidate)):
+            return dict(build_hierarchies(candidate, data).hierarchies)
+    files = ", ".join(sorted({Path(f).name for f in hierarchy_inputs(configs[0])}))
+    raise ParameterError(f"The hierarchy file(s) {files} the report names are not beside the report or the "
+                         "original: give --hierarchy NAME=FILE for each quasi-identifier.")
 
 
 def _table(result: dict[str, Any]) -> Any:
@@ -48,8 +103,8 @@ def utility_command(
     release: Path = typer.Argument(..., readable=False, help="The released table (CSV/Parquet), shuffled or not."),
     target: str = typer.Option(..., "--target", help="The attribute the classifiers predict (not a quasi-identifier)."),
     qi: str = typer.Option(None, "--qi", help="Quasi-identifiers, comma-separated (default: from --report)."),
-    report: Path = typer.Option(None, "--report", help="The release's JSON report: its QIs and levels."),
-    hierarchy: list[str] = typer.Option(None, "--hierarchy", help="NAME=FILE.csv per QI, to match a shuffled release to the original."),
+    report: Path = typer.Option(None, "--report", help="The release's JSON report: its QIs, levels and hierarchies."),
+    hierarchy: list[str] = typer.Option(None, "--hierarchy", help="NAME=FILE.csv per QI, to match a shuffled release to the original (default: as the report built them)."),
     classifiers: str = typer.Option(
         "decision-tree,naive-bayes,logistic-regression", "--classifiers", help="Comma-separated classifier names.",
     ),
@@ -70,12 +125,17 @@ def utility_command(
     with user_errors():
         files = parse_assignments(hierarchy, "--hierarchy")
         with Outputs({"json": json_out}, inputs=[original, release, report, *files.values()]) as out:
-            report_qis, levels = _report_facts(report)
+            facts = _read_report(report)
+            report_qis, levels = _report_facts(report, facts)
             qis = split_list(qi, "--qi") or report_qis
             if not qis:
                 raise ParameterError("Name the quasi-identifiers with --qi, or give the release's report with --report.")
             data = load_dataset(original, quasi_identifiers=qis, sep=sep)
-            data = data.with_hierarchies({name: from_csv(file, name=name) for name, file in files.items()})
+            given = {name: from_csv(file, name=name) for name, file in files.items()}
+            missing = [q for q in qis if q not in given]
+            if missing and facts is not None and not aligned:  # the report says how they were built
+                given.update(_report_hierarchies(report, facts, original, data, missing))
+            data = data.with_hierarchies(given)
             if levels is not None and set(levels) != set(qis):
                 levels = None  # the report is about other QIs: infer the levels instead
             released = Dataset.read(release, sep=sep).frame

@@ -32,10 +32,26 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from veil.hierarchy import Hierarchy
 
-__all__ = ["Dataset", "MissingPolicy", "read_csv"]
+__all__ = ["Dataset", "MissingPolicy", "read_csv", "labelled"]
 
 MissingPolicy = Literal["value", "error"]
 
+
+
+def labelled(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its Interval and Period columns as text labels (a shallow copy; ``frame``
+    itself unchanged), missing values kept; the frame itself when it has none."""
+    kinds = (pd.IntervalDtype, pd.PeriodDtype)
+    columns = [c for c, dtype in frame.dtypes.items() if isinstance(dtype, kinds)]
+    if not columns:
+        return frame
+    out = frame.copy(deep=False)
+    for column in columns:
+        values = frame[column]
+        text = values.astype(str).astype(object)
+        text[values.isna().to_numpy()] = None
+        out[column] = text
+    return out
 
 class Dataset:
     """A table with its schema and (optionally) its generalization hierarchies.
@@ -125,9 +141,14 @@ class Dataset:
         hierarchies: Mapping[str, "Hierarchy"] | None = None,
         missing: MissingPolicy = "value",
     ) -> "Dataset":
-        """Wrap a pandas DataFrame (not copied deeply, never modified)."""
+        """Wrap a pandas DataFrame (not copied deeply, never modified).
+
+        Interval and Period columns (``pd.cut``'s bins, ``pd.period_range``), which Arrow cannot
+        encode, are read as their text labels (``(0, 10]``, ``2020-01``), missing values kept.
+        """
         if not isinstance(frame, pd.DataFrame):
             raise SchemaError(f"Expected a pandas DataFrame. Got {type(frame).__name__} instead.")
+        frame = labelled(frame)
         return cls._wrap(frame, [str(c) for c in frame.columns], quasi_identifiers=quasi_identifiers,
                          sensitive=sensitive, identifiers=identifiers, insensitive=insensitive, kinds=kinds,
                          domains=domains, hierarchies=hierarchies, missing=missing)

@@ -59,6 +59,7 @@ def anonymize_file(
     phases: Callable[[str, int | None, int | None], None] | None = None,
     suppressed: str | None = None,
     columns: Sequence[str] | None = None,
+    max_nodes: int | None = None,
 ) -> dict[str, Any]:
     """Anonymize a CSV or Parquet file into another through an engine, verified.
 
@@ -98,7 +99,7 @@ def anonymize_file(
         Attribute kinds (default categorical), for ordered distances.
     domains : mapping, optional
         Sensitive value domains wider than the values present.
-    label, weights, min_levels, max_levels
+    label, weights, min_levels, max_levels, max_nodes
         As for :func:`veil.anonymize`.
     progress : callable, optional, ``progress(done, total)`` during the search.
     suppressed : {"keep", "drop", "blank"}, optional
@@ -164,6 +165,7 @@ def anonymize_file(
             algorithm=algorithm, mode=suppressed_mode(suppressed or ("drop" if drop_suppressed else "keep")),
             label=label, min_levels=min_levels,
             max_levels=max_levels, suppression_limit=suppression_limit, metric=metric, weights=weights, seed=seed,
+            max_nodes=max_nodes,
         )
         source = Source.from_path(path, sep=sep, na_values=na_values)
         source.require(plan.quasi_identifiers + plan.sensitive)

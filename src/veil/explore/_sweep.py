@@ -85,6 +85,8 @@ class SweepSpec:
         The sensitive attribute of the l and t models.
     metric : str, default "loss"
         The utility metric each search minimises and the sweep reports.
+    max_nodes : int, optional
+        The largest lattice each lattice search enumerates (``max_nodes`` of :func:`veil.anonymize`).
     """
 
     k: tuple[int, ...] = ()
@@ -94,6 +96,7 @@ class SweepSpec:
     algorithms: tuple[str, ...] = ("lattice",)
     sensitive: str | None = None
     metric: str = "loss"
+    max_nodes: int | None = None
 
     def __post_init__(self) -> None:
         if not (self.k or self.l or self.t):
@@ -198,6 +201,7 @@ def _run_point(
         result = anonymize(
             dataset, spec.models(parameters), suppression_limit=float(parameters["suppression"]),
             metric=spec.metric, label=label, algorithm=str(parameters["algorithm"]), shuffle=False,
+            max_nodes=spec.max_nodes,
         )
     except InfeasibleError:
         point["feasible"] = False

@@ -72,7 +72,11 @@ class MemoryRows:
         """Every model re-checked on the released frame (:func:`veil.pipeline._recheck.verify`)."""
         from veil.pipeline._recheck import verify
 
-        return verify(released.data, self.dataset, plan.models, label=plan.label, suppressed=plan.mode,
+        data, label = released.data, plan.label
+        if label is not None and label not in data.columns and label in self.dataset.columns:
+            # a label withheld from the release: the metrics read it from the input rows (never written)
+            data = data.assign(**{label: self.dataset.frame[label].to_numpy()[released.source_rows]})
+        return verify(data, self.dataset, plan.models, label=label, suppressed=plan.mode,
                       suppressed_rows=released.star[released.source_rows])
 
     def finish(self, report: dict[str, Any], seconds: dict[str, float]) -> None:

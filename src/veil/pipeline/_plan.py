@@ -56,6 +56,8 @@ def _check_arguments(rest: Mapping[str, Any]) -> None:
         if rest.get("shuffle") is False:
             raise ParameterError("The 'seed' parameter of anonymize orders the shuffle of the output rows; with "
                                  "shuffle=False (--no-shuffle, output.shuffle: false) it would do nothing. Give one.")
+    if rest.get("max_nodes") is not None:
+        check_int("max_nodes", rest["max_nodes"], "anonymize", low=1)
 
 
 def check_problem(
@@ -154,6 +156,7 @@ class Plan:
     options: Mapping[str, Any] = field(default_factory=dict)
     shuffle: bool = True
     seed: int | None = None
+    max_nodes: int | None = None
 
     @classmethod
     def make(
@@ -232,6 +235,7 @@ class Plan:
             min_levels=[int(self.min_levels.get(q, 0)) for q in qis],
             max_levels=[int(self.max_levels.get(q, h.height)) for q, h in zip(qis, base.hierarchies)],
             options=dict(self.options), progress=progress, terms=terms if metric_spec.has_terms else None,
+            max_nodes=self.max_nodes,
         )
 
 

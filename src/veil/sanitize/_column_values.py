@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from veil.data._encoding import TextCodes, distinct_codes
-from veil.sanitize._patterns import KINDS
+from veil.sanitize._patterns import KINDS, MAX_PATTERN_CHARS
 
 __all__ = ["ColumnValues", "column_values", "is_text", "rows_of", "counted", "sample_positions", "pattern_shares", "free_text_share",
            "share", "ARROW_REGEX_FROM", "FREE_TEXT_CHARS"]
@@ -199,14 +199,18 @@ def pattern_shares(values: ColumnValues) -> dict[str, tuple[float, float]]:
     # few values is faster, so a table of many short columns is not scanned for minutes (the
     # engine is chosen by the sample's size, as before values were matched once each)
     texts = values.texts
+    # a value longer than MAX_PATTERN_CHARS matches no pattern (none is examined past it)
+    short = None if texts is not None else (values.text.str.len() <= MAX_PATTERN_CHARS).to_numpy(
+        dtype=bool, na_value=False)
     for kind in KINDS:
         regex = kind.value_regex
         if regex is None:
             continue
         if texts is None:
-            matched = values.text.str.fullmatch(regex).to_numpy(dtype=bool, na_value=False)
+            matched = values.text.str.fullmatch(regex).to_numpy(dtype=bool, na_value=False) & short
         else:  # what Series.str.fullmatch does on objects, without its per-call overhead
-            hits = (isinstance(t, str) and regex.fullmatch(t) is not None for t in texts)
+            hits = (isinstance(t, str) and len(t) <= MAX_PATTERN_CHARS and regex.fullmatch(t) is not None
+                    for t in texts)
             matched = np.fromiter(hits, dtype=bool, count=len(texts))
         raw = occurs[matched].sum() / n
         if kind.check is not None and matched.any():

@@ -51,8 +51,14 @@ __all__ = ["Evidence", "ColumnFinding", "ScanReport", "scan", "scan_columns", "D
 DEFAULT_SAMPLE_SIZE = 10_000
 
 _DECIMAL = re.compile(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?")
+_INTEGER = re.compile(r"[-+]?\d{1,18}")
 _WORD_FACTOR = 0.8          # a name matched on one word, not as a whole
 _MIN_SHARE = 0.5            # a pattern defines a column only if most values match
+_WEAK = 0.5                 # a pattern weaker than this is evidence only for most values, or with the name
+#: The confidence that unique decimal numbers identify their rows: a continuous measurement
+#: (a health score, a wage) is unique by its precision, not because it names anyone; below the
+#: default threshold, so it is only a candidate
+_MEASUREMENT = 0.3
 
 
 @dataclass(frozen=True)
@@ -282,7 +288,7 @@ def _name_and_pattern_scores(column: object, values: ColumnValues) -> tuple[dict
         kind = KIND_BY_NAME[kname]
         if valid >= _MIN_SHARE:
             scores[kname] = max(scores.get(kname, 0.0), kind.pattern_strength * valid)
-        if raw >= 0.05 or kname in names:
+        if kname in names or valid >= _MIN_SHARE or (raw >= 0.05 and kind.pattern_strength >= _WEAK):
             detail = f"values match the {kind.description} pattern"
             if kind.check is not None:
                 detail += f" ({raw:.1%} by shape, {valid:.1%} also pass the check)"
@@ -308,19 +314,7 @@ def _judge(column: object, series: Any, *, sample_size: int, seed: int, threshol
 
     category: str | None = None
     if unique:
-        decimal = values.text.str.fullmatch(_DECIMAL).to_numpy(dtype=bool, na_value=False) if examined else None
-        decimals = share(decimal, values) if examined else 0.0
-        detail = (f"all {n_present} non-missing values are distinct (full column, not sampled): "
-                  "unique per row")
-        if decimals >= _MIN_SHARE:
-            detail += "; the values are decimal numbers, possibly a continuous measurement"
-        evidence.append(Evidence("uniqueness", best_kind if best >= threshold else "unique_identifier",
-                                 detail, 1.0, n_present, False))
-        if best >= threshold:
-            best = 1 - (1 - best) * 0.5
-            category = Category.DIRECT_IDENTIFIER.value
-        else:
-            best_kind, best = "unique_identifier", (0.6 if decimals >= _MIN_SHARE else 0.9)
+        best_kind, best, category = _unique(values, evidence, best_kind, best, threshold, column)
     elif n_present:
         evidence.append(Evidence("uniqueness", None,
                                  f"{distinct} distinct among {n_present} non-missing values (full column)",
@@ -339,6 +333,46 @@ def _judge(column: object, series: Any, *, sample_size: int, seed: int, threshol
                              rows, rows - n_present, distinct, unique, best_kind, best)
     return ColumnFinding(str(column), "none", Category.NONE.value, 1.0 - best, tuple(evidence), None,
                          rows, rows - n_present, distinct, unique, best_kind, best)
+
+
+def _unique(values: ColumnValues, evidence: list[Evidence], best_kind: str | None, best: float,
+            threshold: float, column: object) -> tuple[str | None, float, str | None]:
+    """The judgement of a column whose values are all distinct: ``(kind, confidence, category)``,
+    the uniqueness evidence appended to ``evidence``.
+
+    A kind already found is a direct identifier, more surely; decimal numbers are a continuous
+    measurement (:data:`_MEASUREMENT`); other values identify their rows.  Consecutive integers
+    are a row or record number: a weak value pattern they happen to match (five-digit numbers
+    look like ZIP codes) is no evidence, and is dropped.
+    """
+    n_present, examined = values.n_present, values.examined
+    decimals = share(values.text.str.fullmatch(_DECIMAL).to_numpy(dtype=bool, na_value=False), values) \
+        if examined else 0.0
+    detail = f"all {n_present} non-missing values are distinct (full column, not sampled): unique per row"
+    measurement = decimals >= _MIN_SHARE
+    if measurement:
+        detail += "; the values are decimal numbers, a continuous measurement rather than an identifier"
+    if examined and _consecutive(values):
+        detail += "; consecutive integers, a row or record number"
+        named = set(_name_candidates(column))
+        evidence[:] = [e for e in evidence if not (e.source == "pattern" and e.kind not in named
+                                                   and KIND_BY_NAME[e.kind].pattern_strength < _WEAK)]
+    found = best >= threshold
+    evidence.append(Evidence("uniqueness", best_kind if found else None if measurement else "unique_identifier",
+                             detail, 1.0, n_present, False))
+    if found:
+        return best_kind, 1 - (1 - best) * 0.5, Category.DIRECT_IDENTIFIER.value
+    return "unique_identifier", (_MEASUREMENT if measurement else 0.9), None
+
+
+def _consecutive(values: ColumnValues) -> bool:
+    """Whether the sampled (distinct) values are integers within a range no wider than the column's
+    count of values: with every value distinct, a numbering such as 1..n."""
+    text = values.text
+    if not text.str.fullmatch(_INTEGER).to_numpy(dtype=bool, na_value=False).all():
+        return False
+    numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+    return bool(numbers.max() - numbers.min() + 1 <= values.n_present)
 
 
 def scan(frame: pd.DataFrame, *, sample_size: int = DEFAULT_SAMPLE_SIZE, seed: int = 0,

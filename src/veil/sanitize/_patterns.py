@@ -9,6 +9,16 @@ the 18).  The detector in :mod:`veil.sanitize._detect` reads this table only.
 
 Value patterns are written without look-around so that the pyarrow-backed
 string dtype can run them with RE2 (fast, vectorised).
+
+Every pattern runs in time linear in the text it is given, whichever engine runs
+it (Python's ``re`` backtracks): no quantifier is nested in another, and where
+two adjacent quantified runs could share characters (the two halves of
+``McDonald`` in the name pattern) each run is bounded (:data:`WORD`), so a
+failing match tries a bounded number of splits.  Besides, a value longer than
+:data:`MAX_PATTERN_CHARS` is not matched against any value pattern
+(:func:`veil.sanitize._column_values.pattern_shares`): no identifier value is that
+long.  ``tests/faults/test_bounds_input.py`` runs every pattern on adversarial
+texts of 100 KB.
 """
 
 from __future__ import annotations
@@ -21,7 +31,14 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-__all__ = ["Category", "Kind", "KINDS", "KIND_BY_NAME", "luhn_valid", "name_tokens"]
+__all__ = ["Category", "Kind", "KINDS", "KIND_BY_NAME", "luhn_valid", "name_tokens", "MAX_PATTERN_CHARS", "WORD"]
+
+#: The longest value matched against the value patterns (longer ones match none): a URL's
+#: practical limit; an e-mail address has at most 254 characters, the other kinds far fewer.
+MAX_PATTERN_CHARS = 2048
+#: The letters after a name word's capital: bounded, so that the name pattern's adjacent runs
+#: (``Mc`` + ``Donald``) split a failing text in a bounded number of ways.
+WORD = "{1,40}"
 
 
 class Category(str, Enum):
@@ -171,6 +188,8 @@ _DATE = (
     r"|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
     r")"
 )
+#: The suffixes of a coded survey variable: ``educcat``, ``racegrp``, ``marital_cat``.
+_CODED = r"(_?(cat|grp|group|category|code|cd))?"
 # a plain decimal number (a latitude such as 40.712776) is never a phone number
 _PHONE = (
     r"(?![-+]?\d+\.\d+\Z)(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]?\d{3,4}[ .-]?\d{3,4}"
@@ -229,7 +248,8 @@ KINDS: tuple[Kind, ...] = (
                          r"person", r"author", r"contact", r"initials"), 0.7,
          # booleans and null words are capitalised words but never names
          r"(?!(?:True|False|Yes|No|None|Null|Nan)\Z)"
-         r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?: [A-Z]\.?)?(?: (?:[A-Z][a-z]+|[A-Z]')?[A-Za-z][a-z]+(?:-[A-Z][a-z]+)?)?", 0.3,
+         rf"[A-Z][a-z]{WORD}(?:[-'][A-Z]?[a-z]{WORD})?(?: [A-Z]\.?)?"
+         rf"(?: (?:[A-Z][a-z]{WORD}|[A-Z]')?[A-Za-z][a-z]{WORD}(?:-[A-Z][a-z]{WORD})?)?", 0.3,
          description="person name (capitalised words; weak from values alone)"),
     Kind("medical_record_number", DI, 8, (r"mrn", r"medical_record\w*", r"med_rec\w*", r"chart(_number|_no|_id)?",
                                           r"patient_(id|number|no)", r"record_(number|no|id)", r"case_(number|no|id)"),
@@ -269,14 +289,22 @@ KINDS: tuple[Kind, ...] = (
     # Quasi-identifiers outside the 18 Safe Harbor types (Sweeney's sex, and the usual demographics).
     Kind("sex", QI, None, (r"sex", r"gender", r"\w*_sex", r"\w*_gender"), 0.85,
          r"(?i)m|f|male|female|man|woman|other|unknown|non_?binary|x|u", 0.3, description="sex or gender"),
-    Kind("race", QI, None, (r"race", r"ethnicity", r"ethnic_group", r"ancestry"), 0.85, description="race or ethnicity"),
-    Kind("marital_status", QI, None, (r"marital(_status)?", r"married", r"civil_status"), 0.85,
+    # survey codebooks abbreviate and suffix these names (maritl, maritalcat, educcat, racegrp): _CODED
+    Kind("race", QI, None, (rf"race(_?eth(nicity)?)?{_CODED}", r"ethnicity", r"ethnic_group", r"ancestry"), 0.85,
+         description="race or ethnicity"),
+    Kind("marital_status", QI, None, (rf"marit(al|l)?(_?status)?{_CODED}", r"married", r"civil_status",
+                                      r"mar_?stat"), 0.85,
          description="marital status"),
-    Kind("state", QI, None, (r"state", r"province", r"region", r"country", r"nationality", r"citizenship"), 0.6,
+    Kind("state", QI, None, (r"state", r"province", r"country", r"nationality", r"citizenship"), 0.6,
          description="state, province or country (not a Safe Harbor identifier, but a quasi-identifier)"),
-    Kind("occupation", QI, None, (r"occupation", r"job(_title)?", r"profession", r"employer", r"workclass",
-                                  r"education\w*", r"religion"), 0.6,
-         description="occupation, employer, education or religion"),
+    Kind("region", QI, None, (rf"region{_CODED}", r"census_region", r"\w*_region"), 0.6,
+         description="region (a group of states or areas; a quasi-identifier)"),
+    Kind("occupation", QI, None, (r"occupation", r"job(_title)?", r"profession", r"employer", r"workclass"), 0.6,
+         description="occupation or employer"),
+    Kind("education", QI, None, (rf"educ(ation(al)?)?(_?(level|lvl|attainment))?{_CODED}", r"edu",
+                                 r"schooling", r"degree", r"highest_degree", r"qualification"), 0.6,
+         description="education level"),
+    Kind("religion", QI, None, (r"religion", r"religious_affiliation", r"faith"), 0.6, description="religion"),
 )
 
 KIND_BY_NAME: dict[str, Kind] = {k.name: k for k in KINDS}

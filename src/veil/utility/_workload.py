@@ -52,68 +52,15 @@ import pandas as pd
 from veil.dataset import Dataset
 from veil.errors import ParameterError
 from veil.utility._alignment import align_release
+from veil.utility._target import (
+    MAX_TARGET_CLASSES, check_target, check_workload_target, published_columns, release_features,
+)
 
 __all__ = ["CLASSIFIERS", "MAX_TARGET_CLASSES", "ClassifierScores", "Workload", "WorkloadResult", "workload", "workload_summary",
-           "check_workload_target"]
+           "check_workload_target", "published_columns"]
 
 #: The classifiers :func:`workload` trains by default, by report name.
 CLASSIFIERS: tuple[str, ...] = ("decision-tree", "naive-bayes", "logistic-regression")
-
-#: The most classes (distinct values of the target, missing counted as one) a
-#: workload target may have.  Each classifier holds a few float64 arrays of
-#: records x classes (the decision tree's node values and its predictions,
-#: naive Bayes's joint log-likelihoods, the logistic regression's gradient): at
-#: 100 classes and 100,000 records its peak stays under about 200 MB, where an
-#: identifier-like target (100,000 values) would ask for tens of GiB.  A finer
-#: target must be coarsened (its values grouped) before it is predicted.
-MAX_TARGET_CLASSES: int = 100
-
-
-def _check_target(target: str, y: np.ndarray, missing: np.ndarray, rows: np.ndarray | None = None) -> None:
-    """Refuse a target with fewer than two classes among ``rows`` (default: every record), missing values left out,
-    or with more than :data:`MAX_TARGET_CLASSES` among every record.
-
-    The message names the column and counts, never a value (the target is
-    often the sensitive attribute).
-    """
-    scope = slice(None) if rows is None else rows
-    labels, absent = y[scope], missing[scope]
-    n, n_missing = len(labels), int(absent.sum())
-    distinct = len(np.unique(labels[~absent]))
-    if distinct > MAX_TARGET_CLASSES and rows is None:
-        raise ParameterError(
-            f"The target column {target!r} (--target) has {distinct} distinct values, more than the "
-            f"{MAX_TARGET_CLASSES} classes workload utility handles (its classifiers' memory grows with records "
-            "x classes): predict a coarser target, its values grouped into fewer classes."
-        )
-    if distinct >= 2:
-        return
-    counts = f"{distinct} distinct value{'s' if distinct != 1 else ''}, {n_missing} missing"
-    where = (
-        f"among its {n} records ({counts})" if rows is None else
-        f"among the {n} training records of its split ({counts}; another --random-state or --test-size "
-        "changes the split)"
-    )
-    raise ParameterError(
-        f"The target column {target!r} (--target) has fewer than two values {where}: "
-        "the classification metric needs at least two classes."
-    )
-
-
-def check_workload_target(original: Dataset, target: str) -> None:
-    """Refuse, before any work, a ``target`` that workload utility cannot learn on ``original``: not a
-    column, fewer than two values among its records, or more than :data:`MAX_TARGET_CLASSES` (the
-    checks :class:`Workload` makes, so that ``veil anonymize --target`` fails before anonymizing).
-
-    Raises
-    ------
-    ParameterError
-    """
-    if target not in original.columns:
-        raise ParameterError(f"The target {target!r} is not a column of the original table.")
-    labels = original.labels_of(target)
-    _check_target(target, labels.fillna("").astype(str).to_numpy(), labels.isna().to_numpy())
-
 
 def _make(name: str, random_state: int) -> Any:
     """A fresh scikit-learn classifier with its feature encoding, by report name."""
@@ -256,8 +203,10 @@ class Workload:
     quasi_identifiers : sequence of str, optional
         Defaults to the dataset's.
     features : sequence of str, optional
-        The columns to learn from (default: every column but the target and
-        the identifiers); each release must have them.
+        The columns to learn from: those the releases publish.  Default: the
+        quasi-identifiers and the columns declared sensitive or insensitive (what
+        a release publishes under the default policy; an identifier is dropped,
+        an unlisted column withheld).  Each release must have them.
     test_size : float in (0, 1), default 1/3
     random_state : int, default 0
         Seed of the split and of the classifiers: the result is deterministic.
@@ -300,8 +249,7 @@ class Workload:
             raise ParameterError("The 'classifiers' parameter needs at least one classifier name.")
         for name in names:
             _make(name, 0)  # unknown names fail here, before any work
-        identifiers = set(original.schema.identifiers)
-        columns = list(features) if features is not None else [c for c in original.columns if c != target and c not in identifiers]
+        columns = list(features) if features is not None else published_columns(original, target)
         absent = [c for c in list(qis) + columns if c not in original.columns]
         if absent:
             raise ParameterError(f"Column(s) {', '.join(map(repr, absent))} are not in the original table.")
@@ -311,7 +259,7 @@ class Workload:
         labels = original.labels_of(target)
         missing = labels.isna().to_numpy()
         self.y = labels.fillna("").astype(str).to_numpy()
-        _check_target(target, self.y, missing)  # before any split or classifier: sklearn's refusal quotes the value
+        check_target(target, self.y, missing)  # before any split or classifier: sklearn's refusal quotes the value
         rows = np.arange(original.n_records)
         values, counts = np.unique(self.y, return_counts=True)
         stratify = self.y if len(values) > 1 and counts.min() >= 2 else None
@@ -319,7 +267,7 @@ class Workload:
             self.train, self.test = train_test_split(rows, test_size=test_size, random_state=self.random_state, stratify=stratify)
         except ValueError as exc:
             raise ParameterError(f"Cannot split {original.n_records} records into train and test rows: {exc}") from None
-        _check_target(target, self.y, missing, self.train)
+        check_target(target, self.y, missing, self.train)
         self.a_base = float(counts.max() / counts.sum())
         frame = original.frame
         full = _codes(frame, self.features)
@@ -368,7 +316,10 @@ class Workload:
 
         if not isinstance(release, pd.DataFrame):
             raise ParameterError(f"The release must be a pandas DataFrame. Got {type(release).__name__} instead.")
-        absent = [c for c in (*self.features, self.target) if c not in release.columns]
+        if self.target not in release.columns:
+            raise ParameterError(f"The release does not publish the target {self.target!r}: workload utility "
+                                 "predicts a published attribute (declare it sensitive or insensitive).")
+        absent = [c for c in self.features if c not in release.columns]
         if absent:
             raise ParameterError(f"The release lacks the column(s) {', '.join(map(repr, absent))} the workload reads.")
         if aligned:
@@ -403,7 +354,7 @@ class Workload:
 def workload(
     original: Dataset, release: pd.DataFrame, *, target: str, classifiers: Sequence[str] = CLASSIFIERS,
     quasi_identifiers: Sequence[str] | None = None, levels: Mapping[str, int] | None = None,
-    aligned: bool = False, test_size: float = 1 / 3, random_state: int = 0,
+    aligned: bool = False, test_size: float = 1 / 3, random_state: int = 0, features: Sequence[str] | None = None,
 ) -> WorkloadResult:
     """Workload utility of a release: :math:`U_{base}`, :math:`U_{san}`, :math:`U_{max}` and :math:`A_{acc}`.
 
@@ -420,15 +371,15 @@ def workload(
     target : str
         The attribute to predict (not a quasi-identifier).
     classifiers : sequence of str
-        Names from :data:`CLASSIFIERS` (``decision-tree``, ``naive-bayes``,
-        ``logistic-regression``; the module docstring describes each).
+        Names from :data:`CLASSIFIERS` (the module docstring describes each).
     quasi_identifiers : sequence of str, optional
     levels : mapping of str to int, optional
         The release's level per QI (its report's ``transformation``).
     aligned : bool, default False
         The release's rows are in the original's order (see :meth:`Workload.score`).
-    test_size : float in (0, 1), default 1/3
-    random_state : int, default 0
+    test_size, random_state : as for :class:`Workload`
+    features : sequence of str, optional
+        The columns learnt from; default: those the release publishes (:func:`release_features`).
 
     Returns
     -------
@@ -457,6 +408,7 @@ def workload(
     1.0
     """
     prepared = Workload(original, target=target, classifiers=classifiers, quasi_identifiers=quasi_identifiers,
+                        features=release_features(original, release, target) if features is None else features,
                         test_size=test_size, random_state=random_state)
     return prepared.score(release, levels=levels, aligned=aligned)
 

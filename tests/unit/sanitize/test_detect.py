@@ -123,11 +123,61 @@ def test_uniqueness_uses_the_full_column_not_the_sample():
     assert not f.unique and f.distinct == 499
 
 
-def test_unique_decimals_are_identifiers_with_lower_confidence():
+def test_unique_decimals_are_a_measurement_not_an_identifier():
     frame = pd.DataFrame({"c": [f"{i}.{i % 7}5" for i in range(40)], "k": [f"K{i}" for i in range(40)]})
     report = scan(frame)
-    assert report.columns["c"].kind == "unique_identifier"
-    assert report.columns["c"].confidence < report.columns["k"].confidence
+    c = report.columns["c"]
+    assert (c.kind, c.category, c.candidate) == ("none", "none", "unique_identifier")
+    assert c.candidate_confidence == pytest.approx(0.3)  # below the default threshold of 0.5
+    assert "continuous measurement" in [e for e in c.evidence if e.source == "uniqueness"][0].detail
+    assert report.columns["k"].kind == "unique_identifier"
+    assert scan(frame, threshold=0.3).columns["c"].kind == "unique_identifier"  # a candidate, not nothing
+
+
+def _survey(n: int = 3000, seed: int = 1) -> pd.DataFrame:
+    """Columns of a person-level survey (issue 33): scores, coded categories, a row number."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "rownum": [str(i) for i in range(20_001, 20_001 + n)],  # five digits, like ZIP codes
+        "mcs": [f"{x:.8f}" for x in rng.normal(50, 10, n)],
+        "pcs": [f"{x:.8f}" for x in rng.normal(45, 12, n)],
+        "education": rng.choice(["1. < HS Grad", "2. HS Grad", "3. Some College", "4. College Grad",
+                                 "5. Advanced Degree"], n),
+        "region": rng.choice(["1. New England", "2. Middle Atlantic", "3. East North Central"], n),
+        "maritl": rng.choice(["1. Never Married", "2. Married", "3. Widowed", "4. Divorced"], n),
+        "maritalcat": rng.choice(["married", "single", "widowed"], n),
+        "educcat": rng.choice(["hs", "college", "grad"], n),
+        "racegrp": rng.choice(["white", "black", "hispanic", "other"], n),
+    })
+
+
+def test_survey_scores_are_not_identifiers():
+    report = scan(_survey())
+    for column in ("mcs", "pcs"):
+        finding = report.columns[column]
+        assert finding.unique and not finding.is_direct_identifier, column
+    assert "mcs" not in report.direct_identifiers and "pcs" not in report.direct_identifiers
+
+
+def test_survey_categories_get_their_own_kind_and_are_quasi_identifiers():
+    report = scan(_survey())
+    kinds = {c: report.columns[c].kind for c in ("education", "region", "maritl", "maritalcat", "educcat",
+                                                  "racegrp")}
+    assert kinds == {"education": "education", "region": "region", "maritl": "marital_status",
+                     "maritalcat": "marital_status", "educcat": "education", "racegrp": "race"}
+    assert set(kinds) <= set(report.quasi_identifiers)
+    # a word that matches a weak pattern for a minority of values is no evidence ("other" is a sex)
+    assert not [e for e in report.columns["racegrp"].evidence if e.source == "pattern"]
+
+
+def test_a_row_number_is_an_identifier_without_zip_evidence():
+    finding = scan(_survey()).columns["rownum"]
+    assert (finding.kind, finding.category) == ("unique_identifier", "direct-identifier")
+    assert not [e for e in finding.evidence if e.kind == "zip"]
+    assert "row or record number" in [e for e in finding.evidence if e.source == "uniqueness"][0].detail
+    # a ZIP column keeps its ZIP evidence
+    zips = pd.DataFrame({"zip": [f"{47600 + i % 40}" for i in range(200)]})
+    assert scan(zips).columns["zip"].kind == "zip"
 
 
 def test_tiny_tables_are_not_called_unique():

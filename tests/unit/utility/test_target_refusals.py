@@ -17,7 +17,7 @@ from veil.cli import app
 from veil.dataset import Dataset
 from veil.errors import ParameterError
 from veil.utility import MAX_TARGET_CLASSES, Workload, workload
-from veil.utility import _workload
+from veil.utility import _target, _workload
 
 runner = CliRunner()
 SECRET = "HIV-POSITIVE"
@@ -141,7 +141,7 @@ def test_too_many_classes_are_refused_through_the_cli(tmp_path):
 
 
 def test_the_class_limit_is_inclusive(monkeypatch):
-    monkeypatch.setattr(_workload, "MAX_TARGET_CLASSES", 3)
+    monkeypatch.setattr(_target, "MAX_TARGET_CLASSES", 3)  # the limit lives with the target checks
     three = Dataset.from_pandas(_frame(["a", "b", "c"] * 20), quasi_identifiers=["age"])
     assert Workload(three, target="dx", classifiers=["decision-tree"]).u_max["decision-tree"] >= 0
     four = Dataset.from_pandas(_frame(["a", "b", "c", "d"] * 15), quasi_identifiers=["age"])

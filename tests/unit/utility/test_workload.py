@@ -85,10 +85,17 @@ def test_bad_parameters_are_parameter_errors(options, message):
         Workload(small(), **options)
 
 
-def test_release_missing_a_feature_is_refused():
+def test_features_are_the_columns_the_release_publishes():
     data = small()
-    with pytest.raises(ParameterError, match="lacks the column"):
-        workload(data, data.frame.drop(columns=["job"]), target="y")
+    withheld = workload(data, data.frame.drop(columns=["job"]), target="y", aligned=True)
+    assert withheld.features == ("age",)
+    assert workload(data, data.frame, target="y", aligned=True).features == ("age", "job")
+    # the class's default: the columns a release publishes under the default policy (job has no role)
+    assert Workload(data, target="y").features == ("age",)
+    with pytest.raises(ParameterError, match="lacks the column"):  # a feature asked for must be published
+        workload(data, data.frame.drop(columns=["job"]), target="y", features=["job"])
+    with pytest.raises(ParameterError, match="does not publish the target"):
+        workload(data, data.frame.drop(columns=["y"]), target="y")
 
 
 def test_deterministic_given_random_state_and_sensitive_to_it():
