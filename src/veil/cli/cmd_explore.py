@@ -143,6 +143,18 @@ def _print(exploration: Any, chosen: int | None) -> None:
                       soft_wrap=True)
 
 
+def _show(document: str | None, exploration: Any, chosen: Any, written: dict[str, Path | None],
+          to_stdout: bool) -> None:
+    """The JSON document alone on stdout, or the table; then where each output went."""
+    if document is not None:
+        typer.echo(document, nl=False)
+    else:
+        _print(exploration, chosen)
+    for role, path in written.items():
+        if path is not None:
+            (err_console if to_stdout else console).print(f"{role}: {esc(path)}")
+
+
 @app.command("explore")
 def explore_command(  # the work is in the helpers above and below
     ctx: typer.Context,
@@ -198,13 +210,7 @@ def explore_command(  # the work is in the helpers above and below
             if to_stdout:  # serialized before anything is published: a failure prints nothing
                 document = json.dumps(payload, indent=2, allow_nan=False) + "\n"
             _write(out, exploration, payload, lattice, chosen, plot=plot, html=html)
-    if document is not None:
-        typer.echo(document, nl=False)
-    else:
-        _print(exploration, chosen)
-    for role, path in (("JSON", files["json"]), ("plot", plot), ("HTML", html)):
-        if path is not None:
-            (err_console if to_stdout else console).print(f"{role}: {esc(path)}")
+    _show(document, exploration, chosen, {"JSON": files["json"], "plot": plot, "HTML": html}, to_stdout)
 
 
 def _check_suffixes(plot: Path | None, html: Path | None) -> None:
