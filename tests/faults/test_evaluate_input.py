@@ -52,3 +52,18 @@ def test_split_refuses_a_share_that_empties_a_part(faults, tmp_path, share, ment
     outcome = faults.invoke("split", tmp_path / "o.csv", "--control", share, "-o", tmp_path / "t.csv",
                             "--control-out", tmp_path / "h.csv")
     faults.assert_refused(outcome, before, faults.snapshot(tmp_path), *mentions)
+
+
+@pytest.mark.parametrize(("flags", "mentions"), [
+    (["--holdout", "0.2"], ("--holdout and --holdout-out go together",)),
+    (["--evaluate"], ("--evaluate", "--holdout")),
+    (["--holdout", "1.5", "--holdout-out", "c.out.csv"], ("holdout",)),
+    (["--holdout", "0.2", "--holdout-out", "c.out.csv", "--engine", "duckdb"], ("local engine",)),
+])
+def test_anonymize_refuses_a_bad_holdout(faults, tmp_path, flags, mentions):
+    tables(tmp_path)
+    before = faults.snapshot(tmp_path)
+    flags = [str(tmp_path / f) if f.endswith(".csv") else f for f in flags]
+    outcome = faults.invoke("anonymize", tmp_path / "o.csv", "--qi", "a,b", "--auto-hierarchies", "-k", "2",
+                            "-o", tmp_path / "out.csv", *flags)
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), *mentions)

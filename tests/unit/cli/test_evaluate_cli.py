@@ -45,3 +45,20 @@ def test_split_anonymize_evaluate(tmp_path, adult):
     text = page.read_text()
     assert "data:image/png;base64," in text and "Adm-clerical" not in text
     assert "Private" not in out.read_text()  # no record value in the result
+
+
+def test_anonymize_holdout_withholds_records_and_evaluates_against_them(tmp_path, adult):
+    source = tmp_path / "adult.csv"
+    adult.frame.iloc[:3000].to_csv(source, index=False)
+    release, report, control = tmp_path / "r.csv", tmp_path / "r.json", tmp_path / "control.csv"
+    run("anonymize", source, "--qi", "sex,age,race", "--sensitive", "salary-class", "--auto-hierarchies",
+        "-k", "5", "--suppression", "0.05", "-o", release, "--json", report, "--holdout", "0.2",
+        "--holdout-out", control, "--evaluate", "-q")
+    result = json.loads(report.read_text())
+    held = pd.read_csv(control)
+    assert len(held) == 600 and result["holdout"] == {"share": 0.2, "records": 600}
+    assert result["records"] == 2400  # the withheld records are not in the release
+    assert set(held.columns) == set(adult.frame.columns)
+    evaluation = result["evaluation"]
+    assert evaluation["parameters"]["control_records"] == 600
+    assert set(evaluation) >= {"singling_out", "linkability", "inference", "attacks"}
