@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -15,11 +15,13 @@ from veil.dp._budget import PrivacyBudget, ZCDPBudget, largest_rho, zcdp_epsilon
 from veil.dp._mechanisms import EPSILON_RANGE
 from veil.dp.synthesis._domain import (MAX_CATEGORIES, ColumnDomain, decode, encode, parse_bins, parse_domain,
                                         resolve_domains)
+from veil.dp.synthesis._learn import learn_categories, selection_epsilon
 from veil.dp.synthesis._fit import fit_tree, sample_tree
 from veil.dp.synthesis._mst import compress, measure_one_way, measure_two_way, project_simplex, select_tree
 from veil.errors import ParameterError
 
-__all__ = ["SynthesisResult", "synthesize", "synthesis_rho", "check_privacy", "synthesis_cost",
+__all__ = ["SynthesisResult", "synthesize", "synthesis_rho", "check_privacy", "synthesis_cost", "BudgetPlan",
+           "plan_budget", "learn_domains", "ledger_report",
            "marginal_errors"]
 
 ALGORITHMS = ("mst",)
@@ -46,19 +48,69 @@ def check_privacy(epsilon: Any, delta: Any, algorithm: Any = "mst") -> tuple[flo
     return eps, dlt
 
 
+#: The share of ρ that learns the categories of text columns without a domain (when there are any).
+DOMAIN_SHARE = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetPlan:
+    """How the synthesis spends (ε, δ).
+
+    ``rho``: the whole zCDP budget, ``cdp_rho(ε, δ - delta_selection)``;
+    ``rho_domain``: the part that learns ``learned`` columns' categories
+    (each ε_c-DP with ε_c²/2 = rho_domain/learned, at δ = delta_selection/learned);
+    ``rho_mst``: the rest, a third for each of MST's steps.
+    """
+
+    epsilon: float
+    delta: float
+    rho: float
+    rho_domain: float
+    delta_selection: float
+    learned: int
+
+    @property
+    def rho_mst(self) -> float:
+        return self.rho - self.rho_domain
+
+    @property
+    def certified_epsilon(self) -> float:
+        """The ε OpenDP's conversion certifies for ``rho`` at δ - delta_selection."""
+        return zcdp_epsilon(self.rho, self.delta - self.delta_selection)
+
+
+def plan_budget(epsilon: float, delta: float, learned: int = 0) -> BudgetPlan:
+    """The budget split: as the authors' reference when every domain is given; with ``learned``
+    columns to learn, half of δ for their selection and :data:`DOMAIN_SHARE` of ρ."""
+    if learned == 0:
+        return BudgetPlan(epsilon, delta, synthesis_rho(epsilon, delta), 0.0, 0.0, 0)
+    rho = synthesis_rho(epsilon, delta / 2.0)
+    return BudgetPlan(epsilon, delta, rho, DOMAIN_SHARE * rho, delta / 2.0, learned)
+
+
 def synthesis_rho(epsilon: float, delta: float) -> float:
-    """ρ of the synthesis: the reference's ``cdp_rho(ε, δ)``, lowered if needed to what OpenDP's
+    """ρ from (ε, δ): the reference's ``cdp_rho``, lowered if needed to what OpenDP's
     zCDP → (ε, δ) conversion certifies (so that the reported ε is OpenDP's)."""
     from veil.dp.synthesis._mst import cdp_rho
 
     return min(cdp_rho(epsilon, delta), largest_rho(epsilon, delta))
 
 
-def synthesis_cost(accountant: Any, epsilon: float, delta: float, rho: float) -> PrivacyBudget | ZCDPBudget:
-    """The one cost charged: ρ-zCDP on a zCDP accountant, else (ε, δ)."""
+def synthesis_cost(accountant: Any, plan: BudgetPlan) -> PrivacyBudget | ZCDPBudget:
+    """The one cost charged: δ-approximate ρ-zCDP on a zCDP accountant, else (ε, δ)."""
     if accountant is not None and accountant.composition in ("zcdp", "filter"):
-        return ZCDPBudget(rho=rho)
-    return PrivacyBudget(epsilon=epsilon, delta=delta)
+        return ZCDPBudget(rho=plan.rho, delta=plan.delta_selection)
+    return PrivacyBudget(epsilon=plan.epsilon, delta=plan.delta)
+
+
+def learn_domains(frame: pd.DataFrame, domains: list[ColumnDomain], plan: BudgetPlan) -> list[ColumnDomain]:
+    """``domains`` with every column marked ``learned`` given its DP-selected categories."""
+    if plan.learned == 0:
+        return domains
+    eps = selection_epsilon(plan.rho_domain / plan.learned) * (1.0 - 1e-9)
+    dlt = plan.delta_selection / plan.learned
+    return [replace(d, categories=learn_categories(frame[d.name], epsilon=eps, delta=dlt)) if d.learned else d
+            for d in domains]
 
 
 def _tv(real: np.ndarray, synth: np.ndarray) -> float:
@@ -137,21 +189,23 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
     """
     eps, dlt = check_privacy(epsilon, delta, algorithm)
     doms = _domains(frame, domain, bins, tuple(identifiers), max_categories)
-    rho = synthesis_rho(eps, dlt)
+    plan = plan_budget(eps, dlt, sum(d.learned for d in doms))
     ledger = None
-    if accountant is not None:
-        accountant.spend(synthesis_cost(accountant, eps, dlt, rho), label=f"{label} mst rho={rho:.6g}")
+    if accountant is not None:  # charged once, before any noise is drawn
+        accountant.spend(synthesis_cost(accountant, plan), label=f"{label} mst rho={plan.rho:.6g}")
         ledger = ledger_report(accountant)
+    doms = learn_domains(frame, doms, plan)
     codes = encode(frame, doms)
     sizes = [d.size for d in doms]
-    synth, info = _mst(codes, sizes, rho, np.random.default_rng(seed))
-    report = {"algorithm": "mst", "epsilon": zcdp_epsilon(rho, dlt), "delta": dlt, "rho": rho,
-              "rows": int(len(synth)), "domain_source": {d.name: "user" for d in doms},
+    synth, info = _mst(codes, sizes, plan.rho_mst, np.random.default_rng(seed))
+    report = {"algorithm": "mst", "epsilon": plan.certified_epsilon, "delta": dlt, "rho": plan.rho,
+              "rows": int(len(synth)), "domain_source": {d.name: "dp" if d.learned else "user" for d in doms},
               "marginal_error": marginal_errors(codes, synth, sizes), "workload_error": None,
               "ledger": ledger, "evaluation": None,
               "marginals": {"1way": [d.name for d in doms],
                             "2way": [[doms[a].name, doms[b].name] for a, b in info["edges"]]},
-              "noise": {"sigma_1way": info["sigma_1way"], "sigma_2way": info["sigma_2way"]}}
+              "noise": {"sigma_1way": info["sigma_1way"], "sigma_2way": info["sigma_2way"],
+                        "rho_domain": plan.rho_domain, "delta_selection": plan.delta_selection}}
     return SynthesisResult(decode(synth, doms), report)
 
 

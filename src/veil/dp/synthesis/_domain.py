@@ -19,6 +19,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from veil.dp.synthesis._learn import OTHER
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 
 __all__ = ["ColumnDomain", "parse_domain", "parse_bins", "resolve_domains", "encode", "decode"]
@@ -36,6 +37,8 @@ class ColumnDomain:
     low: float | None = None
     high: float | None = None
     bins: int | None = None
+    #: learned under DP: values outside the categories are written as ``(other)``, not dropped
+    learned: bool = False
 
     @property
     def numeric(self) -> bool:
@@ -43,13 +46,15 @@ class ColumnDomain:
 
     @property
     def size(self) -> int:
-        return len(self.categories) if self.categories is not None else int(self.bins or 0)
+        if self.categories is not None:
+            return len(self.categories) + int(self.learned)
+        return int(self.bins or 0)
 
     @property
     def labels(self) -> list[str]:
         """The value written for each code: the category, or the bin as ``[lo, hi)``."""
         if self.categories is not None:
-            return list(self.categories)
+            return [*self.categories, *([OTHER] if self.learned else [])]
         edges = np.linspace(self.low, self.high, self.bins + 1)
         last = self.bins - 1
         return [f"[{edges[i]:g}, {edges[i + 1]:g}{']' if i == last else ')'}" for i in range(self.bins)]
@@ -117,10 +122,13 @@ def resolve_domains(frame: pd.DataFrame, domains: Mapping[str, ColumnDomain], *,
                     identifiers: tuple[str, ...] = (), max_categories: int = MAX_CATEGORIES) -> list[ColumnDomain]:
     """The domain of every synthesized column (the table's columns but the identifiers), in order.
 
-    Refused: a domain or identifier naming no column; a column without a
-    domain (numeric ones are told to give bounds or bins); a text domain for
-    a numeric column is allowed (its values are matched as text); a domain
-    larger than ``max_categories``.
+    A text column without a domain is returned with ``learned=True`` and no
+    categories: its categories are learned under DP once the budget is
+    charged.  Refused: a domain or identifier naming no column; a numeric
+    column without bounds and bins; a text column without a domain and with
+    more than ``max_categories`` distinct values; a domain larger than
+    ``max_categories``.  (A text domain for a numeric column is allowed: its
+    values are matched as text.)
     """
     columns = [str(c) for c in frame.columns]
     for name in [*domains, *identifiers]:
@@ -136,8 +144,12 @@ def resolve_domains(frame: pd.DataFrame, domains: Mapping[str, ColumnDomain], *,
             if pd.api.types.is_numeric_dtype(frame[name]) and not pd.api.types.is_bool_dtype(frame[name]):
                 raise SchemaError(f"The numeric column {name!r} has no bounds: give --bins {name}=MIN:MAX:BINS or "
                                   f'{{"min", "max", "bins"}} for it in --domain; veil reads no bound from the data.')
-            raise SchemaError(f"The column {name!r} has no domain: list its categories in --domain (or give it "
-                              "in --identifiers to leave it out); veil reads no category from the data.")
+            if frame[name].nunique(dropna=True) > max_categories:
+                raise SchemaError(f"The column {name!r} has more than --max-categories {max_categories} "
+                                  "categories: list its categories in --domain (or give it in --identifiers "
+                                  "to leave it out).")
+            out.append(ColumnDomain(name, categories=(), learned=True))  # learned under DP once charged
+            continue
         if dom.size > max_categories:
             raise ParameterError(f"The domain of column {name!r} has {dom.size} categories, more than "
                                  f"--max-categories {max_categories}; coarsen it or raise --max-categories.")
@@ -150,8 +162,10 @@ def resolve_domains(frame: pd.DataFrame, domains: Mapping[str, ColumnDomain], *,
 def _codes(column: pd.Series, dom: ColumnDomain) -> np.ndarray:
     """Each value's code in ``dom`` (-1: outside the domain or missing)."""
     if dom.categories is not None:
-        text = column.astype("string")
-        return pd.Categorical(text, categories=list(dom.categories)).codes.astype(np.int64)
+        text = column.astype(object).where(column.notna(), None).map(lambda v: v if v is None else str(v))
+        codes = pd.Index(list(dom.categories), dtype=object).get_indexer(text).astype(np.int64)
+        codes[column.isna().to_numpy()] = -1
+        return np.where(codes < 0, len(dom.categories), codes) if dom.learned else codes
     values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
     bins = np.floor((np.clip(values, dom.low, dom.high) - dom.low) / (dom.high - dom.low) * dom.bins)
     codes = np.clip(np.nan_to_num(bins, nan=-1.0), -1, dom.bins - 1).astype(np.int64)
