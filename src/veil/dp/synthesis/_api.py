@@ -21,7 +21,7 @@ from veil.dp.synthesis._mst import compress, measure_one_way, measure_two_way, p
 from veil.errors import ParameterError
 
 __all__ = ["SynthesisResult", "synthesize", "synthesis_rho", "check_privacy", "synthesis_cost", "BudgetPlan",
-           "plan_budget", "learn_domains", "ledger_report",
+           "plan_budget", "learn_domains", "ledger_report", "column_domains",
            "marginal_errors"]
 
 ALGORITHMS = ("mst",)
@@ -136,9 +136,16 @@ def marginal_errors(real: np.ndarray, synth: np.ndarray, sizes: list[int], *, ma
     return out
 
 
-def _domains(frame: pd.DataFrame, domain: Any, bins: Mapping[str, str] | None,
-             identifiers: tuple[str, ...], max_categories: int) -> list[ColumnDomain]:
-    given = dict(parse_domain(domain)) if domain is not None else {}
+def column_domains(frame: pd.DataFrame, domain: Any, bins: Mapping[str, str] | None,
+                   identifiers: tuple[str, ...], max_categories: int) -> list[ColumnDomain]:
+    """Every synthesized column's domain from ``domain`` (a JSON file, or a mapping of specs or
+    :class:`ColumnDomain`) and ``bins``, checked against ``frame`` (see :func:`resolve_domains`)."""
+    given: dict[str, ColumnDomain] = {}
+    if isinstance(domain, Mapping):
+        parsed = parse_domain({k: v for k, v in domain.items() if not isinstance(v, ColumnDomain)})
+        given = {k: v if isinstance(v, ColumnDomain) else parsed[k] for k, v in domain.items()}
+    elif domain is not None:
+        given = dict(parse_domain(domain))
     given.update(parse_bins(bins or {}))
     return resolve_domains(frame, given, identifiers=identifiers, max_categories=max_categories)
 
@@ -188,7 +195,7 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
         Seeds the sampling of synthetic rows only (post-processing), never the privacy noise.
     """
     eps, dlt = check_privacy(epsilon, delta, algorithm)
-    doms = _domains(frame, domain, bins, tuple(identifiers), max_categories)
+    doms = column_domains(frame, domain, bins, tuple(identifiers), max_categories)
     plan = plan_budget(eps, dlt, sum(d.learned for d in doms))
     ledger = None
     if accountant is not None:  # charged once, before any noise is drawn
