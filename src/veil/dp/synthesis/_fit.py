@@ -14,7 +14,8 @@ closed form instead of by mirror descent:
    consistent with both columns' marginals by iterative proportional fitting.
 
 Sampling is ancestral, root to leaves along the tree: the root from its
-marginal, each child from P(child | parent).  All of it is post-processing of
+marginal, each child from P(child | parent), the counts of each group
+rounded (largest remainder) rather than drawn.  All of it is post-processing of
 the noisy marginals; the random draws of the sampling (numpy's generator) are
 not privacy noise.
 """
@@ -28,7 +29,7 @@ import numpy as np
 
 from veil.dp.synthesis._mst import project_simplex
 
-__all__ = ["TreeModel", "fit_tree", "sample_tree"]
+__all__ = ["TreeModel", "fit_tree", "sample_tree", "allocate"]
 
 _IPF_ROUNDS = 50
 
@@ -80,14 +81,32 @@ def fit_tree(one_way: list[np.ndarray], one_var: list[np.ndarray], edges: list[t
     return TreeModel(total, nodes, joint)
 
 
-def _draw(rng: np.random.Generator, probs: np.ndarray, given: np.ndarray) -> np.ndarray:
-    """One draw per row from row ``given`` of the conditional table ``probs`` (rows sum to 1)."""
+def allocate(rng: np.random.Generator, probs: np.ndarray, given: np.ndarray) -> np.ndarray:
+    """For the rows with ``given == v``, values of the child in the proportions of row v of
+    ``probs`` (rows sum to 1): the counts rounded by largest remainder, in a random order.
+
+    Rounding instead of drawing each row independently removes the multinomial
+    sampling error (as the reference's ``synthetic_data`` does).
+    """
     k = probs.shape[1]
-    cum = np.cumsum(probs, axis=1)
-    cum[:, -1] = 1.0
-    flat = (cum + np.arange(probs.shape[0])[:, None]).ravel()
-    pos = np.searchsorted(flat, given + rng.random(given.size), side="right")
-    return np.clip(pos - given * k, 0, k - 1)
+    n_v = np.bincount(given, minlength=probs.shape[0]).astype(float)
+    target = n_v[:, None] * probs
+    floor = np.floor(target - 1e-9).clip(min=0.0)
+    short = np.clip(n_v - floor.sum(axis=1), 0, k).astype(np.int64)
+    order = np.argsort(-(target - floor) + 1e-12 * rng.random(target.shape), axis=1)
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(k)[None, :].repeat(len(order), axis=0), axis=1)
+    counts = (floor + (rank < short[:, None])).astype(np.int64).ravel()
+    values = np.repeat(np.tile(np.arange(k), probs.shape[0]), counts)
+    perm = rng.permutation(given.size)
+    rows = perm[np.argsort(given[perm], kind="stable")]
+    out = np.empty(given.size, dtype=np.int64)
+    out[rows] = values
+    return out
+
+
+def _normalised(node: np.ndarray) -> np.ndarray:
+    return node / node.sum() if node.sum() > 0 else np.full(node.size, 1.0 / node.size)
 
 
 def _conditional(joint: np.ndarray) -> np.ndarray:
@@ -101,8 +120,8 @@ def sample_tree(model: TreeModel, rows: int, rng: np.random.Generator) -> np.nda
     d = len(model.nodes)
     out = np.zeros((rows, d), dtype=np.int64)
     root = model.nodes[0]
-    p = root / root.sum() if root.sum() > 0 else np.full(root.size, 1.0 / root.size)
-    out[:, 0] = _draw(rng, p[None, :], np.zeros(rows, dtype=np.int64))
+    p = _normalised(root)
+    out[:, 0] = allocate(rng, p[None, :], np.zeros(rows, dtype=np.int64))
     seen, queue = {0}, deque([0])
     while queue:
         parent = queue.popleft()
@@ -111,11 +130,9 @@ def sample_tree(model: TreeModel, rows: int, rng: np.random.Generator) -> np.nda
                 continue
             child = b if parent == a else a
             table = joint if parent == a else joint.T
-            out[:, child] = _draw(rng, _conditional(table), out[:, parent])
+            out[:, child] = allocate(rng, _conditional(table), out[:, parent])
             seen.add(child)
             queue.append(child)
     for j in set(range(d)) - seen:  # not joined to the tree (only when there is no edge): independent
-        node = model.nodes[j]
-        p = node / node.sum() if node.sum() > 0 else np.full(node.size, 1.0 / node.size)
-        out[:, j] = _draw(rng, p[None, :], np.zeros(rows, dtype=np.int64))
+        out[:, j] = allocate(rng, _normalised(model.nodes[j])[None, :], np.zeros(rows, dtype=np.int64))
     return out

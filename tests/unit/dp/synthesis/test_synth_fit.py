@@ -42,3 +42,14 @@ def test_sampling_follows_the_tree():
 def test_a_column_without_an_edge_is_drawn_from_its_marginal():
     model = TreeModel(10.0, [np.array([0.0, 10.0])], {})
     assert sample_tree(model, 50, np.random.default_rng(0))[:, 0].tolist() == [1] * 50
+
+
+def test_draw_rounds_the_counts_of_each_group_by_largest_remainder():
+    from veil.dp.synthesis._fit import allocate
+
+    rng = np.random.default_rng(0)
+    given = np.array([0, 0, 0, 0, 1, 1, 1])
+    out = allocate(rng, np.array([[0.25, 0.75], [1.0, 0.0]]), given)
+    assert sorted(out[:4]) == [0, 1, 1, 1] and out[4:].tolist() == [0, 0, 0]
+    out = allocate(rng, np.array([[0.5, 0.3, 0.2]]), np.zeros(10, dtype=np.int64))
+    assert np.bincount(out, minlength=3).tolist() == [5, 3, 2]
