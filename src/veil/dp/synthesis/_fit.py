@@ -10,8 +10,9 @@ closed form instead of by mirror descent:
 2. each column's marginal: the inverse-variance mean of its noisy 1-way
    counts and of the row (column) sums of each noisy 2-way table it is in,
    projected onto the non-negative tables with that total;
-3. each tree edge: its noisy 2-way table projected the same way, then made
-   consistent with both columns' marginals by iterative proportional fitting.
+3. each tree edge: its noisy 2-way table moved to the nearest table (least
+   squares) whose sums are both columns' marginals, projected the same way,
+   then made consistent again by iterative proportional fitting.
 
 Sampling is ancestral, root to leaves along the tree: the root from its
 marginal, each child from P(child | parent), the counts of each group
@@ -29,7 +30,7 @@ import numpy as np
 
 from veil.dp.synthesis._mst import project_simplex
 
-__all__ = ["TreeModel", "fit_tree", "sample_tree", "allocate"]
+__all__ = ["TreeModel", "fit_tree", "sample_tree", "allocate", "match_sums"]
 
 _IPF_ROUNDS = 50
 
@@ -61,6 +62,15 @@ def _node(j: int, y: np.ndarray, var: np.ndarray, edges: list, two_way: list, tw
     return project_simplex(num / den, total)
 
 
+def match_sums(table: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The table nearest ``table`` (least squares) whose row and column sums are ``rows`` and
+    ``cols`` (same total): a constant added along each row and each column."""
+    n_r, n_c = table.shape
+    gap = rows.sum() - table.sum()
+    return (table + (rows - table.sum(axis=1))[:, None] / n_c + (cols - table.sum(axis=0))[None, :] / n_r
+            - gap / (n_r * n_c))
+
+
 def _ipf(table: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     t = table + 1e-9 * max(table.sum(), 1.0) / table.size
     for _ in range(_IPF_ROUNDS):
@@ -77,7 +87,8 @@ def fit_tree(one_way: list[np.ndarray], one_var: list[np.ndarray], edges: list[t
     nodes = [_node(j, y, v, edges, two_way, two_var, total) for j, (y, v) in enumerate(zip(one_way, one_var))]
     joint = {}
     for (a, b), table in zip(edges, two_way):
-        joint[(a, b)] = _ipf(project_simplex(table, total), nodes[a], nodes[b])
+        fitted = project_simplex(match_sums(table, nodes[a], nodes[b]), total)
+        joint[(a, b)] = _ipf(fitted, nodes[a], nodes[b])
     return TreeModel(total, nodes, joint)
 
 

@@ -53,3 +53,14 @@ def test_draw_rounds_the_counts_of_each_group_by_largest_remainder():
     assert sorted(out[:4]) == [0, 1, 1, 1] and out[4:].tolist() == [0, 0, 0]
     out = allocate(rng, np.array([[0.5, 0.3, 0.2]]), np.zeros(10, dtype=np.int64))
     assert np.bincount(out, minlength=3).tolist() == [5, 3, 2]
+
+
+def test_match_sums_by_hand():
+    from veil.dp.synthesis._fit import match_sums
+
+    table = np.array([[1.0, 2.0], [3.0, 4.0]])  # sums 3, 7 and 4, 6; total 10
+    out = match_sums(table, np.array([5.0, 5.0]), np.array([4.0, 6.0]))
+    # rows +1 and -1 per cell, columns unchanged: [[2, 3], [2, 3]]
+    assert out.tolist() == [[2.0, 3.0], [2.0, 3.0]]
+    out = match_sums(table, np.array([4.0, 8.0]), np.array([5.0, 7.0]))  # total 12: +0.5 +0.5 then -0.5
+    assert out.sum(axis=1) == pytest.approx([4.0, 8.0]) and out.sum(axis=0) == pytest.approx([5.0, 7.0])
