@@ -126,3 +126,16 @@ def test_ten_concurrent_syntheses_never_overspend(tmp_path):
     lines = [json.loads(x) for x in (tmp_path / "ledger.json.journal").read_text().splitlines()]
     spends = [x for x in lines if x["event"] == "spend"]
     assert len(spends) == 4 and sum(s["cost"]["epsilon"] for s in spends) == pytest.approx(2.0)
+
+
+def test_one_column_and_few_rows_are_synthesized_without_a_traceback(tmp_path):
+    from tests.faults.conftest import invoke
+
+    (tmp_path / "one.csv").write_text("sex\nF\nM\nF\n")
+    (tmp_path / "d.json").write_text('{"sex": ["F", "M"]}')
+    outcome = invoke("synthesize", tmp_path / "one.csv", "--epsilon", "1", "--domain", tmp_path / "d.json",
+                     "-o", tmp_path / "out.csv", "--json", tmp_path / "r.json")
+    assert outcome.exit_code == 0 and outcome.exception is None, outcome.text
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["marginal_error"]["2way"] is None and report["marginals"]["2way"] == []
+    assert (tmp_path / "out.csv").read_text().splitlines()[0] == "sex"

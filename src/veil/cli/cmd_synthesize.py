@@ -107,10 +107,10 @@ def synthesize_command(
                       domain=domain, bins=bins, max_categories=max_categories, identifiers=identifiers,
                       budget_file=budget_file, dataset_name=dataset_name, budget=budget,
                       budget_delta=budget_delta, seed=seed, sep=sep)
-    err = report["marginal_error"]
+    two = report["marginal_error"]["2way"]
+    error = "" if two is None else f"; 2-way TV error {two:.4f}"
     console.print(f"wrote {report['rows']} synthetic rows to {output} (mst, ε={report['epsilon']:.4g}, "
-                  f"δ={report['delta']:g}, ρ={report['rho']:.4g}; 2-way TV error {err['2way']:.4f})",
-                  highlight=False, markup=False)
+                  f"δ={report['delta']:g}, ρ={report['rho']:.4g}{error})", highlight=False, markup=False)
 
 
 def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Path, json_out: Optional[Path],
