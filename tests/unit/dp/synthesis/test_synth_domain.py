@@ -5,6 +5,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from veil.dp.synthesis import parse_bins, parse_domain, synthesize
 from veil.dp.synthesis._domain import ColumnDomain, decode, encode, resolve_domains
@@ -98,3 +100,15 @@ def test_no_data_derived_bin_edge_or_bound_reaches_the_output_or_the_report():
     text = _published(result)
     for derived in ("23.4", "76.8", "23.5", "76.9"):
         assert derived not in text
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "zz-rare", "", "Q"]), st.floats(-50, 250)),
+                min_size=1, max_size=60))
+def test_every_published_value_is_a_public_label(rows):
+    frame = pd.DataFrame(rows, columns=["c", "x"])
+    doms = {"c": ["a", "b", "c"], "x": {"min": 0, "max": 100, "bins": 4}}
+    result = synthesize(frame, epsilon=2.0, domain=doms, seed=0)
+    assert set(result.frame["c"]) <= {"a", "b", "c"}
+    assert set(result.frame["x"]) <= {"[0, 25)", "[25, 50)", "[50, 75)", "[75, 100]"}
+    assert "zz-rare" not in json.dumps(result.report) and "Q" not in set(result.frame["c"])
