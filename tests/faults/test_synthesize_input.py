@@ -139,3 +139,28 @@ def test_one_column_and_few_rows_are_synthesized_without_a_traceback(tmp_path):
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["marginal_error"]["2way"] is None and report["marginals"]["2way"] == []
     assert (tmp_path / "out.csv").read_text().splitlines()[0] == "sex"
+
+
+def test_a_category_with_a_leading_zero_is_matched_as_written(tmp_path):
+    from tests.faults.conftest import invoke
+
+    (tmp_path / "z.csv").write_text("zip\n" + "02139\n" * 300 + "02142\n" * 300)
+    (tmp_path / "d.json").write_text('{"zip": ["02139", "02142"]}')
+    outcome = invoke("synthesize", tmp_path / "z.csv", "--epsilon", "1", "--domain", tmp_path / "d.json",
+                     "-o", tmp_path / "out.csv", "--json", tmp_path / "r.json")
+    assert outcome.exit_code == 0, outcome.text
+    assert abs(json.loads((tmp_path / "r.json").read_text())["rows"] - 600) < 200  # no row lost to the typing
+    assert set((tmp_path / "out.csv").read_text().split()[1:]) == {"02139", "02142"}
+
+
+def test_query_and_synthesize_share_the_dataset_key_of_the_ledger(work):
+    from tests.faults.conftest import invoke
+
+    ledger = work / "ledger.json"
+    first = invoke("query", work / "data.csv", "count", "--epsilon", "0.5", "--budget-file", ledger,
+                   "--budget", "2", "--budget-delta", "1e-6")
+    assert first.exit_code == 0, first.text
+    outcome = invoke(*_args(work, "--epsilon", "1", "--budget-file", ledger))  # no --budget: the same key
+    assert outcome.exit_code == 0, outcome.text
+    spent = json.loads((work / "report.json").read_text())["ledger"]["spent"]
+    assert spent["epsilon"] == pytest.approx(1.5)

@@ -136,9 +136,12 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
             _precheck(_accountant(None, None, budget, budget_delta), eps, dlt, "read, ")
         elif dataset_name:
             _precheck_ledger(budget_file, f"name:{dataset_name}", budget, budget_delta, eps, dlt)
-        frame = read_table(file, sep=sep, typed=True).to_pandas()
+        # as text, so that a category such as ZIP code 02139 keeps its leading zero
+        frame = read_table(file, sep=sep, typed=False).to_pandas()
         column_domains(frame, given, None, ids, max_categories)  # every domain checked before the ledger opens
-        key = f"name:{dataset_name}" if dataset_name else dataset_fingerprint(frame)
+        # the ledger key of veil query: the fingerprint of the typed records
+        key = f"name:{dataset_name}" if dataset_name else dataset_fingerprint(
+            read_table(file, sep=sep, typed=True).to_pandas())
         accountant = _accountant(budget_file, key, budget, budget_delta)
         _precheck(accountant, eps, dlt)
         result = synthesize(frame, epsilon=eps, delta=dlt, domain=given, identifiers=ids,

@@ -118,6 +118,16 @@ def parse_bins(items: Mapping[str, str]) -> dict[str, ColumnDomain]:
     return out
 
 
+def _is_numeric(column: pd.Series) -> bool:
+    """Numbers (not bools), or text whose every present value reads as a number."""
+    if pd.api.types.is_bool_dtype(column):
+        return False
+    if pd.api.types.is_numeric_dtype(column):
+        return True
+    present = column.dropna()
+    return bool(len(present)) and bool(pd.to_numeric(present, errors="coerce").notna().all())
+
+
 def resolve_domains(frame: pd.DataFrame, domains: Mapping[str, ColumnDomain], *,
                     identifiers: tuple[str, ...] = (), max_categories: int = MAX_CATEGORIES) -> list[ColumnDomain]:
     """The domain of every synthesized column (the table's columns but the identifiers), in order.
@@ -141,9 +151,10 @@ def resolve_domains(frame: pd.DataFrame, domains: Mapping[str, ColumnDomain], *,
             continue
         dom = domains.get(name)
         if dom is None:
-            if pd.api.types.is_numeric_dtype(frame[name]) and not pd.api.types.is_bool_dtype(frame[name]):
-                raise SchemaError(f"The numeric column {name!r} has no bounds: give --bins {name}=MIN:MAX:BINS or "
-                                  f'{{"min", "max", "bins"}} for it in --domain; veil reads no bound from the data.')
+            if _is_numeric(frame[name]):
+                raise SchemaError(f"The numeric column {name!r} has no bounds: give --bins {name}=MIN:MAX:BINS, or "
+                                  f'{{"min", "max", "bins"}} or its categories in --domain; veil reads no bound '
+                                  "from the data.")
             if frame[name].nunique(dropna=True) > max_categories:
                 raise SchemaError(f"The column {name!r} has more than --max-categories {max_categories} "
                                   "categories: list its categories in --domain (or give it in --identifiers "
