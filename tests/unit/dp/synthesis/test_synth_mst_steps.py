@@ -93,3 +93,11 @@ def test_select_tree_is_a_spanning_tree_and_finds_the_strong_pair():
 
 def test_select_tree_of_one_column_is_empty():
     assert select_tree(np.zeros((5, 1), dtype=np.int64), [np.array([5.0])], rho=1.0) == []
+
+
+@pytest.mark.parametrize("rho, d", [(0.005, 9), (0.01, 2), (1.0, 15)])
+def test_the_selection_rounds_spend_at_most_their_third(rho, d):
+    from veil.dp._selection import ExponentialMechanism
+
+    eps = math.sqrt(8.0 * rho / (d - 1)) * (1.0 - 1e-9)  # as select_tree sets it
+    assert (d - 1) * ExponentialMechanism(epsilon=eps, sensitivity=1.0).rho <= rho  # OpenDP's map
