@@ -44,6 +44,7 @@ from veil.dp._sensitivity import (
 )
 from veil.dp._streams import BinaryTreeMechanism, distributed_laplace_shares, paillier_noisy_total
 from veil.dp._table import ContributionBounds, DPAnswer, PrivateTable
+from veil.dp.synthesis import synthesize  # noqa: F401  (veil.dp.synthesize)
 
 __all__ = [
     "COMMON_EPSILONS", "PrivacyBudget", "ZCDPBudget", "PrivacyAccountant", "LedgerEntry",

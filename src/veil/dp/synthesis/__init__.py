@@ -1,0 +1,9 @@
+"""Synthetic tables under differential privacy from noisy marginals (MST).
+
+See ``docs/synthesize.md``.
+"""
+
+from veil.dp.synthesis._api import SynthesisResult, marginal_errors, synthesize
+from veil.dp.synthesis._domain import ColumnDomain, parse_bins, parse_domain
+
+__all__ = ["synthesize", "SynthesisResult", "marginal_errors", "ColumnDomain", "parse_domain", "parse_bins"]

@@ -1,0 +1,226 @@
+"""``veil.dp.synthesize``: a synthetic table under (ε, δ)-differential privacy, charged once to the ledger."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from veil._validation import check_real
+from veil.dp._budget import PrivacyBudget, ZCDPBudget, largest_rho, zcdp_epsilon
+from veil.dp._mechanisms import EPSILON_RANGE
+from veil.dp.synthesis._domain import (MAX_CATEGORIES, ColumnDomain, decode, encode, parse_bins, parse_domain,
+                                        resolve_domains)
+from veil.dp.synthesis._learn import learn_categories, selection_epsilon
+from veil.dp.synthesis._fit import fit_tree, sample_tree
+from veil.dp.synthesis._mst import compress, measure_one_way, measure_two_way, project_simplex, select_tree
+from veil.errors import ParameterError
+
+__all__ = ["SynthesisResult", "synthesize", "synthesis_rho", "check_privacy", "synthesis_cost", "BudgetPlan",
+           "plan_budget", "learn_domains", "ledger_report", "column_domains",
+           "marginal_errors"]
+
+ALGORITHMS = ("mst",)
+
+
+@dataclass(frozen=True, slots=True)
+class SynthesisResult:
+    """The synthetic ``frame`` and its ``report`` (the JSON contract of ``veil synthesize --json``)."""
+
+    frame: pd.DataFrame
+    report: dict
+
+
+def check_privacy(epsilon: Any, delta: Any, algorithm: Any = "mst") -> tuple[float, float]:
+    """Validate ε (in veil's range), δ in (0, 1) and the algorithm; return (ε, δ)."""
+    owner = "veil synthesize"
+    eps = check_real("epsilon", epsilon, owner, low=0.0, closed="neither")
+    lo, hi = EPSILON_RANGE
+    if not lo <= eps <= hi:
+        raise ParameterError(f"--epsilon must be in [{lo:g}, {hi:g}]; got {epsilon!r}.")
+    dlt = check_real("delta", delta, owner, low=0.0, high=1.0, closed="neither")
+    if str(algorithm).lower() not in ALGORITHMS:
+        raise ParameterError(f"--algorithm must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}.")
+    return eps, dlt
+
+
+#: The share of ρ that learns the categories of text columns without a domain (when there are any).
+DOMAIN_SHARE = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetPlan:
+    """How the synthesis spends (ε, δ).
+
+    ``rho``: the whole zCDP budget, ``cdp_rho(ε, δ - delta_selection)``;
+    ``rho_domain``: the part that learns ``learned`` columns' categories
+    (each ε_c-DP with ε_c²/2 = rho_domain/learned, at δ = delta_selection/learned);
+    ``rho_mst``: the rest, a third for each of MST's steps.
+    """
+
+    epsilon: float
+    delta: float
+    rho: float
+    rho_domain: float
+    delta_selection: float
+    learned: int
+
+    @property
+    def rho_mst(self) -> float:
+        return self.rho - self.rho_domain
+
+    @property
+    def certified_epsilon(self) -> float:
+        """The ε OpenDP's conversion certifies for ``rho`` at δ - delta_selection."""
+        return zcdp_epsilon(self.rho, self.delta - self.delta_selection)
+
+
+def plan_budget(epsilon: float, delta: float, learned: int = 0) -> BudgetPlan:
+    """The budget split: as the authors' reference when every domain is given; with ``learned``
+    columns to learn, half of δ for their selection and :data:`DOMAIN_SHARE` of ρ."""
+    if learned == 0:
+        return BudgetPlan(epsilon, delta, synthesis_rho(epsilon, delta), 0.0, 0.0, 0)
+    rho = synthesis_rho(epsilon, delta / 2.0)
+    return BudgetPlan(epsilon, delta, rho, DOMAIN_SHARE * rho, delta / 2.0, learned)
+
+
+def synthesis_rho(epsilon: float, delta: float) -> float:
+    """ρ from (ε, δ): the reference's ``cdp_rho``, lowered if needed to what OpenDP's
+    zCDP → (ε, δ) conversion certifies (so that the reported ε is OpenDP's)."""
+    from veil.dp.synthesis._mst import cdp_rho
+
+    return min(cdp_rho(epsilon, delta), largest_rho(epsilon, delta))
+
+
+def synthesis_cost(accountant: Any, plan: BudgetPlan) -> PrivacyBudget | ZCDPBudget:
+    """The one cost charged: δ-approximate ρ-zCDP on a zCDP accountant, else (ε, δ)."""
+    if accountant is not None and accountant.composition in ("zcdp", "filter"):
+        return ZCDPBudget(rho=plan.rho, delta=plan.delta_selection)
+    return PrivacyBudget(epsilon=plan.epsilon, delta=plan.delta)
+
+
+def learn_domains(frame: pd.DataFrame, domains: list[ColumnDomain], plan: BudgetPlan) -> list[ColumnDomain]:
+    """``domains`` with every column marked ``learned`` given its DP-selected categories."""
+    if plan.learned == 0:
+        return domains
+    eps = selection_epsilon(plan.rho_domain / plan.learned) * (1.0 - 1e-9)
+    dlt = plan.delta_selection / plan.learned
+    return [replace(d, categories=learn_categories(frame[d.name], epsilon=eps, delta=dlt)) if d.learned else d
+            for d in domains]
+
+
+def _tv(real: np.ndarray, synth: np.ndarray) -> float:
+    """Total-variation distance of the empirical distributions of two int key arrays."""
+    keys, inverse = np.unique(np.concatenate([real, synth]), return_inverse=True)
+    p = np.bincount(inverse[: real.size], minlength=keys.size) / max(real.size, 1)
+    q = np.bincount(inverse[real.size:], minlength=keys.size) / max(synth.size, 1)
+    return float(0.5 * np.abs(p - q).sum())
+
+
+def marginal_errors(real: np.ndarray, synth: np.ndarray, sizes: list[int], *, max_way: int = 3) -> dict:
+    """The average total-variation distance of all 1-, 2- and 3-way marginals (``None`` when
+    the table has fewer columns than the order)."""
+    out: dict[str, float | None] = {}
+    for way in (1, 2, 3):
+        combos = list(itertools.combinations(range(len(sizes)), way)) if way <= max_way else []
+        errs = []
+        for cols in combos:
+            dims = tuple(sizes[c] for c in cols)
+            key = lambda codes: np.ravel_multi_index(tuple(codes[:, list(cols)].T), dims)  # noqa: E731
+            errs.append(_tv(key(real), key(synth)) if len(real) and len(synth) else 1.0)
+        out[f"{way}way"] = float(np.mean(errs)) if errs else None
+    return out
+
+
+def column_domains(frame: pd.DataFrame, domain: Any, bins: Mapping[str, str] | None,
+                   identifiers: tuple[str, ...], max_categories: int) -> list[ColumnDomain]:
+    """Every synthesized column's domain from ``domain`` (a JSON file, or a mapping of specs or
+    :class:`ColumnDomain`) and ``bins``, checked against ``frame`` (see :func:`resolve_domains`)."""
+    given: dict[str, ColumnDomain] = {}
+    if isinstance(domain, Mapping):
+        parsed = parse_domain({k: v for k, v in domain.items() if not isinstance(v, ColumnDomain)})
+        given = {k: v if isinstance(v, ColumnDomain) else parsed[k] for k, v in domain.items()}
+    elif domain is not None:
+        given = dict(parse_domain(domain))
+    given.update(parse_bins(bins or {}))
+    return resolve_domains(frame, given, identifiers=identifiers, max_categories=max_categories)
+
+
+def _mst(codes: np.ndarray, sizes: list[int], rho: float, rng: np.random.Generator) -> tuple[np.ndarray, dict]:
+    ones, sigma1 = measure_one_way(codes, sizes, rho / 3.0)
+    parts = [compress(y, sigma1) for y in ones]
+    small = np.column_stack([p.mapping(k)[codes[:, j]] for j, (p, k) in enumerate(zip(parts, sizes))]) \
+        if len(codes) else np.zeros((0, len(sizes)), dtype=np.int64)
+    total = max(float(np.mean([p.y.sum() for p in parts])), 0.0)
+    model = [project_simplex(p.y, total) for p in parts]
+    edges = select_tree(small, model, rho / 3.0)
+    twos, sigma2 = measure_two_way(small, [p.size for p in parts], edges, rho / 3.0)
+    tree = fit_tree([p.y for p in parts], [p.var for p in parts], edges, twos, sigma2 ** 2)
+    drawn = sample_tree(tree, int(round(tree.total)), rng)
+    out = np.empty_like(drawn)
+    for j, p in enumerate(parts):  # back to the original codes; "other" uniformly among the merged codes
+        col = drawn[:, j]
+        kept = col < p.support.size
+        out[kept, j] = p.support[col[kept]]
+        out[~kept, j] = p.other[rng.integers(0, max(p.other.size, 1), int((~kept).sum()))] if p.other.size else 0
+    info = {"sigma_1way": sigma1, "sigma_2way": sigma2, "edges": edges,
+            "compressed": {j: int(p.other.size) for j, p in enumerate(parts)}}
+    return out, info
+
+
+def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9, algorithm: str = "mst",
+               domain: Any = None, bins: Mapping[str, str] | None = None, identifiers: tuple[str, ...] = (),
+               max_categories: int = MAX_CATEGORIES, accountant: Any = None, seed: int | None = None,
+               label: str = "synthesize") -> SynthesisResult:
+    """A synthetic copy of ``frame`` under (ε, δ)-DP with MST, charged once to ``accountant``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    epsilon, delta : float
+        The guarantee of the whole release (defaults as the authors' reference: ε=1, δ=1e-9).
+    domain : mapping or path, optional
+        ``column -> [categories]`` or ``{"min", "max", "bins"}`` (or a JSON file of it).
+    bins : mapping, optional
+        ``column -> "MIN:MAX:BINS"``.
+    identifiers : tuple of str
+        Columns never synthesized nor written.
+    accountant : PrivacyAccountant, optional
+        Charged once, before any noise is drawn (ρ on a zCDP accountant, else (ε, δ)).
+    seed : int, optional
+        Seeds the sampling of synthetic rows only (post-processing), never the privacy noise.
+    """
+    eps, dlt = check_privacy(epsilon, delta, algorithm)
+    doms = column_domains(frame, domain, bins, tuple(identifiers), max_categories)
+    plan = plan_budget(eps, dlt, sum(d.learned for d in doms))
+    ledger = None
+    if accountant is not None:  # charged once, before any noise is drawn
+        accountant.spend(synthesis_cost(accountant, plan), label=f"{label} mst rho={plan.rho:.6g}")
+        ledger = ledger_report(accountant)
+    doms = learn_domains(frame, doms, plan)
+    codes = encode(frame, doms)
+    sizes = [d.size for d in doms]
+    synth, info = _mst(codes, sizes, plan.rho_mst, np.random.default_rng(seed))
+    report = {"algorithm": "mst", "epsilon": plan.certified_epsilon, "delta": dlt, "rho": plan.rho,
+              "rows": int(len(synth)), "domain_source": {d.name: "dp" if d.learned else "user" for d in doms},
+              "marginal_error": marginal_errors(codes, synth, sizes), "workload_error": None,
+              "ledger": ledger, "evaluation": None,
+              "marginals": {"1way": [d.name for d in doms],
+                            "2way": [[doms[a].name, doms[b].name] for a, b in info["edges"]]},
+              "noise": {"sigma_1way": info["sigma_1way"], "sigma_2way": info["sigma_2way"],
+                        "rho_domain": plan.rho_domain, "delta_selection": plan.delta_selection}}
+    return SynthesisResult(decode(synth, doms), report)
+
+
+def ledger_report(accountant: Any) -> dict:
+    """What the accountant has spent and what remains, as JSON."""
+    spent, rem = accountant.spent, accountant.remaining
+    return {"dataset": accountant.dataset, "composition": accountant.composition,
+            "budget": {"epsilon": accountant.budget.epsilon, "delta": accountant.budget.delta},
+            "spent": {"epsilon": spent.epsilon, "delta": spent.delta},
+            "remaining": {"epsilon": rem.epsilon, "delta": rem.delta},
+            "spends": len(accountant.ledger)}

@@ -1,0 +1,197 @@
+"""The public domain of each column, given by the user, and the encoding of a table onto it.
+
+veil never reads a category list, a bin edge or a bound from the data: each
+column's domain is a list of categories or ``{"min", "max", "bins"}`` from the
+user (``--domain domain.json``, ``--bins age=0:100:10``).  A value outside its
+column's domain is not a new category: the row is left out of every count
+(a per-row map, so the sensitivity of each marginal stays 1).  Numbers are
+clamped into ``[min, max]`` and binned into ``bins`` equal-width bins.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from veil.dp.synthesis._learn import OTHER
+from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
+
+__all__ = ["ColumnDomain", "parse_domain", "parse_bins", "resolve_domains", "encode", "decode"]
+
+#: The default largest number of categories (or bins) of one column.
+MAX_CATEGORIES = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnDomain:
+    """One column's public domain: ``categories`` (text), or ``low``/``high``/``bins`` (numbers)."""
+
+    name: str
+    categories: tuple[str, ...] | None = None
+    low: float | None = None
+    high: float | None = None
+    bins: int | None = None
+    #: learned under DP: values outside the categories are written as ``(other)``, not dropped
+    learned: bool = False
+
+    @property
+    def numeric(self) -> bool:
+        return self.categories is None
+
+    @property
+    def size(self) -> int:
+        if self.categories is not None:
+            return len(self.categories) + int(self.learned)
+        return int(self.bins or 0)
+
+    @property
+    def labels(self) -> list[str]:
+        """The value written for each code: the category, or the bin as ``[lo, hi)``."""
+        if self.categories is not None:
+            return [*self.categories, *([OTHER] if self.learned else [])]
+        edges = np.linspace(self.low, self.high, self.bins + 1)
+        last = self.bins - 1
+        return [f"[{edges[i]:g}, {edges[i + 1]:g}{']' if i == last else ')'}" for i in range(self.bins)]
+
+
+def _numeric(name: str, spec: Mapping[str, Any], where: str) -> ColumnDomain:
+    keys = set(spec)
+    if keys != {"min", "max", "bins"}:
+        raise ParameterError(f"The domain of column {name!r} in {where} must be a list of categories or "
+                             f'{{"min", "max", "bins"}}; got the keys {sorted(keys)}.')
+    low, high, bins = spec["min"], spec["max"], spec["bins"]
+    ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in (low, high))
+    if not ok or not low < high:
+        raise ParameterError(f"The domain of column {name!r} in {where} needs finite numbers min < max.")
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+        raise ParameterError(f"The domain of column {name!r} in {where} needs an integer bins >= 1.")
+    return ColumnDomain(name, low=float(low), high=float(high), bins=bins)
+
+
+def _one(name: str, spec: Any, where: str) -> ColumnDomain:
+    if isinstance(spec, dict):
+        return _numeric(name, spec, where)
+    if isinstance(spec, list) and spec and all(isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                                               for v in spec):
+        cats = tuple(str(v) for v in spec)
+        if len(set(cats)) != len(cats):
+            raise ParameterError(f"The domain of column {name!r} in {where} lists a category twice.")
+        return ColumnDomain(name, categories=cats)
+    raise ParameterError(f"The domain of column {name!r} in {where} must be a non-empty list of categories "
+                         'or {"min", "max", "bins"}.')
+
+
+def parse_domain(source: str | Path | Mapping[str, Any]) -> dict[str, ColumnDomain]:
+    """Column domains from a mapping or a JSON file of ``column -> [categories] | {min, max, bins}``."""
+    where = "the domain"
+    if not isinstance(source, Mapping):
+        where = f"the domain file {str(source)!r}"
+        try:
+            source = json.loads(Path(source).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ParameterError(f"Cannot read {where}: {exc.strerror}.") from None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise ParameterError(f"{where[0].upper()}{where[1:]} is not valid JSON.") from None
+        if not isinstance(source, dict):
+            raise ParameterError(f"{where[0].upper()}{where[1:]} must be a JSON object of column -> domain.")
+    return {str(k): _one(str(k), v, where) for k, v in source.items()}
+
+
+def parse_bins(items: Mapping[str, str]) -> dict[str, ColumnDomain]:
+    """``{"age": "0:100:10"}`` (from ``--bins age=0:100:10``): min:max:bins per column."""
+    out = {}
+    for name, text in items.items():
+        parts = text.split(":")
+        try:
+            low, high, bins = float(parts[0]), float(parts[1]), int(parts[2])
+            if len(parts) != 3:
+                raise ValueError
+        except (ValueError, IndexError):
+            raise ParameterError(f"--bins {name}={text}: expected MIN:MAX:BINS, e.g. age=0:100:10.") from None
+        out[name] = _numeric(name, {"min": low, "max": high, "bins": bins}, "--bins")
+    return out
+
+
+def _is_numeric(column: pd.Series) -> bool:
+    """Numbers (not bools), or text whose every present value reads as a number."""
+    if pd.api.types.is_bool_dtype(column):
+        return False
+    if pd.api.types.is_numeric_dtype(column):
+        return True
+    present = column.dropna()
+    return bool(len(present)) and bool(pd.to_numeric(present, errors="coerce").notna().all())
+
+
+def resolve_domains(frame: pd.DataFrame, domains: Mapping[str, ColumnDomain], *,
+                    identifiers: tuple[str, ...] = (), max_categories: int = MAX_CATEGORIES) -> list[ColumnDomain]:
+    """The domain of every synthesized column (the table's columns but the identifiers), in order.
+
+    A text column without a domain is returned with ``learned=True`` and no
+    categories: its categories are learned under DP once the budget is
+    charged.  Refused: a domain or identifier naming no column; a numeric
+    column without bounds and bins; a text column without a domain and with
+    more than ``max_categories`` distinct values; a domain larger than
+    ``max_categories``.  (A text domain for a numeric column is allowed: its
+    values are matched as text.)
+    """
+    columns = [str(c) for c in frame.columns]
+    for name in [*domains, *identifiers]:
+        if name not in columns:
+            raise ColumnNotFoundError(f"The domain names the column {name!r}, which the data does not have "
+                                      f"(columns: {', '.join(columns)}).")
+    out = []
+    for name in columns:
+        if name in identifiers:
+            continue
+        dom = domains.get(name)
+        if dom is None:
+            if _is_numeric(frame[name]):
+                raise SchemaError(f"The numeric column {name!r} has no bounds: give --bins {name}=MIN:MAX:BINS, or "
+                                  f'{{"min", "max", "bins"}} or its categories in --domain; veil reads no bound '
+                                  "from the data.")
+            if frame[name].nunique(dropna=True) > max_categories:
+                raise SchemaError(f"The column {name!r} has more than --max-categories {max_categories} "
+                                  "categories: list its categories in --domain (or give it in --identifiers "
+                                  "to leave it out).")
+            out.append(ColumnDomain(name, categories=(), learned=True))  # learned under DP once charged
+            continue
+        if dom.size > max_categories:
+            raise ParameterError(f"The domain of column {name!r} has {dom.size} categories, more than "
+                                 f"--max-categories {max_categories}; coarsen it or raise --max-categories.")
+        out.append(dom)
+    if not out:
+        raise ParameterError("No column is left to synthesize (every column is an identifier).")
+    return out
+
+
+def _codes(column: pd.Series, dom: ColumnDomain) -> np.ndarray:
+    """Each value's code in ``dom`` (-1: outside the domain or missing)."""
+    if dom.categories is not None:
+        text = column.astype(object).where(column.notna(), None).map(lambda v: v if v is None else str(v))
+        codes = pd.Index(list(dom.categories), dtype=object).get_indexer(text).astype(np.int64)
+        codes[column.isna().to_numpy()] = -1
+        return np.where(codes < 0, len(dom.categories), codes) if dom.learned else codes
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+    bins = np.floor((np.clip(values, dom.low, dom.high) - dom.low) / (dom.high - dom.low) * dom.bins)
+    codes = np.clip(np.nan_to_num(bins, nan=-1.0), -1, dom.bins - 1).astype(np.int64)
+    codes[np.isnan(values)] = -1
+    return codes
+
+
+def encode(frame: pd.DataFrame, domains: list[ColumnDomain]) -> np.ndarray:
+    """The rows as an (n, d) int array of codes; rows with a value outside its domain are left out."""
+    codes = np.column_stack([_codes(frame[d.name], d) for d in domains]) if len(frame) else \
+        np.zeros((0, len(domains)), dtype=np.int64)
+    return codes[(codes >= 0).all(axis=1)]
+
+
+def decode(codes: np.ndarray, domains: list[ColumnDomain]) -> pd.DataFrame:
+    """The synthetic table: each code replaced by its public label."""
+    return pd.DataFrame({d.name: np.asarray(d.labels, dtype=object)[codes[:, j]]
+                         for j, d in enumerate(domains)})
