@@ -1,0 +1,49 @@
+"""Bad input for statistical disclosure control (issue 34): each refused in one line, exit 2, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+GOOD = "a,b,w,hh\n" + "".join(f"{i % 3},{i % 2},{10 + i},{i // 2}\n" for i in range(12))
+
+
+def _table(**changes: str) -> str:
+    """GOOD with the cell of column ``name`` at data row ``row`` (1-based) replaced: ``name_row=value``."""
+    lines = GOOD.splitlines()
+    header = lines[0].split(",")
+    for key, value in changes.items():
+        name, row = key.rsplit("_", 1)
+        cells = lines[int(row)].split(",")
+        cells[header.index(name)] = value
+        lines[int(row)] = ",".join(cells)
+    return "\n".join(lines) + "\n"
+
+
+#: case -> (table, extra arguments, words the error must contain)
+CASES: dict[str, tuple[str, list[str], tuple[str, ...]]] = {
+    "weight-column-missing": (GOOD, ["--weight", "nope"], ("'nope'",)),
+    "weight-missing-value": (_table(w_4=""), ["--weight", "w"], ("'w'", "row 4")),
+    "weight-non-numeric": (_table(w_3="ten"), ["--weight", "w"], ("'w'", "row 3", "not numeric")),
+    "weight-zero": (_table(w_5="0"), ["--weight", "w"], ("'w'", "row 5", "zero")),
+    "weight-negative": (_table(w_2="-3"), ["--weight", "w"], ("'w'", "row 2", "negative")),
+    "household-blank": (_table(hh_6=" "), ["--household", "hh"], ("'hh'", "row 6", "blank")),
+    "household-column-missing": (GOOD, ["--household", "nope"], ("'nope'",)),
+    "suda-max-size-zero": (GOOD, ["--suda", "--suda-max-size", "0"], ("--suda-max-size", "Got 0")),
+    "suda-max-size-above-qis": (GOOD, ["--suda-max-size", "3"], ("--suda-max-size", "between 1 and 2")),
+    "dis-fraction-zero": (GOOD, ["--suda", "--dis-fraction", "0"], ("--dis-fraction",)),
+    "risk-method-unknown": (GOOD, ["--risk-method", "guess"], ("--risk-method",)),
+    "weight-with-engine": (GOOD, ["--weight", "w", "--engine", "duckdb"], ("--weight", "--engine duckdb")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_risk_sdc_input_refused(faults, tmp_path: Path, case):
+    text, extra, words = CASES[case]
+    data = tmp_path / "data.csv"
+    data.write_text(text)
+    before = faults.snapshot(tmp_path)
+    outcome = faults.invoke("risk", data, "--qi", "a,b", *extra, "--json", tmp_path / "r.json",
+                            "--per-record", tmp_path / "rows.csv")
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), *words)
