@@ -47,3 +47,24 @@ def test_risk_sdc_input_refused(faults, tmp_path: Path, case):
     outcome = faults.invoke("risk", data, "--qi", "a,b", *extra, "--json", tmp_path / "r.json",
                             "--per-record", tmp_path / "rows.csv")
     faults.assert_refused(outcome, before, faults.snapshot(tmp_path), *words)
+
+
+#: local suppression: case -> (extra arguments of ``veil anonymize``, words the error must contain)
+SUPPRESSION_CASES: dict[str, tuple[list[str], tuple[str, ...]]] = {
+    "k-larger-than-table": (["-k", "13"], ("k=13", "larger than the table")),
+    "importance-unknown-column": (["-k", "2", "--importance", "a,zz"], ("importance", "'zz'")),
+    "importance-missing-qi": (["-k", "2", "--importance", "a"], ("importance", "'b' is missing")),
+    "importance-twice": (["-k", "2", "--importance", "a,b,a"], ("importance", "twice")),
+    "local-suppression-with-l-diversity": (["-k", "2", "-l", "hh:2", "--sensitive", "hh"], ("k-anonymity only",)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SUPPRESSION_CASES))
+def test_local_suppression_input_refused(faults, tmp_path: Path, case):
+    extra, words = SUPPRESSION_CASES[case]
+    data = tmp_path / "data.csv"
+    data.write_text(GOOD)
+    before = faults.snapshot(tmp_path)
+    outcome = faults.invoke("anonymize", data, "--qi", "a,b", "--algorithm", "local-suppression", *extra,
+                            "-o", tmp_path / "out.csv", "--json", tmp_path / "r.json")
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), *words)

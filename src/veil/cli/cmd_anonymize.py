@@ -157,7 +157,8 @@ def anonymize_command(
     insensitive: str = typer.Option(None, "--insensitive", help="Columns released unchanged, comma-separated."),
     keep_unlisted: bool = typer.Option(False, "--keep-unlisted", help="Release columns with no declared role unchanged (default: withheld)."),
     allow_identifier: list[str] = typer.Option(None, "--allow-identifier", help="Publish COL although the identifier scan flags it; repeatable."),
-    algorithm: str = typer.Option("lattice", "--algorithm", help="An algorithm of the registry: lattice (optimal, default), datafly, mondrian, tds, mdav."),
+    algorithm: str = typer.Option("lattice", "--algorithm", help="An algorithm of the registry: lattice (optimal, default), datafly, mondrian, tds, mdav, local-suppression."),
+    importance: str = typer.Option(None, "--importance", help="local-suppression: every QI, comma-separated, the most important (blanked last) first."),
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
     require: str = typer.Option(None, "--require", help=require_help("Every model asked for must hold (adds to -k, -l, -t).")),
@@ -174,7 +175,7 @@ def anonymize_command(
         if html_out is not None:
             require_extra("matplotlib", feature="--html")  # before any work: no data file without its report
         if target.suffix.lower() in _CONFIG_SUFFIXES:
-            flags = (algorithm != "lattice" or option or engine != "local" or suppressed or identifier or workload_target
+            flags = (algorithm != "lattice" or option or importance or engine != "local" or suppressed or identifier or workload_target
                      or insensitive or keep_unlisted or allow_identifier)
             if flags:
                 from veil.errors import ParameterError
@@ -201,7 +202,8 @@ def anonymize_command(
                 k=k, l_diversity=_pairs(l_diversity, "-l"), t_closeness=_pairs(t_closeness, "-t"),
                 suppression=suppression, metric=metric, label=label, target=workload_target, sep=sep, seed=seed,
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
-                algorithm=algorithm, options=_options(option), engine=engine, require=require,
+                algorithm=algorithm, options={**_options(option), **({"importance": importance} if importance else {})},
+                engine=engine, require=require,
                 identifiers=split_list(identifier, "--identifier"), insensitive=split_list(insensitive, "--insensitive"),
                 suppressed=suppressed, keep_unlisted=keep_unlisted,
                 allow_identifiers=[c for v in allow_identifier or [] for c in split_list(v, "--allow-identifier")],

@@ -72,7 +72,11 @@ class MemoryRows:
         """Every model re-checked on the released frame (:func:`veil.anonymization.verify`)."""
         from veil.anonymization import verify
 
-        return verify(released.data, self.dataset, plan.models, label=plan.label, suppressed=plan.mode,
+        models = plan.models
+        if outcome.recoding is not None and "missing_rule" in outcome.recoding.details:  # a blank matches any value
+            from veil.algorithms.local_suppression import blank_matching
+            models = blank_matching(models)
+        return verify(released.data, self.dataset, models, label=plan.label, suppressed=plan.mode,
                       suppressed_rows=released.star[released.source_rows])
 
     def finish(self, report: dict[str, Any], seconds: dict[str, float]) -> None:

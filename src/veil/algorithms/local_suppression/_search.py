@@ -1,0 +1,261 @@
+"""Local suppression: blank the fewest cells so that every record has at least k compatible records.
+
+sdcMicro's ``localSuppression`` (and mu-Argus's) reaches k-anonymity by
+blanking single key values, not records, under the rule that a blanked cell
+matches any value (:mod:`veil.risk._individual_blanks`).  sdcMicro is greedy:
+it walks the records at risk and blanks one value at a time, in the order of
+an importance vector, until no record is at risk.
+
+veil solves each record's problem exactly.  For a record of a class smaller
+than k it finds the smallest set :math:`B` of keys whose blanking leaves at
+least k records agreeing with it on the other keys (ties: the least important
+keys first):
+
+.. math:: \\min |B| \\quad \\text{s.t.} \\quad |\\{ j : x_{ja} = x_{ia}\\ \\forall a \\notin B \\}| \\ge k
+
+The agreeing records are counted on the *original* values, and blanking a cell
+only adds matches under the rule, so once every record has such a :math:`B`
+every record has at least k compatible records whatever the others' blanks:
+correct by construction, and each record blanks no more cells than it needs
+on its own.  The search is over the key subsets, in order of size then
+importance, each one a grouping of the class table (the distinct key
+combinations), stopping at the first size that settles every record: no loop
+over records.
+
+A record whose every key must be blanked is released with ``*`` in every key:
+a suppressed record, counted against the suppression limit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+
+from veil.algorithms._recoding import SUPPRESSED_LABEL, Recoding
+from veil.classes import ClassTable, factorize_keys, pack_codes
+from veil.errors import ParameterError
+from veil.risk._individual_blanks import blank_matching_frequencies
+
+__all__ = ["local_suppression", "importance_order", "MISSING_RULE", "LOCAL_SUPPRESSION_WORK_LIMIT"]
+
+#: How the release is read: the rule the verification counts classes under (named in the report).
+MISSING_RULE = "a blanked cell ('*') matches any value"
+
+#: The most work (class cells grouped over every key subset) the search starts on.
+LOCAL_SUPPRESSION_WORK_LIMIT = 3_000_000_000
+
+
+def importance_order(dataset, quasi_identifiers: Sequence[str], importance: Sequence[str] | str | None) -> list[str]:
+    """The keys from the most important (blanked last) to the least (blanked first).
+
+    Default (as sdcMicro): keys with fewer distinct values are more important.
+
+    Raises
+    ------
+    ParameterError
+        ``importance`` does not name every key exactly once.
+    """
+    qis = list(quasi_identifiers)
+    if importance is None:
+        sizes = {name: dataset.encode(name).n_values for name in qis}
+        return sorted(qis, key=lambda name: (sizes[name], qis.index(name)))
+    names = [s.strip() for s in importance.split(",")] if isinstance(importance, str) else [str(s) for s in importance]
+    unknown = [n for n in names if n not in qis]
+    missing = [n for n in qis if n not in names]
+    if unknown or missing or len(set(names)) != len(names):
+        what = (f"{unknown[0]!r} is not a quasi-identifier" if unknown else
+                f"{missing[0]!r} is missing" if missing else "a quasi-identifier is named twice")
+        raise ParameterError(f"The importance list must name every quasi-identifier once ({', '.join(qis)}); "
+                             f"{what}.")
+    return names
+
+
+def _subsets(q: int, rank: Sequence[int]) -> list[int]:
+    """Every non-empty subset of ``q`` keys as a bit mask, by size, then by the importance of what it blanks
+    (``rank[j]``: 0 for the least important key; a subset holding a more important key comes later)."""
+    out: list[int] = []
+    for size in range(1, q + 1):
+        masks = [sum(1 << j for j in c) for c in combinations(range(q), size)]
+        masks.sort(key=lambda m: sum(1 << rank[j] for j in range(q) if m >> j & 1))
+        out.extend(masks)
+    return out
+
+
+def _agreeing(codes: np.ndarray, counts: np.ndarray, radices: Sequence[int], keep: list[int],
+              rows: np.ndarray) -> np.ndarray:
+    """For the classes ``rows``: the records agreeing with them on the keys ``keep``."""
+    if not keep:
+        return np.full(len(rows), int(counts.sum()), dtype=np.int64)
+    key = pack_codes([codes[:, j] for j in keep], [radices[j] for j in keep])
+    if key is None:
+        key = np.zeros(len(codes), dtype=np.int64)
+        for j in keep:
+            key = factorize_keys(key * radices[j] + codes[:, j])[0]
+    group, _ = factorize_keys(np.asarray(key, dtype=np.int64))
+    return np.bincount(group, weights=counts).astype(np.int64)[group[rows]]
+
+
+def _first_blanks(codes: np.ndarray, counts: np.ndarray, k: int, rank: Sequence[int], radices: Sequence[int],
+                  todo: np.ndarray) -> np.ndarray:
+    """Per class of ``todo``, the first subset (in :func:`_subsets` order) leaving ``k`` agreeing records."""
+    q = codes.shape[1]
+    blanks = np.zeros(len(counts), dtype=np.int64)
+    for mask in _subsets(q, rank):
+        if len(todo) == 0:
+            break
+        keep = [j for j in range(q) if not mask >> j & 1]
+        settled = _agreeing(codes, counts, radices, keep, todo) >= k
+        blanks[todo[settled]] = mask
+        todo = todo[~settled]
+    return blanks
+
+
+def minimal_blanks(codes: np.ndarray, counts: np.ndarray, k: int, rank: Sequence[int]) -> np.ndarray:
+    """Per class, the bit mask of the keys to blank (0: none): the smallest set that leaves at least
+    ``k`` agreeing records, ties broken by ``rank`` (see the module docstring).
+
+    A class blanked in every key is a suppressed record, in no class: it supports no other record, so
+    the search is repeated without the classes it blanks everywhere until none is added.
+    """
+    q = codes.shape[1]
+    everything = (1 << q) - 1
+    radices = [int(codes[:, j].max()) + 1 if len(codes) else 1 for j in range(q)]
+    removed = np.zeros(len(counts), dtype=np.bool_)
+    while True:
+        live = np.where(removed, 0, counts)
+        blanks = _first_blanks(codes, live, k, rank, radices, np.flatnonzero((counts < k) & ~removed))
+        added = (blanks == everything) & ~removed
+        if not added.any():
+            break
+        removed |= added
+    blanks[removed] = everything
+    for mask in np.unique(blanks[(blanks > 0) & (blanks != everything)]).tolist():
+        _restore_in_groups(codes, live, k, blanks, int(mask), radices)
+    return blanks
+
+
+def _restore_in_groups(codes: np.ndarray, counts: np.ndarray, k: int, blanks: np.ndarray, mask: int,
+                       radices: Sequence[int]) -> None:
+    """Among the classes blanked on ``mask``, give back their values to the largest classes of each group
+    agreeing on the other keys while the group's blanked records still bring each of them to ``k``
+    (in place; see the module docstring)."""
+    q = codes.shape[1]
+    rows = np.flatnonzero(blanks == mask)
+    keep = [j for j in range(q) if not mask >> j & 1]
+    if len(rows) < 2:
+        return
+    if keep:
+        key = pack_codes([codes[rows, j] for j in keep], [radices[j] for j in keep])
+        group = factorize_keys(np.asarray(key, dtype=np.int64))[0] if key is not None else \
+            np.unique(codes[np.ix_(rows, keep)], axis=0, return_inverse=True)[1].ravel()
+    else:
+        group = np.zeros(len(rows), dtype=np.int64)
+    size = counts[rows]
+    order = np.lexsort((-size, group))  # by group, the largest class first
+    g, a = group[order], size[order]
+    total = np.bincount(g, weights=a)[g]
+    start = np.r_[True, g[1:] != g[:-1]]
+    before = np.cumsum(a) - a  # records of earlier groups and earlier classes of this group
+    first = np.maximum.accumulate(np.where(start, before, 0))
+    prefix = before - first + a  # the class and the larger ones of its group
+    fits = a + (total - prefix) >= k  # its own records plus those still blanked in its group
+    # only a prefix of each group: the first class that does not fit ends it
+    ok = fits & _prefix_of_group(fits, start)
+    blanks[rows[order[ok]]] = 0
+
+
+def _prefix_of_group(fits: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Where ``fits`` holds for every element from the start of its group up to here."""
+    failures = np.cumsum(~fits)
+    at_start = np.maximum.accumulate(np.where(start, failures - (~fits), 0))
+    return failures == at_start
+
+
+def local_suppression(dataset, *, k: int, quasi_identifiers: Sequence[str] | None = None,
+                      importance: Sequence[str] | str | None = None, base: ClassTable | None = None) -> Recoding:
+    """k-anonymity by blanking the fewest key cells (sdcMicro's ``localSuppression``, solved per record).
+
+    Parameters
+    ----------
+    dataset : Dataset
+    k : int in [1, number of records]
+    quasi_identifiers : sequence of str, optional
+        Default: the dataset's.
+    importance : sequence of str or comma-separated str, optional
+        Every key, the most important (blanked last) first; default: fewer
+        distinct values first (as sdcMicro).
+    base : ClassTable, optional
+        The dataset's class table at level 0, when the caller has it.
+
+    Returns
+    -------
+    Recoding
+        Every input row, blanked cells ``*``; ``details`` holds the rule
+        (``missing_rule``), the cells blanked per key and in all, and the
+        records touched.
+
+    Raises
+    ------
+    ParameterError
+        ``k`` out of range, a bad importance list, or work above
+        :data:`LOCAL_SUPPRESSION_WORK_LIMIT`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from veil.dataset import Dataset
+    >>> frame = pd.DataFrame({"a": ["x", "x", "x", "y"], "b": ["1", "1", "2", "1"]})
+    >>> result = local_suppression(Dataset.from_pandas(frame, quasi_identifiers=["a", "b"]), k=2)
+    >>> result.data.values.tolist(), result.details["cells_blanked_total"]
+    ([['x', '1'], ['x', '1'], ['x', '*'], ['*', '1']], 2)
+    """
+    start = time.perf_counter()
+    qis = list(quasi_identifiers or dataset.quasi_identifiers)
+    table = base if base is not None else ClassTable.from_dataset(dataset, quasi_identifiers=qis)
+    n = dataset.n_records
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+        raise ParameterError(f"k must be an int between 1 and the number of records ({n}) for local suppression. "
+                             f"Got {k!r} instead.")
+    order = importance_order(dataset, qis, importance)
+    work = (2 ** len(qis)) * len(qis) * table.n_classes
+    if work > LOCAL_SUPPRESSION_WORK_LIMIT:
+        raise ParameterError(f"local suppression on {len(qis)} quasi-identifiers and {table.n_classes:,} classes "
+                             f"could group up to {work:,} class cells, more than the "
+                             f"{LOCAL_SUPPRESSION_WORK_LIMIT:,} it starts on; use fewer quasi-identifiers.")
+    rank = [len(qis) - 1 - order.index(name) for name in qis]  # 0: the least important
+    blanks = minimal_blanks(np.asarray(table.codes), np.asarray(table.counts, dtype=np.int64), int(k), rank)
+    return _released(dataset, table, qis, blanks, order, int(k), time.perf_counter() - start)
+
+
+def _released(dataset, table: ClassTable, qis: list[str], blanks: np.ndarray, order: list[str], k: int,
+              seconds: float) -> Recoding:
+    """The released rows (every column, blanked key cells ``*``) and the report's figures."""
+    row_class = table.row_classes()
+    inside = row_class >= 0
+    row_blanks = np.where(inside, blanks[np.maximum(row_class, 0)], 0)
+    data = dataset.frame.copy()
+    per_key: dict[str, int] = {}
+    for j, name in enumerate(qis):
+        encoded = dataset.encode(name)
+        labels = np.asarray(encoded.labels, dtype=object)[encoded.codes]
+        cut = (row_blanks >> j & 1).astype(bool)
+        labels[cut] = SUPPRESSED_LABEL
+        data[name] = labels
+        per_key[name] = int(cut.sum())
+    everything = (1 << len(qis)) - 1
+    suppressed = int(np.count_nonzero(row_blanks == everything)) + table.input_suppressed
+    kept = blanks != everything  # a record blanked in every key is a suppressed record, in no class
+    bits = (blanks[kept, None] >> np.arange(len(qis))) & 1
+    achieved = blank_matching_frequencies(np.asarray(table.codes)[kept], table.counts[kept], bits.astype(bool))
+    details = {
+        "k": k, "k_achieved": int(achieved.min()) if len(achieved) else 0, "missing_rule": MISSING_RULE,
+        "importance": order,
+        "cells_blanked": per_key, "cells_blanked_total": int(sum(per_key.values())),
+        "records_with_blanks": int(np.count_nonzero(row_blanks)),
+    }
+    groups = int(np.count_nonzero(table.counts >= k)) + int(np.count_nonzero(blanks))
+    return Recoding(data=data, algorithm="local-suppression", suppressed=suppressed, groups=groups,
+                    seconds=seconds, details=details)
