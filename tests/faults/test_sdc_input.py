@@ -68,3 +68,30 @@ def test_local_suppression_input_refused(faults, tmp_path: Path, case):
     outcome = faults.invoke("anonymize", data, "--qi", "a,b", "--algorithm", "local-suppression", *extra,
                             "-o", tmp_path / "out.csv", "--json", tmp_path / "r.json")
     faults.assert_refused(outcome, before, faults.snapshot(tmp_path), *words)
+
+
+NUMBERS = "id,x,y,t\n" + "".join(f"{i},{i * 1.5},{100 - i},{'ab'[i % 2]}\n" for i in range(12))
+
+#: perturbation: case -> (table, extra arguments of ``veil perturb``, words the error must contain)
+PERTURB_CASES: dict[str, tuple[str, list[str], tuple[str, ...]]] = {
+    "non-numeric-column": (NUMBERS, ["--method", "noise", "--columns", "x,t"], ("'t'", "row 1", "not numeric")),
+    "non-numeric-cell": (NUMBERS.replace("\n4,6.0,", "\n4,six,"), ["--method", "rank-swap", "--columns", "x"],
+                         ("'x'", "row 5", "not numeric")),
+    "missing-cell": (NUMBERS.replace("\n3,4.5,", "\n3,,"), ["--method", "correlated-noise", "--columns", "x,y"],
+                     ("'x'", "row 4", "missing")),
+    "unknown-column": (NUMBERS, ["--method", "noise", "--columns", "zz"], ("'zz'",)),
+    "unknown-method": (NUMBERS, ["--method", "blur", "--columns", "x"], ("--method", "'blur'")),
+    "delta-out-of-range": (NUMBERS, ["--method", "correlated-noise", "--columns", "x", "--delta", "1.5"],
+                           ("'delta'",)),
+    "k-larger-than-table": (NUMBERS, ["--method", "mdav", "--columns", "x", "-k", "50"], ("'k'",)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PERTURB_CASES))
+def test_perturb_input_refused(faults, tmp_path: Path, case):
+    text, extra, words = PERTURB_CASES[case]
+    data = tmp_path / "data.csv"
+    data.write_text(text)
+    before = faults.snapshot(tmp_path)
+    outcome = faults.invoke("perturb", data, *extra, "-o", tmp_path / "out.csv", "--json", tmp_path / "r.json")
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), *words)
