@@ -82,6 +82,22 @@ def _parameters(method: str, noise: float, delta: float, p: float, k: int, n: in
     return {"k": check_int("k", k, "perturb", low=2, high=max(n, 2))}
 
 
+def _perturbed(data: Any, frame: pd.DataFrame, names: list[str], x: np.ndarray, method: str,
+               parameters: dict[str, Any], rng: np.random.Generator) -> tuple[np.ndarray, dict[str, Any]]:
+    """The released values of ``names`` by ``method``, and the method's own facts."""
+    if method == "noise":
+        return additive_noise(x, noise=parameters["noise"], rng=rng), {}
+    if method == "correlated-noise":
+        return correlated_noise(x, delta=parameters["delta"], rng=rng), {}
+    if method == "rank-swap":
+        return rank_swap(x, p=parameters["p"], rng=rng), {}
+    from veil.algorithms.microaggregation import mdav
+
+    table = data if isinstance(data, Dataset) else Dataset.from_pandas(frame)
+    recoding = mdav(table, names, k=parameters["k"])
+    return numeric_values(recoding.data, names), {"groups": int(recoding.groups)}
+
+
 def perturb(data: Any, columns: Sequence[str], *, method: str, noise: float = 150.0, delta: float = 0.1,
             p: float = 5.0, k: int = 3, seed: int | None = None, interval_k: float = 0.05) -> Perturbation:
     """Perturb numeric ``columns`` of a table (sdcMicro's ``addNoise``, ``rankSwap``, ``microaggregation``).
@@ -133,21 +149,7 @@ def perturb(data: Any, columns: Sequence[str], *, method: str, noise: float = 15
         raise ParameterError("perturb needs at least one column, each named once.")
     x = numeric_values(frame, names)
     parameters = _parameters(method, noise, delta, p, k, len(frame))
-    rng = np.random.default_rng(seed)
-    details: dict[str, Any] = {}
-    if method == "noise":
-        z = additive_noise(x, noise=parameters["noise"], rng=rng)
-    elif method == "correlated-noise":
-        z = correlated_noise(x, delta=parameters["delta"], rng=rng)
-    elif method == "rank-swap":
-        z = rank_swap(x, p=parameters["p"], rng=rng)
-    else:
-        from veil.algorithms.microaggregation import mdav
-
-        table = data if isinstance(data, Dataset) else Dataset.from_pandas(frame)
-        recoding = mdav(table, names, k=parameters["k"])
-        z = numeric_values(recoding.data, names)
-        details = {"groups": int(recoding.groups)}
+    z, details = _perturbed(data, frame, names, x, method, parameters, np.random.default_rng(seed))
     out = frame.copy()
     for j, name in enumerate(names):
         out[name] = z[:, j]
