@@ -38,6 +38,7 @@ def risk(
         f"else {_LARGE_DEFAULT_SIZE}; 0 skips the ranking).",
     ),
     json_out: Path = typer.Option(None, "--json", help="Write the full report as JSON here."),
+    html_out: Path = typer.Option(None, "--html", help="Write the report as one HTML page (with plots) here."),
     sep: str = typer.Option(None, "--sep", help="CSV separator (default: detected)."),
     encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),
     top: int = typer.Option(10, "--top", help="QI subsets to show in the summary."),
@@ -63,9 +64,9 @@ def risk(
 
     # every input named, and the --json destination refused if it is one of them, before any work
     sdc = SdcOptions(weight, household, risk_method, suda or suda_max_size is not None, suda_max_size, dis_fraction)
-    destinations = {"json": json_out, "per_record": per_record}
+    destinations = {"json": json_out, "per_record": per_record, "html": html_out}
     with user_errors(), publishing(destinations, inputs=input_files(file, population, *hierarchy_files(hierarchy))) as out:
-        qis, sens, size = _parse_lists(qi, sensitive, population, population_fraction, max_qi_size)
+        qis, sens, size = _parse_lists(qi, sensitive, population, population_fraction, max_qi_size, html_out)
         sdc.check(qis, engine, per_record)
         classes, dataset = _risk_classes(file, qis, sens, engine=engine, population=population, hierarchy=hierarchy,
                                          auto_hierarchies=auto_hierarchies, sep=sep, encoding=encoding, size=size)
@@ -76,8 +77,7 @@ def risk(
         figures = sdc_figures(classes, dataset, sdc)
         if per_record is not None:
             out.write("per_record", lambda tmp: figures.per_record().to_csv(tmp, index=False))
-        if json_out is not None:
-            out.write_json("json", {**report.to_dict(), **figures.to_dict()})
+        _write_reports(out, {**report.to_dict(), **figures.to_dict()}, json_out, html_out, threshold)
 
     _print_report(report, file, top)
     print_sdc(figures)
@@ -85,10 +85,26 @@ def risk(
         console.print(f"JSON report written to {esc(json_out)}", highlight=False)
 
 
+def _write_reports(out: Any, payload: dict[str, Any], json_out: Path | None, html_out: Path | None,
+                   threshold: float) -> None:
+    """The JSON report and the HTML page (with the individual-risk histogram and SUDA2's contributions)."""
+    if json_out is not None:
+        out.write_json("json", payload)
+    if html_out is not None:
+        from veil.cli._risk_html import risk_page
+
+        out.write_text("html", risk_page(payload, threshold))
+
+
 def _parse_lists(qi: str, sensitive: str | None, population: Path | None, population_fraction: float | None,
-                 max_qi_size: int | None) -> tuple[list[str], list[str], int]:
-    """The QIs, the sensitive attributes and the QI-ranking size, checked."""
+                 max_qi_size: int | None, html_out: Path | None) -> tuple[list[str], list[str], int]:
+    """The QIs, the sensitive attributes and the QI-ranking size, checked (and matplotlib, for --html)."""
     from veil.errors import ParameterError
+
+    if html_out is not None:
+        from veil._lazy import require as require_extra
+
+        require_extra("matplotlib", feature="--html")  # before any work: no report without its page
 
     qis = split_list(qi, "--qi")
     sens = split_list(sensitive, "--sensitive")

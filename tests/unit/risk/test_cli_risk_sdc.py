@@ -62,3 +62,19 @@ def test_suda_on_duckdb_engine_equals_local(tmp_path):
         report = json.loads(out.read_text())
         got[engine] = (report["suda2"], report["individual_risk"])
     assert got["local"] == got["duckdb"]
+
+
+def test_html_page_has_the_sdc_section(tmp_path):
+    data = tmp_path / "francdat.csv"
+    data.write_text(FRANCDAT.replace("Key4", "<b>Key4</b>"))
+    pages = []
+    for name in ("a.html", "b.html"):
+        result = CliRunner().invoke(app, ["risk", str(data), "--qi", "Key1,Key2,Key3,<b>Key4</b>", "--weight", "w",
+                                          "--suda", "--html", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+        pages.append((tmp_path / name).read_text())
+    page = pages[0]
+    assert page == pages[1]  # the same report renders to the same bytes
+    section = page[page.index('<section id="sdc">'):]
+    assert "threshold 0.2" in section and section.count("data:image/png;base64,") == 2
+    assert "contribution of &lt;b&gt;Key4&lt;/b&gt;" in section and "<b>Key4</b>" not in section
