@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from veil.algorithms.local_suppression import local_suppression
 from veil.dataset import Dataset
+from veil.errors import InfeasibleError
 from veil.risk._individual_blanks import blank_matching_frequencies
 
 
@@ -50,3 +51,28 @@ def test_blank_matching_frequencies_equal_pairwise(rows, data):
     codes = np.column_stack([pd.factorize(values[:, j])[0] for j in range(values.shape[1])])
     got = blank_matching_frequencies(codes, np.ones(len(rows), dtype=np.int64), blank)
     np.testing.assert_array_equal(got, pairwise_frequencies(values, blank))
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=tables, data=st.data())
+def test_threshold_rule_leaves_every_risk_under_the_threshold(rows, data):
+    from veil.risk._individual import risk_from_frequencies
+
+    frame = pd.DataFrame(rows, columns=[f"q{i}" for i in range(len(rows[0]))])
+    frame["w"] = data.draw(st.lists(st.integers(1, 40), min_size=len(frame), max_size=len(frame)))
+    threshold = data.draw(st.sampled_from([0.05, 0.2, 0.5, 0.9]))
+    qis = [c for c in frame.columns if c != "w"]
+    try:
+        result = local_suppression(Dataset.from_pandas(frame, quasi_identifiers=qis), risk_threshold=threshold,
+                                   weight="w")
+    except InfeasibleError:
+        return  # refused, never released above the threshold
+    released = result.data[qis].to_numpy(dtype=object)
+    blank = released == "*"
+    kept = ~blank.all(axis=1)
+    agree = ((released[kept][:, None, :] == released[kept][None, :, :]) | blank[kept][:, None, :]
+             | blank[kept][None, :, :]).all(axis=2)
+    f = agree.sum(axis=1)
+    big_f = agree @ frame["w"].to_numpy(dtype=float)[kept]
+    if len(f):
+        assert (risk_from_frequencies(f, big_f) < threshold).all()

@@ -62,14 +62,14 @@ def blank_matching_frequencies(codes: np.ndarray, counts: np.ndarray, blank: np.
     ----------
     codes : array of int, shape (m, q)
         Each row's key codes (a blanked cell's code is ignored).
-    counts : array of int, shape (m,)
-        Records per row.
+    counts : array of int or float, shape (m,)
+        Records per row (or their summed sampling weights: the result is then :math:`F_i`).
     blank : array of bool, shape (m, q)
         Which cells are blank (match any value).
 
     Returns
     -------
-    numpy.ndarray of int64, shape (m,)
+    numpy.ndarray of int64 (float64 for float counts), shape (m,)
         :math:`f_i`, the record itself included (see the module docstring).
 
     Examples
@@ -80,10 +80,11 @@ def blank_matching_frequencies(codes: np.ndarray, counts: np.ndarray, blank: np.
     [3, 3, 1, 3]
     """
     codes = np.asarray(codes)
-    counts = np.asarray(counts, dtype=np.int64)
+    counts = np.asarray(counts)
+    counts = counts.astype(np.float64 if counts.dtype.kind == "f" else np.int64, copy=False)
     blank = np.asarray(blank, dtype=np.bool_)
     m, q = codes.shape
-    out = np.zeros(m, dtype=np.int64)
+    out = np.zeros(m, dtype=counts.dtype)
     if m == 0:
         return out
     codes = codes.astype(np.int64, copy=False)
@@ -93,12 +94,12 @@ def blank_matching_frequencies(codes: np.ndarray, counts: np.ndarray, blank: np.
     members = [np.flatnonzero(group == g) for g in range(len(patterns))]
     tables = [(codes[rows], counts[rows]) for rows in members]
     for a, rows_a, (codes_a, _) in zip(patterns.tolist(), members, tables):
-        total = np.zeros(len(rows_a), dtype=np.int64)
+        total = np.zeros(len(rows_a), dtype=counts.dtype)
         for b, (codes_b, counts_b) in zip(patterns.tolist(), tables):
             columns = [j for j in range(q) if not ((a | b) >> j) & 1]
             if columns:
                 total += _pair_sums(codes_a, codes_b, counts_b, columns, radices)
             else:
-                total += int(counts_b.sum())
+                total += counts_b.sum()
         out[rows_a] = total
     return out

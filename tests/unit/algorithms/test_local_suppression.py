@@ -94,3 +94,22 @@ def test_adult_fewer_cells_than_sdcmicro():
     result = local_suppression(load_adult(), k=5)
     assert result.details["cells_blanked_total"] < 26_751 and result.details["k_achieved"] >= 5
     assert result.suppressed == 0
+
+
+def test_threshold_rule_without_weights_is_k_anonymity_above_one_over_the_threshold():
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"a": rng.choice(list("pqrs"), 300), "b": rng.choice(list("12345"), 300)})
+    data = _dataset(frame)
+    # risk 1/f < 0.2 exactly when f > 5: the same blanks as k = 6
+    by_threshold = local_suppression(data, risk_threshold=0.2)
+    by_k = local_suppression(data, k=6)
+    assert by_threshold.data.equals(by_k.data)
+    assert by_threshold.details["max_risk"] < 0.2 and by_threshold.details["k_achieved"] >= 6
+
+
+def test_threshold_rule_refusals():
+    data = _dataset(pd.DataFrame({"a": ["x", "y"], "b": ["1", "2"]}))
+    with pytest.raises(ParameterError, match="either k or risk_threshold"):
+        local_suppression(data, k=2, risk_threshold=0.5)
+    with pytest.raises(ParameterError, match=r"risk_threshold must be a number in \(0, 1\]"):
+        local_suppression(data, risk_threshold=0)

@@ -30,13 +30,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 
 from veil.algorithms._recoding import SUPPRESSED_LABEL, Recoding
 from veil.classes import ClassTable, factorize_keys, pack_codes
-from veil.errors import ParameterError
+from veil.errors import InfeasibleError, ParameterError
+from veil.risk._individual import risk_from_frequencies
 from veil.risk._individual_blanks import blank_matching_frequencies
 
 __all__ = ["local_suppression", "importance_order", "MISSING_RULE", "LOCAL_SUPPRESSION_WORK_LIMIT"]
@@ -84,63 +87,85 @@ def _subsets(q: int, rank: Sequence[int]) -> list[int]:
     return out
 
 
-def _agreeing(codes: np.ndarray, counts: np.ndarray, radices: Sequence[int], keep: list[int],
-              rows: np.ndarray) -> np.ndarray:
-    """For the classes ``rows``: the records agreeing with them on the keys ``keep``."""
+@dataclass(frozen=True)
+class Rule:
+    """When a record is safe: at least ``k`` compatible records, or (``threshold``) an individual risk
+    below ``threshold`` (sdcMicro's ``indivRisk`` from the compatible records and their weights)."""
+
+    k: int | None = None
+    threshold: float | None = None
+    method: str = "approx"
+
+    def met(self, f: np.ndarray, big_f: np.ndarray) -> np.ndarray:
+        """Whether records with ``f`` compatible records of summed weight ``big_f`` are safe."""
+        if self.threshold is None:
+            return f >= self.k
+        f = np.maximum(f, 1)
+        return risk_from_frequencies(f, np.maximum(big_f, f), method=self.method) < self.threshold
+
+
+def _agreeing(codes: np.ndarray, counts: np.ndarray, weights: np.ndarray, radices: Sequence[int], keep: list[int],
+              rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the classes ``rows``: the records agreeing with them on the keys ``keep``, and their weights."""
     if not keep:
-        return np.full(len(rows), int(counts.sum()), dtype=np.int64)
+        return np.full(len(rows), int(counts.sum()), dtype=np.int64), np.full(len(rows), float(weights.sum()))
     key = pack_codes([codes[:, j] for j in keep], [radices[j] for j in keep])
     if key is None:
         key = np.zeros(len(codes), dtype=np.int64)
         for j in keep:
             key = factorize_keys(key * radices[j] + codes[:, j])[0]
     group, _ = factorize_keys(np.asarray(key, dtype=np.int64))
-    return np.bincount(group, weights=counts).astype(np.int64)[group[rows]]
+    f = np.bincount(group, weights=counts).astype(np.int64)[group[rows]]
+    return f, np.bincount(group, weights=weights)[group[rows]]
 
 
-def _first_blanks(codes: np.ndarray, counts: np.ndarray, k: int, rank: Sequence[int], radices: Sequence[int],
-                  todo: np.ndarray) -> np.ndarray:
-    """Per class of ``todo``, the first subset (in :func:`_subsets` order) leaving ``k`` agreeing records."""
+def _first_blanks(codes: np.ndarray, counts: np.ndarray, weights: np.ndarray, rule: Rule, rank: Sequence[int],
+                  radices: Sequence[int], todo: np.ndarray) -> np.ndarray:
+    """Per class of ``todo``, the first subset (in :func:`_subsets` order) that makes it safe."""
     q = codes.shape[1]
     blanks = np.zeros(len(counts), dtype=np.int64)
     for mask in _subsets(q, rank):
         if len(todo) == 0:
             break
         keep = [j for j in range(q) if not mask >> j & 1]
-        settled = _agreeing(codes, counts, radices, keep, todo) >= k
+        settled = rule.met(*_agreeing(codes, counts, weights, radices, keep, todo))
         blanks[todo[settled]] = mask
         todo = todo[~settled]
     return blanks
 
 
-def minimal_blanks(codes: np.ndarray, counts: np.ndarray, k: int, rank: Sequence[int]) -> np.ndarray:
-    """Per class, the bit mask of the keys to blank (0: none): the smallest set that leaves at least
-    ``k`` agreeing records, ties broken by ``rank`` (see the module docstring).
+def minimal_blanks(codes: np.ndarray, counts: np.ndarray, rule: Rule, rank: Sequence[int],
+                   weights: np.ndarray | None = None) -> np.ndarray:
+    """Per class, the bit mask of the keys to blank (0: none): the smallest set that makes its records
+    safe under ``rule`` on the agreeing records, ties broken by ``rank`` (see the module docstring).
+    ``weights``: each class's summed sampling weights (default: its records).
 
     A class blanked in every key is a suppressed record, in no class: it supports no other record, so
     the search is repeated without the classes it blanks everywhere until none is added.
     """
     q = codes.shape[1]
     everything = (1 << q) - 1
+    weights = counts.astype(np.float64) if weights is None else weights
     radices = [int(codes[:, j].max()) + 1 if len(codes) else 1 for j in range(q)]
     removed = np.zeros(len(counts), dtype=np.bool_)
     while True:
-        live = np.where(removed, 0, counts)
-        blanks = _first_blanks(codes, live, k, rank, radices, np.flatnonzero((counts < k) & ~removed))
+        live, heavy = np.where(removed, 0, counts), np.where(removed, 0.0, weights)
+        todo = np.flatnonzero(~rule.met(counts, weights) & ~removed)
+        blanks = _first_blanks(codes, live, heavy, rule, rank, radices, todo)
         added = (blanks == everything) & ~removed
         if not added.any():
             break
         removed |= added
     blanks[removed] = everything
     for mask in np.unique(blanks[(blanks > 0) & (blanks != everything)]).tolist():
-        _restore_in_groups(codes, live, k, blanks, int(mask), radices)
+        _restore_in_groups(codes, live, heavy, rule, blanks, int(mask), radices)
     return blanks
 
 
-def _restore_in_groups(codes: np.ndarray, counts: np.ndarray, k: int, blanks: np.ndarray, mask: int,
-                       radices: Sequence[int]) -> None:
+def _restore_in_groups(codes: np.ndarray, counts: np.ndarray, weights: np.ndarray, rule: Rule, blanks: np.ndarray,
+                       mask: int, radices: Sequence[int]) -> None:
     """Among the classes blanked on ``mask``, give back their values to the largest classes of each group
-    agreeing on the other keys while the group's blanked records still bring each of them to ``k``
+    agreeing on the other keys while the group's blanked records still make each of them safe
     (in place; see the module docstring)."""
     q = codes.shape[1]
     rows = np.flatnonzero(blanks == mask)
@@ -153,18 +178,23 @@ def _restore_in_groups(codes: np.ndarray, counts: np.ndarray, k: int, blanks: np
             np.unique(codes[np.ix_(rows, keep)], axis=0, return_inverse=True)[1].ravel()
     else:
         group = np.zeros(len(rows), dtype=np.int64)
-    size = counts[rows]
-    order = np.lexsort((-size, group))  # by group, the largest class first
-    g, a = group[order], size[order]
-    total = np.bincount(g, weights=a)[g]
+    order = np.lexsort((-counts[rows], group))  # by group, the largest class first
+    g, a, w = group[order], counts[rows][order], weights[rows][order]
     start = np.r_[True, g[1:] != g[:-1]]
-    before = np.cumsum(a) - a  # records of earlier groups and earlier classes of this group
-    first = np.maximum.accumulate(np.where(start, before, 0))
-    prefix = before - first + a  # the class and the larger ones of its group
-    fits = a + (total - prefix) >= k  # its own records plus those still blanked in its group
+    left, left_w = _still_blanked(g, a, start), _still_blanked(g, w, start)
+    fits = rule.met(a + left, w + left_w)  # its own records plus those still blanked in its group
     # only a prefix of each group: the first class that does not fit ends it
     ok = fits & _prefix_of_group(fits, start)
     blanks[rows[order[ok]]] = 0
+
+
+def _still_blanked(g: np.ndarray, a: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Per element of groups laid out in order: the sum of ``a`` over the later elements of its group
+    (what stays blanked when it and the ones before it get their values back)."""
+    total = np.bincount(g, weights=a)[g]
+    before = np.cumsum(a) - a  # earlier groups and earlier elements of this group
+    first = np.maximum.accumulate(np.where(start, before, 0))
+    return total - (before - first + a)
 
 
 def _prefix_of_group(fits: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -174,16 +204,51 @@ def _prefix_of_group(fits: np.ndarray, start: np.ndarray) -> np.ndarray:
     return failures == at_start
 
 
-def local_suppression(dataset, *, k: int, quasi_identifiers: Sequence[str] | None = None,
+def _rule(dataset, table: ClassTable, k: int | None, risk_threshold: float | None,
+          weight: str | None) -> tuple[Rule, np.ndarray | None]:
+    """The safety rule and each class's summed sampling weights (None: its records), checked."""
+    from veil.risk._individual import sampling_weights
+
+    n = dataset.n_records
+    if (k is None) == (risk_threshold is None):
+        raise ParameterError("Local suppression needs either k or risk_threshold, not both.")
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+            raise ParameterError(f"k must be an int between 1 and the number of records ({n}) for local "
+                                 f"suppression. Got {k!r} instead.")
+        if weight is not None:
+            raise ParameterError("A sampling weight applies to the risk threshold rule (risk_threshold), not to k.")
+        return Rule(k=int(k)), None
+    if isinstance(risk_threshold, bool) or not isinstance(risk_threshold, (int, float)) or \
+            not 0.0 < float(risk_threshold) <= 1.0:
+        raise ParameterError(f"risk_threshold must be a number in (0, 1]. Got {risk_threshold!r} instead.")
+    rule = Rule(threshold=float(risk_threshold))
+    if weight is None:
+        return rule, None
+    row_class = table.row_classes()
+    inside = row_class >= 0
+    totals = np.bincount(row_class[inside], weights=sampling_weights(dataset, weight)[inside],
+                         minlength=table.n_classes)
+    return rule, totals
+
+
+def local_suppression(dataset, *, k: int | None = None, risk_threshold: float | None = None,
+                      weight: str | None = None, quasi_identifiers: Sequence[str] | None = None,
                       importance: Sequence[str] | str | None = None, base: ClassTable | None = None) -> Recoding:
-    """k-anonymity by blanking the fewest key cells (sdcMicro's ``localSuppression``, solved per record).
+    """k-anonymity (or individual risk under a threshold) by blanking the fewest key cells
+    (sdcMicro's ``localSuppression``, solved per record; and ``localSupp``'s threshold rule).
 
     Parameters
     ----------
     dataset : Dataset
-    k : int in [1, number of records]
+    k : int in [1, number of records], optional
+        Every record compatible with at least ``k`` records.
+    risk_threshold : float in (0, 1], optional
+        Instead of ``k``: every record's individual risk (sdcMicro's
+        ``indivRisk``, approx, from its compatible records) below it.
+    weight : str, optional
+        With ``risk_threshold``: the sampling-weight column (default: every weight 1, risk 1/f).
     quasi_identifiers : sequence of str, optional
-        Default: the dataset's.
     importance : sequence of str or comma-separated str, optional
         Every key, the most important (blanked last) first; default: fewer
         distinct values first (as sdcMicro).
@@ -193,15 +258,14 @@ def local_suppression(dataset, *, k: int, quasi_identifiers: Sequence[str] | Non
     Returns
     -------
     Recoding
-        Every input row, blanked cells ``*``; ``details`` holds the rule
-        (``missing_rule``), the cells blanked per key and in all, and the
-        records touched.
+        Every input row, blanked cells ``*``; ``details``: the rule (``missing_rule``), the cells
+        blanked per key and in all, the records touched, ``k_achieved`` (and ``max_risk``).
 
     Raises
     ------
     ParameterError
-        ``k`` out of range, a bad importance list, or work above
-        :data:`LOCAL_SUPPRESSION_WORK_LIMIT`.
+        ``k`` or ``risk_threshold`` out of range (or both, or neither), a bad importance list or
+        weight, or work above :data:`LOCAL_SUPPRESSION_WORK_LIMIT`.
 
     Examples
     --------
@@ -215,10 +279,7 @@ def local_suppression(dataset, *, k: int, quasi_identifiers: Sequence[str] | Non
     start = time.perf_counter()
     qis = list(quasi_identifiers or dataset.quasi_identifiers)
     table = base if base is not None else ClassTable.from_dataset(dataset, quasi_identifiers=qis)
-    n = dataset.n_records
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
-        raise ParameterError(f"k must be an int between 1 and the number of records ({n}) for local suppression. "
-                             f"Got {k!r} instead.")
+    rule, weights = _rule(dataset, table, k, risk_threshold, weight)
     order = importance_order(dataset, qis, importance)
     work = (2 ** len(qis)) * len(qis) * table.n_classes
     if work > LOCAL_SUPPRESSION_WORK_LIMIT:
@@ -226,12 +287,33 @@ def local_suppression(dataset, *, k: int, quasi_identifiers: Sequence[str] | Non
                              f"could group up to {work:,} class cells, more than the "
                              f"{LOCAL_SUPPRESSION_WORK_LIMIT:,} it starts on; use fewer quasi-identifiers.")
     rank = [len(qis) - 1 - order.index(name) for name in qis]  # 0: the least important
-    blanks = minimal_blanks(np.asarray(table.codes), np.asarray(table.counts, dtype=np.int64), int(k), rank)
-    return _released(dataset, table, qis, blanks, order, int(k), time.perf_counter() - start)
+    counts = np.asarray(table.counts, dtype=np.int64)
+    blanks = minimal_blanks(np.asarray(table.codes), counts, rule, rank, weights)
+    return _released(dataset, table, qis, blanks, order, rule, weights, time.perf_counter() - start)
 
 
-def _released(dataset, table: ClassTable, qis: list[str], blanks: np.ndarray, order: list[str], k: int,
-              seconds: float) -> Recoding:
+def _achieved(table: ClassTable, blanks: np.ndarray, rule: Rule, weights: np.ndarray | None) -> dict[str, Any]:
+    """What the release achieves under the rule: the fewest compatible records, and (threshold rule)
+    the highest individual risk, counted afresh from the blanks."""
+    q = len(table.quasi_identifiers)
+    kept = blanks != (1 << q) - 1  # a record blanked in every key is a suppressed record, in no class
+    bits = ((blanks[kept, None] >> np.arange(q)) & 1).astype(bool)
+    codes = np.asarray(table.codes)[kept]
+    f = blank_matching_frequencies(codes, table.counts[kept], bits)
+    out: dict[str, Any] = {"k_achieved": int(f.min()) if len(f) else 0}
+    if rule.threshold is not None:
+        big_f = f.astype(np.float64) if weights is None else blank_matching_frequencies(codes, weights[kept], bits)
+        risk = risk_from_frequencies(f, np.maximum(big_f, f), method=rule.method) if len(f) else np.zeros(0)
+        out["max_risk"] = float(risk.max()) if len(risk) else 0.0
+        if len(risk) and out["max_risk"] >= rule.threshold:
+            raise InfeasibleError(f"Local suppression left an individual risk of {out['max_risk']:.4g}, not under "
+                                  f"the threshold {rule.threshold:g}: adding records raised a risk here. Lower "
+                                  "the threshold, or use k.")
+    return out
+
+
+def _released(dataset, table: ClassTable, qis: list[str], blanks: np.ndarray, order: list[str], rule: Rule,
+              weights: np.ndarray | None, seconds: float) -> Recoding:
     """The released rows (every column, blanked key cells ``*``) and the report's figures."""
     row_class = table.row_classes()
     inside = row_class >= 0
@@ -247,15 +329,13 @@ def _released(dataset, table: ClassTable, qis: list[str], blanks: np.ndarray, or
         per_key[name] = int(cut.sum())
     everything = (1 << len(qis)) - 1
     suppressed = int(np.count_nonzero(row_blanks == everything)) + table.input_suppressed
-    kept = blanks != everything  # a record blanked in every key is a suppressed record, in no class
-    bits = (blanks[kept, None] >> np.arange(len(qis))) & 1
-    achieved = blank_matching_frequencies(np.asarray(table.codes)[kept], table.counts[kept], bits.astype(bool))
+    rule_facts = {"k": rule.k} if rule.threshold is None else {"risk_threshold": rule.threshold}
     details = {
-        "k": k, "k_achieved": int(achieved.min()) if len(achieved) else 0, "missing_rule": MISSING_RULE,
-        "importance": order,
+        **rule_facts, **_achieved(table, blanks, rule, weights), "missing_rule": MISSING_RULE, "importance": order,
         "cells_blanked": per_key, "cells_blanked_total": int(sum(per_key.values())),
         "records_with_blanks": int(np.count_nonzero(row_blanks)),
     }
-    groups = int(np.count_nonzero(table.counts >= k)) + int(np.count_nonzero(blanks))
+    # the classes left whole, and the classes given blanks (what the report calls groups)
+    groups = int(np.count_nonzero(blanks == 0)) + int(np.count_nonzero(blanks))
     return Recoding(data=data, algorithm="local-suppression", suppressed=suppressed, groups=groups,
                     seconds=seconds, details=details)
