@@ -124,8 +124,13 @@ def sdc_figures(classes: Any, dataset: Any, options: SdcOptions) -> SdcFigures:
         summary = _summary_from_counts(classes.counts)
     result = record_class = None
     if options.suda:
+        from veil.cli._app import err_console
+        from veil.cli._progress import phase_display
+
         table = classes if isinstance(classes, ClassTable) else ClassTable.from_dataset(dataset)
-        result = suda2(table, max_size=options.suda_max_size, dis_fraction=options.dis_fraction)
+        with phase_display(err_console) as display:  # on stderr, once the search has run 5 s
+            result = suda2(table, max_size=options.suda_max_size, dis_fraction=options.dis_fraction,
+                           progress=lambda done, total: display("suda2", done, total))
         record_class = table.row_classes() if dataset is not None else None
     return SdcFigures(individual, summary, result, record_class)
 

@@ -187,8 +187,8 @@ def _search(codes: np.ndarray, counts: np.ndarray, max_size: int,
                 found_row.append(np.flatnonzero(msu))
                 found_set.append(np.full(int(msu.sum()), sum(1 << j for j in subset), dtype=np.int64))
             current[subset] = covered | unique
-            if progress is not None:
-                progress(done, total)
+        if progress is not None:  # once per size: the subsets of a size are alike in cost
+            progress(done, total)
         previous = current
         if all(v is None for v in previous.values()):
             break
