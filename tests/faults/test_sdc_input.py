@@ -95,3 +95,23 @@ def test_perturb_input_refused(faults, tmp_path: Path, case):
     before = faults.snapshot(tmp_path)
     outcome = faults.invoke("perturb", data, *extra, "-o", tmp_path / "out.csv", "--json", tmp_path / "r.json")
     faults.assert_refused(outcome, before, faults.snapshot(tmp_path), *words)
+
+
+#: outputs that would overwrite the input: case -> (command arguments with {data})
+OVERWRITE_CASES: dict[str, list[str]] = {
+    "per-record-is-input": ["risk", "{data}", "--qi", "a,b", "--per-record", "{data}"],
+    "html-is-input": ["risk", "{data}", "--qi", "a,b", "--suda", "--html", "{data}"],
+    "perturb-output-is-input": ["perturb", "{data}", "--method", "noise", "--columns", "w", "-o", "{data}"],
+    "perturb-json-is-input": ["perturb", "{data}", "--method", "noise", "--columns", "w", "-o", "{out}",
+                              "--json", "{data}"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(OVERWRITE_CASES))
+def test_outputs_never_overwrite_the_input(faults, tmp_path: Path, case):
+    data = tmp_path / "data.csv"
+    data.write_text(GOOD)
+    before = faults.snapshot(tmp_path)
+    args = [a.replace("{data}", str(data)).replace("{out}", str(tmp_path / "out.csv")) for a in OVERWRITE_CASES[case]]
+    outcome = faults.invoke(*args)
+    faults.assert_refused(outcome, before, faults.snapshot(tmp_path), "input")
