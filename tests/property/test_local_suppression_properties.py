@@ -24,7 +24,7 @@ tables = st.integers(1, 4).flatmap(lambda q: st.lists(
     st.tuples(*[st.sampled_from("abc") for _ in range(q)]), min_size=1, max_size=30))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(rows=tables, data=st.data())
 def test_release_is_k_anonymous_under_the_rule(rows, data):
     frame = pd.DataFrame(rows, columns=[f"q{i}" for i in range(len(rows[0]))])
@@ -53,7 +53,7 @@ def test_blank_matching_frequencies_equal_pairwise(rows, data):
     np.testing.assert_array_equal(got, pairwise_frequencies(values, blank))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(rows=tables, data=st.data())
 def test_threshold_rule_leaves_every_risk_under_the_threshold(rows, data):
     from veil.risk._individual import risk_from_frequencies
@@ -76,3 +76,28 @@ def test_threshold_rule_leaves_every_risk_under_the_threshold(rows, data):
     big_f = agree @ frame["w"].to_numpy(dtype=float)[kept]
     if len(f):
         assert (risk_from_frequencies(f, big_f) < threshold).all()
+
+
+@settings(max_examples=50, deadline=None)
+@given(rows=st.integers(2, 4).flatmap(lambda q: st.lists(
+    st.tuples(*[st.sampled_from("abc") for _ in range(q)]), min_size=2, max_size=30)), data=st.data())
+def test_combs_make_every_set_of_keys_k_anonymous(rows, data):
+    from itertools import combinations
+
+    frame = pd.DataFrame(rows, columns=[f"q{i}" for i in range(len(rows[0]))])
+    q = frame.shape[1]
+    k = data.draw(st.integers(1, len(frame)))
+    sizes = tuple(data.draw(st.lists(st.integers(1, q), min_size=1, max_size=2, unique=True)))
+    result = local_suppression(Dataset.from_pandas(frame, quasi_identifiers=list(frame.columns)), k=k, combs=sizes)
+    released = result.data[list(frame.columns)].to_numpy(dtype=object)
+    blank = released == "*"
+    kept = ~blank.all(axis=1)
+    smallest = None
+    for size in sizes:
+        for subset in combinations(range(q), size):
+            f = pairwise_frequencies(released[kept][:, subset], blank[kept][:, subset])
+            assert (f >= k).all()
+            if len(f):
+                smallest = f.min() if smallest is None else min(smallest, f.min())
+    if kept.any():
+        assert result.details["k_achieved"] == smallest and result.details["combs"] == list(sizes)

@@ -75,7 +75,7 @@ class MemoryRows:
         models = plan.models
         if outcome.recoding is not None and "missing_rule" in outcome.recoding.details:  # a blank matches any value
             from veil.algorithms.local_suppression import blank_matching
-            models = blank_matching(models)
+            models = blank_matching(models, outcome.recoding.details)
         return verify(released.data, self.dataset, models, label=plan.label, suppressed=plan.mode,
                       suppressed_rows=released.star[released.source_rows])
 

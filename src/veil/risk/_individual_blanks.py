@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 
-__all__ = ["blank_matching_frequencies"]
+__all__ = ["blank_matching_frequencies", "smallest_over_combinations"]
 
 
 def _weights(radices: list[int], columns: list[int]) -> np.ndarray | None:
@@ -102,4 +102,30 @@ def blank_matching_frequencies(codes: np.ndarray, counts: np.ndarray, blank: np.
             else:
                 total += counts_b.sum()
         out[rows_a] = total
+    return out
+
+
+def smallest_over_combinations(codes: np.ndarray, counts: np.ndarray, blank: np.ndarray,
+                               combs: "tuple[int, ...] | None" = None) -> np.ndarray:
+    """Per row, the fewest compatible records over every set of keys of a size in ``combs``
+    (sdcMicro's ``localSuppression(combs=...)``: k-anonymity on each combination of that many keys);
+    ``None``: all the keys together (:func:`blank_matching_frequencies`).
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 0], [0, 1], [1, 1]])
+    >>> blank = np.zeros((3, 2), dtype=bool)
+    >>> smallest_over_combinations(codes, np.ones(3, dtype=np.int64), blank, (1,)).tolist()
+    [1, 2, 1]
+    """
+    from itertools import combinations
+
+    codes = np.asarray(codes)
+    if combs is None:
+        return blank_matching_frequencies(codes, counts, blank)
+    out = np.full(len(codes), np.iinfo(np.int64).max, dtype=np.int64)
+    for size in combs:
+        for subset in combinations(range(codes.shape[1]), size):
+            cols = list(subset)
+            out = np.minimum(out, blank_matching_frequencies(codes[:, cols], counts, np.asarray(blank)[:, cols]))
     return out

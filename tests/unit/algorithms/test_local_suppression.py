@@ -113,3 +113,21 @@ def test_threshold_rule_refusals():
         local_suppression(data, k=2, risk_threshold=0.5)
     with pytest.raises(ParameterError, match=r"risk_threshold must be a number in \(0, 1\]"):
         local_suppression(data, risk_threshold=0)
+
+
+def test_combs_on_adult_blank_less_than_all_keys_together():
+    from veil.datasets import load_adult
+
+    # k-anonymity on every pair of keys needs far fewer cells than on all 8 together (every record then
+    # has at least 5 compatible records on each pair; checked pairwise by the property tests)
+    result = local_suppression(load_adult(), k=5, combs="2")
+    assert result.details["combs"] == [2] and result.details["k_achieved"] >= 5
+    assert result.details["cells_blanked_total"] < 15_156
+
+
+def test_combs_refused():
+    data = _dataset(pd.DataFrame({"a": ["x", "y"], "b": ["1", "2"]}))
+    with pytest.raises(ParameterError, match="combs must list sizes of key sets between 1 and 2"):
+        local_suppression(data, k=2, combs="3")
+    with pytest.raises(ParameterError, match="combs applies to k"):
+        local_suppression(data, risk_threshold=0.5, combs=[1])

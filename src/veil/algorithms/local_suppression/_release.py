@@ -23,7 +23,7 @@ from veil.algorithms.local_suppression._search import local_suppression
 from veil.classes import ClassTable
 from veil.errors import InfeasibleError, ParameterError
 from veil.models import KAnonymity, Param, PrivacyModel
-from veil.risk._individual_blanks import blank_matching_frequencies
+from veil.risk._individual_blanks import smallest_over_combinations
 
 __all__ = ["BlankMatchingKAnonymity", "blank_matching", "run_local_suppression"]
 
@@ -46,6 +46,8 @@ class BlankMatchingKAnonymity(PrivacyModel):
     """
 
     k: int
+    #: Sizes of key sets each to be k-anonymous (sdcMicro's ``combs``); None: all the keys together.
+    combs: tuple[int, ...] | None = None
 
     reference: ClassVar[str] = "sdcMicro localSuppression: k-anonymity, a missing key matching any value"
     label: ClassVar[str] = "{k}-anonymity (a blank matches any value)"
@@ -56,7 +58,7 @@ class BlankMatchingKAnonymity(PrivacyModel):
         labels = classes.labels()
         blank = np.column_stack([(labels[name].astype(str) == SUPPRESSED_LABEL).to_numpy()
                                  for name in classes.quasi_identifiers])
-        return blank_matching_frequencies(np.asarray(classes.codes), classes.counts, blank)
+        return smallest_over_combinations(np.asarray(classes.codes), classes.counts, blank, self.combs)
 
     def violating(self, classes: ClassTable) -> np.ndarray:
         return self.frequencies(classes) < self.k
@@ -65,13 +67,17 @@ class BlankMatchingKAnonymity(PrivacyModel):
         return int(self.frequencies(classes).min()) if classes.n_classes else 0
 
 
-def blank_matching(models: Sequence[Any]) -> list[Any]:
-    """``models`` with every k-anonymity judged under the blank-matches-any-value rule."""
-    return [BlankMatchingKAnonymity(k=m.k) if isinstance(m, KAnonymity) else m for m in models]
+def blank_matching(models: Sequence[Any], details: Any = None) -> list[Any]:
+    """``models`` with every k-anonymity judged under the blank-matches-any-value rule (on the key sets
+    of the release's ``combs``, read from its report's ``details``, when it has them)."""
+    combs = (details or {}).get("combs")
+    combs = None if combs is None else tuple(int(c) for c in combs)
+    return [BlankMatchingKAnonymity(k=m.k, combs=combs) if isinstance(m, KAnonymity) else m for m in models]
 
 
 def run_local_suppression(problem: Any) -> Recoding:
-    """The registry's runner: k-anonymity only; ``options``: ``importance`` (the keys, most important first).
+    """The registry's runner: k-anonymity only; ``options``: ``importance`` (the keys, most important first)
+    and ``combs`` (sizes of key sets, each k-anonymous).
 
     Raises
     ------
@@ -84,11 +90,13 @@ def run_local_suppression(problem: Any) -> Recoding:
     if other or problem.k is None:
         raise ParameterError("The local-suppression algorithm reaches k-anonymity only; "
                              + (f"{other[0]} cannot be requested with it." if other else "give -k."))
-    unknown = [key for key in problem.options if key != "importance"]
+    unknown = [key for key in problem.options if key not in ("importance", "combs")]
     if unknown:
-        raise ParameterError(f"Bad option for the local-suppression algorithm: {unknown[0]!r} (it takes importance).")
+        raise ParameterError(f"Bad option for the local-suppression algorithm: {unknown[0]!r} (it takes importance "
+                             "and combs).")
     recoding = local_suppression(problem.dataset, k=problem.k, importance=problem.options.get("importance"),
-                                 quasi_identifiers=problem.base.quasi_identifiers, base=problem.base)
+                                 combs=problem.options.get("combs"), quasi_identifiers=problem.base.quasi_identifiers,
+                                 base=problem.base)
     base = problem.base
     newly = recoding.suppressed - base.input_suppressed
     limit = np.floor(problem.suppression_limit * (base.n_records - base.input_suppressed) + 1e-9)

@@ -28,6 +28,7 @@ a suppressed record, counted against the suppression limit.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -40,7 +41,8 @@ from veil.algorithms._recoding import SUPPRESSED_LABEL, Recoding
 from veil.classes import ClassTable, factorize_keys, pack_codes
 from veil.errors import InfeasibleError, ParameterError
 from veil.risk._individual import risk_from_frequencies
-from veil.risk._individual_blanks import blank_matching_frequencies
+from veil.algorithms.local_suppression._combs import blanks_by_combinations, parse_combs
+from veil.risk._individual_blanks import blank_matching_frequencies, smallest_over_combinations
 
 __all__ = ["local_suppression", "importance_order", "MISSING_RULE", "LOCAL_SUPPRESSION_WORK_LIMIT"]
 
@@ -121,7 +123,8 @@ def _agreeing(codes: np.ndarray, counts: np.ndarray, weights: np.ndarray, radice
 
 def _first_blanks(codes: np.ndarray, counts: np.ndarray, weights: np.ndarray, rule: Rule, rank: Sequence[int],
                   radices: Sequence[int], todo: np.ndarray) -> np.ndarray:
-    """Per class of ``todo``, the first subset (in :func:`_subsets` order) that makes it safe."""
+    """Per class of ``todo``, the first subset (in :func:`_subsets` order) that makes it safe; every key
+    for a class that no subset makes safe."""
     q = codes.shape[1]
     blanks = np.zeros(len(counts), dtype=np.int64)
     for mask in _subsets(q, rank):
@@ -131,6 +134,7 @@ def _first_blanks(codes: np.ndarray, counts: np.ndarray, weights: np.ndarray, ru
         settled = rule.met(*_agreeing(codes, counts, weights, radices, keep, todo))
         blanks[todo[settled]] = mask
         todo = todo[~settled]
+    blanks[todo] = (1 << q) - 1  # not safe even blanked everywhere (records suppressed before): suppressed too
     return blanks
 
 
@@ -234,7 +238,8 @@ def _rule(dataset, table: ClassTable, k: int | None, risk_threshold: float | Non
 
 def local_suppression(dataset, *, k: int | None = None, risk_threshold: float | None = None,
                       weight: str | None = None, quasi_identifiers: Sequence[str] | None = None,
-                      importance: Sequence[str] | str | None = None, base: ClassTable | None = None) -> Recoding:
+                      importance: Sequence[str] | str | None = None, combs: Any = None,
+                      base: ClassTable | None = None) -> Recoding:
     """k-anonymity (or individual risk under a threshold) by blanking the fewest key cells
     (sdcMicro's ``localSuppression``, solved per record; and ``localSupp``'s threshold rule).
 
@@ -244,14 +249,14 @@ def local_suppression(dataset, *, k: int | None = None, risk_threshold: float | 
     k : int in [1, number of records], optional
         Every record compatible with at least ``k`` records.
     risk_threshold : float in (0, 1], optional
-        Instead of ``k``: every record's individual risk (sdcMicro's
-        ``indivRisk``, approx, from its compatible records) below it.
+        Instead of ``k``: every record's individual risk (``indivRisk``, approx) below it.
     weight : str, optional
-        With ``risk_threshold``: the sampling-weight column (default: every weight 1, risk 1/f).
+        With ``risk_threshold``: the sampling-weight column (default: every weight 1).
     quasi_identifiers : sequence of str, optional
     importance : sequence of str or comma-separated str, optional
-        Every key, the most important (blanked last) first; default: fewer
-        distinct values first (as sdcMicro).
+        Every key, the most important (blanked last) first; default: fewer values first.
+    combs : sequence of int or comma-separated str, optional
+        With ``k``: k-anonymity on every set of that many keys (sdcMicro's ``combs``, ``(4, 3)``).
     base : ClassTable, optional
         The dataset's class table at level 0, when the caller has it.
 
@@ -264,8 +269,7 @@ def local_suppression(dataset, *, k: int | None = None, risk_threshold: float | 
     Raises
     ------
     ParameterError
-        ``k`` or ``risk_threshold`` out of range (or both, or neither), a bad importance list or
-        weight, or work above :data:`LOCAL_SUPPRESSION_WORK_LIMIT`.
+        A parameter out of range, or work above :data:`LOCAL_SUPPRESSION_WORK_LIMIT`.
 
     Examples
     --------
@@ -281,25 +285,51 @@ def local_suppression(dataset, *, k: int | None = None, risk_threshold: float | 
     table = base if base is not None else ClassTable.from_dataset(dataset, quasi_identifiers=qis)
     rule, weights = _rule(dataset, table, k, risk_threshold, weight)
     order = importance_order(dataset, qis, importance)
-    work = (2 ** len(qis)) * len(qis) * table.n_classes
-    if work > LOCAL_SUPPRESSION_WORK_LIMIT:
-        raise ParameterError(f"local suppression on {len(qis)} quasi-identifiers and {table.n_classes:,} classes "
-                             f"could group up to {work:,} class cells, more than the "
-                             f"{LOCAL_SUPPRESSION_WORK_LIMIT:,} it starts on; use fewer quasi-identifiers.")
+    sizes = _checked_combs(combs, rule, len(qis), table.n_classes)
     rank = [len(qis) - 1 - order.index(name) for name in qis]  # 0: the least important
     counts = np.asarray(table.counts, dtype=np.int64)
     blanks = minimal_blanks(np.asarray(table.codes), counts, rule, rank, weights)
-    return _released(dataset, table, qis, blanks, order, rule, weights, time.perf_counter() - start)
+    if sizes is not None:  # all the keys together solve every set of them too: the fewer cells of the two
+        by_sets = blanks_by_combinations(
+            np.asarray(table.codes), counts, counts.astype(np.float64), sizes,
+            lambda codes, n, w, cols: minimal_blanks(codes, n, rule, [rank[j] for j in cols], w))
+        if _cells(by_sets, counts) < _cells(blanks, counts):
+            blanks = by_sets
+    return _released(dataset, table, qis, blanks, order, rule, weights, sizes, time.perf_counter() - start)
 
 
-def _achieved(table: ClassTable, blanks: np.ndarray, rule: Rule, weights: np.ndarray | None) -> dict[str, Any]:
+def _checked_combs(combs: Any, rule: Rule, n_keys: int, n_classes: int) -> tuple[int, ...] | None:
+    """The key-set sizes (None: all the keys), after refusing what cannot run or would not finish."""
+    sizes = parse_combs(combs, n_keys)
+    if sizes is not None and rule.threshold is not None:
+        raise ParameterError("combs applies to k, not to the risk threshold rule.")
+    work = sum(math.comb(n_keys, c) * 2 ** c * c for c in {*(sizes or ()), n_keys}) * n_classes
+    if work > LOCAL_SUPPRESSION_WORK_LIMIT:
+        raise ParameterError(f"local suppression on {n_keys} quasi-identifiers and {n_classes:,} classes could "
+                             f"group up to {work:,} class cells, more than the {LOCAL_SUPPRESSION_WORK_LIMIT:,} it "
+                             "starts on; use fewer quasi-identifiers.")
+    return sizes
+
+
+def _cells(blanks: np.ndarray, counts: np.ndarray) -> int:
+    """The cells ``blanks`` (a key mask per class) blank in all."""
+    bits = np.zeros(len(blanks), dtype=np.int64)
+    masks = blanks.copy()
+    while masks.any():
+        bits += masks & 1
+        masks >>= 1
+    return int((bits * counts).sum())
+
+
+def _achieved(table: ClassTable, blanks: np.ndarray, rule: Rule, weights: np.ndarray | None,
+              combs: tuple[int, ...] | None) -> dict[str, Any]:
     """What the release achieves under the rule: the fewest compatible records, and (threshold rule)
     the highest individual risk, counted afresh from the blanks."""
     q = len(table.quasi_identifiers)
     kept = blanks != (1 << q) - 1  # a record blanked in every key is a suppressed record, in no class
     bits = ((blanks[kept, None] >> np.arange(q)) & 1).astype(bool)
     codes = np.asarray(table.codes)[kept]
-    f = blank_matching_frequencies(codes, table.counts[kept], bits)
+    f = smallest_over_combinations(codes, table.counts[kept], bits, combs)
     out: dict[str, Any] = {"k_achieved": int(f.min()) if len(f) else 0}
     if rule.threshold is not None:
         big_f = f.astype(np.float64) if weights is None else blank_matching_frequencies(codes, weights[kept], bits)
@@ -313,7 +343,7 @@ def _achieved(table: ClassTable, blanks: np.ndarray, rule: Rule, weights: np.nda
 
 
 def _released(dataset, table: ClassTable, qis: list[str], blanks: np.ndarray, order: list[str], rule: Rule,
-              weights: np.ndarray | None, seconds: float) -> Recoding:
+              weights: np.ndarray | None, combs: tuple[int, ...] | None, seconds: float) -> Recoding:
     """The released rows (every column, blanked key cells ``*``) and the report's figures."""
     row_class = table.row_classes()
     inside = row_class >= 0
@@ -331,7 +361,8 @@ def _released(dataset, table: ClassTable, qis: list[str], blanks: np.ndarray, or
     suppressed = int(np.count_nonzero(row_blanks == everything)) + table.input_suppressed
     rule_facts = {"k": rule.k} if rule.threshold is None else {"risk_threshold": rule.threshold}
     details = {
-        **rule_facts, **_achieved(table, blanks, rule, weights), "missing_rule": MISSING_RULE, "importance": order,
+        **rule_facts, **_achieved(table, blanks, rule, weights, combs), "missing_rule": MISSING_RULE,
+        "importance": order, "combs": None if combs is None else list(combs),
         "cells_blanked": per_key, "cells_blanked_total": int(sum(per_key.values())),
         "records_with_blanks": int(np.count_nonzero(row_blanks)),
     }
