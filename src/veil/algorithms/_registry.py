@@ -267,11 +267,18 @@ def _mdav(problem: Problem) -> Outcome:
     return _call("mdav", mdav, problem.dataset, list(problem.dataset.quasi_identifiers), k=problem.k, **problem.options)
 
 
+def _local_suppression(problem: Problem) -> Outcome:
+    from veil.algorithms.local_suppression import run_local_suppression
+
+    return _local(run_local_suppression(problem))
+
+
 register_algorithm("lattice", _full_domain(_lattice), full_domain=True, takes_options=False, search=_lattice)
 register_algorithm("datafly", _full_domain(_datafly), full_domain=True, takes_options=False, search=_datafly)
 register_algorithm("mondrian", _mondrian)
 register_algorithm("tds", _tds)
 register_algorithm("mdav", _mdav)
+register_algorithm("local-suppression", _local_suppression)
 
 
 def names() -> Sequence[str]:

@@ -34,7 +34,7 @@ DEFAULT_DELAY = 5.0
 INTERVAL_VARIABLE = "VEIL_PROGRESS_INTERVAL"
 
 #: The unit a phase counts, when it counts one.
-UNITS = {"search": "nodes", "write": "files", "sweep": "points"}
+UNITS = {"search": "nodes", "write": "files", "sweep": "points", "suda2": "key subsets"}
 
 #: The phases whose rate is shown (a long, counted phase).
 RATED = ("search",)

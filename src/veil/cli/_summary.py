@@ -70,7 +70,12 @@ def _print_transformation(report: dict[str, Any]) -> None:
         levels = ", ".join(f"{esc(name)}={level}" for name, level in report["transformation"].items())
         console.print(f"[bold]Transformation[/] (hierarchy level per quasi-identifier): {levels}", highlight=False)
     recoding = report.get("recoding")
-    if recoding:
+    blanked = (recoding or {}).get("details", {}).get("cells_blanked")
+    if blanked is not None:  # local suppression: cells, not groups
+        cells = ", ".join(f"{esc(name)} {n:,}" for name, n in blanked.items() if n)
+        console.print(f"[bold]local suppression[/]: {sum(blanked.values()):,} cells blanked ({cells or 'none'}); every "
+                      f"record matches at least {recoding['details']['k_achieved']:,} records, a blank matching any value")
+    elif recoding:
         console.print(
             f"[bold]{esc(recoding['algorithm'])}[/]: local recoding into {recoding['groups']:,} groups "
             "(labels differ between groups; no single level per attribute)"

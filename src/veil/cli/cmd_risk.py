@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from veil.cli._app import app, console, esc, input_files, split_list, user_errors
+from veil.cli._risk_sdc import SdcOptions, print_sdc, sdc_figures, sdc_option
 from veil.cli._hierarchy_options import attach_hierarchies, auto_hierarchies_option, hierarchy_files, hierarchy_option
 
 #: Without --max-qi-size, every QI subset is ranked up to this many QIs (2^q - 1 subsets).
@@ -26,13 +27,10 @@ def risk(
     file: Path = typer.Argument(..., readable=False, help="A CSV or Parquet file."),
     qi: str = typer.Option(..., "--qi", help="Quasi-identifiers, comma-separated."),
     sensitive: str = typer.Option(None, "--sensitive", help="Sensitive attributes, comma-separated."),
-    population_fraction: float = typer.Option(
-        None, "--population-fraction",
-        help="The table is a sample of this fraction (0, 1] of a population (population uniqueness).",
-    ),
-    population: Path = typer.Option(
-        None, "--population", help="The population table (CSV/Parquet) the file was sampled from.",
-    ),
+    population_fraction: float = typer.Option(None, "--population-fraction", help="The table is a sample of this "
+                                              "fraction (0, 1] of a population (population uniqueness)."),
+    population: Path = typer.Option(None, "--population", help="The population table (CSV/Parquet) the file was "
+                                    "sampled from."),
     threshold: float = typer.Option(0.2, "--threshold", help="Prosecutor risk above which a record is at risk."),
     max_qi_size: int = typer.Option(
         None, "--max-qi-size",
@@ -40,6 +38,7 @@ def risk(
         f"else {_LARGE_DEFAULT_SIZE}; 0 skips the ranking).",
     ),
     json_out: Path = typer.Option(None, "--json", help="Write the full report as JSON here."),
+    html_out: Path = typer.Option(None, "--html", help="Write the report as one HTML page (with plots) here."),
     sep: str = typer.Option(None, "--sep", help="CSV separator (default: detected)."),
     encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),
     top: int = typer.Option(10, "--top", help="QI subsets to show in the summary."),
@@ -49,43 +48,81 @@ def risk(
         "local", "--engine", help="Who groups the rows: local (in memory, default), duckdb (files larger "
         "than memory) or spark; the risk measures run on the class table either way.",
     ),
+    weight: str = sdc_option("weight"),
+    household: str = sdc_option("household"),
+    risk_method: str = sdc_option("risk_method"),
+    per_record: Path = sdc_option("per_record"),
+    suda: bool = sdc_option("suda"),
+    suda_max_size: int = sdc_option("suda_max_size"),
+    dis_fraction: float = sdc_option("dis_fraction"),
 ) -> None:
-    """Re-identification risk: prosecutor / journalist / marketer, uniqueness, likely QIs."""
+    """Re-identification risk: prosecutor / journalist / marketer, uniqueness, likely QIs;
+    individual risk with sampling weights, household risk and SUDA2 (statistical disclosure control)."""
     from veil.dataset import Dataset
-    from veil.errors import ParameterError
     from veil.pipeline import publishing
     from veil.risk import assess
 
     # every input named, and the --json destination refused if it is one of them, before any work
-    with user_errors(), publishing({"json": json_out}, inputs=input_files(file, population, *hierarchy_files(hierarchy))) as out:
-        qis = split_list(qi, "--qi")
-        sens = split_list(sensitive, "--sensitive")
+    sdc = SdcOptions(weight, household, risk_method, suda or suda_max_size is not None, suda_max_size, dis_fraction)
+    destinations = {"json": json_out, "per_record": per_record, "html": html_out}
+    with user_errors(), publishing(destinations, inputs=input_files(file, population, *hierarchy_files(hierarchy))) as out:
+        qis, sens, size = _parse_lists(qi, sensitive, population, population_fraction, max_qi_size, html_out)
         _check_counts(qis, top)
-        if population is not None and population_fraction is not None:
-            raise ParameterError("Give either --population or --population-fraction, not both.")
-        size = max_qi_size
-        if size is None:
-            size = len(qis) if len(qis) <= _ALL_SUBSETS_UP_TO else _LARGE_DEFAULT_SIZE
-        classes = _risk_classes(file, qis, sens, engine=engine, population=population, hierarchy=hierarchy,
-                                auto_hierarchies=auto_hierarchies, sep=sep, encoding=encoding, size=size)
-        pop = None
-        if population is not None:
-            pop = Dataset.read(population, sep=sep, encoding=encoding, quasi_identifiers=qis)
-        report = assess(
-            classes, population_fraction=population_fraction, population=pop, threshold=threshold,
-            qi_subsets_max_size=size, sensitive=sens,
-        )
-        if json_out is not None:
-            out.write_json("json", report.to_dict())
+        sdc.check(qis, engine, per_record)
+        classes, dataset = _risk_classes(file, qis, sens, engine=engine, population=population, hierarchy=hierarchy,
+                                         auto_hierarchies=auto_hierarchies, sep=sep, encoding=encoding, size=size)
+        pop = None if population is None else Dataset.read(population, sep=sep, encoding=encoding,
+                                                           quasi_identifiers=qis)
+        report = assess(classes, population_fraction=population_fraction, population=pop, threshold=threshold,
+                        qi_subsets_max_size=size, sensitive=sens)
+        figures = sdc_figures(classes, dataset, sdc)
+        if per_record is not None:
+            out.write("per_record", lambda tmp: figures.per_record().to_csv(tmp, index=False))
+        _write_reports(out, {**report.to_dict(), **figures.to_dict()}, json_out, html_out, threshold)
 
     _print_report(report, file, top)
+    print_sdc(figures)
     if json_out is not None:
         console.print(f"JSON report written to {esc(json_out)}", highlight=False)
 
 
+def _write_reports(out: Any, payload: dict[str, Any], json_out: Path | None, html_out: Path | None,
+                   threshold: float) -> None:
+    """The JSON report and the HTML page (with the individual-risk histogram and SUDA2's contributions)."""
+    if json_out is not None:
+        out.write_json("json", payload)
+    if html_out is not None:
+        from veil.cli._risk_html import risk_page
+
+        out.write_text("html", risk_page(payload, threshold))
+
+
+def _parse_lists(qi: str, sensitive: str | None, population: Path | None, population_fraction: float | None,
+                 max_qi_size: int | None, html_out: Path | None) -> tuple[list[str], list[str], int]:
+    """The QIs, the sensitive attributes and the QI-ranking size, checked (and matplotlib, for --html)."""
+    from veil.errors import ParameterError
+
+    if html_out is not None:
+        from veil._lazy import require as require_extra
+
+        require_extra("matplotlib", feature="--html")  # before any work: no report without its page
+
+    qis = split_list(qi, "--qi")
+    sens = split_list(sensitive, "--sensitive")
+    if not qis:
+        raise ParameterError("--qi needs at least one column.")
+    if population is not None and population_fraction is not None:
+        raise ParameterError("Give either --population or --population-fraction, not both.")
+    size = max_qi_size
+    if size is None:
+        size = len(qis) if len(qis) <= _ALL_SUBSETS_UP_TO else _LARGE_DEFAULT_SIZE
+    return qis, sens, size
+
+
 def _risk_classes(file: Path, qis: list[str], sens: list[str], *, engine: str, population: Path | None,
-                  hierarchy: list[str] | None, auto_hierarchies: bool, sep: str | None, encoding: str, size: int) -> Any:
-    """What assess reads: the dataset (summary only), its class table, or the engine's class table."""
+                  hierarchy: list[str] | None, auto_hierarchies: bool, sep: str | None, encoding: str, size: int) -> tuple[Any, Any]:
+    """What assess reads (the dataset for the summary only, its class table, or the engine's class
+    table), and the dataset (None with an engine)."""
     from veil.classes import ClassTable
     from veil.dataset import Dataset
 
@@ -95,13 +132,13 @@ def _risk_classes(file: Path, qis: list[str], sens: list[str], *, engine: str, p
         # the summary alone (no population, sensitive attribute or ranking) needs only class sizes:
         # assess gets them from the dataset's codes; anything more reads the class table
         summary_only = population is None and not sens and size == 0
-        return dataset if summary_only else ClassTable.from_dataset(dataset)
+        return (dataset if summary_only else ClassTable.from_dataset(dataset)), dataset
     else:  # the engine groups and counts the rows; the measures run on the class table
         from veil.engines import class_table
 
         _refuse_with_engine(engine, population=population, hierarchy=hierarchy,
                             auto_hierarchies=auto_hierarchies, encoding=encoding)
-        return class_table(file, qis, sens, engine=engine, sep=sep)
+        return class_table(file, qis, sens, engine=engine, sep=sep), None
 
 
 def _refuse_with_engine(engine: str, *, population: Path | None, hierarchy: list[str] | None,

@@ -11,8 +11,10 @@ import pandas as pd
 from veil.classes import ClassTable
 from veil.errors import ColumnNotFoundError, ParameterError
 from veil.models._base import PrivacyModel
+from veil.models._facts import Param, RequirementKey
 
-__all__ = ["population_counts", "PopulationModel"]
+__all__ = ["population_counts", "PopulationModel", "PopulationUniques", "EstimatedKMap", "derived_k",
+           "UNIQUENESS_ESTIMATORS", "CELL_SIZE_ESTIMATORS"]
 
 
 def _require_population(population: object, owner: str) -> None:
@@ -112,3 +114,164 @@ class PopulationModel(PrivacyModel):
     def population_sizes(self, classes: ClassTable) -> np.ndarray:
         """Per class, the number of population records matching it."""
         return population_counts(classes, self.population, type(self).__name__)
+
+
+#: The population-uniqueness estimators of :class:`PopulationUniques` (``veil.risk.population_uniqueness``).
+UNIQUENESS_ESTIMATORS = ("pitman", "zayatz", "snb", "dankar")
+#: The cell-size estimators of :class:`EstimatedKMap` (El Emam & Dankar's D3 and D4).
+CELL_SIZE_ESTIMATORS = ("poisson", "zero-truncated-poisson")
+
+
+@dataclass(frozen=True)
+class PopulationUniques(PrivacyModel):
+    """At most a share ``threshold`` of the population is unique on the QIs, as ``estimator`` estimates it
+    from the sample (ARX's ``PopulationUniqueness`` criterion).
+
+    Parameters
+    ----------
+    threshold : float, in (0, 1]
+    fraction : float, in (0, 1]
+        The sampling fraction :math:`\\pi = n/N` (ARX's population model).
+    estimator : {"pitman", "zayatz", "snb", "dankar"}
+        The model of :func:`veil.risk.population_uniqueness` (``dankar``: Dankar et al.'s rule).
+
+    Notes
+    -----
+    A table-level model.  An estimate that fails (a model that does not fit)
+    does not meet the threshold (ARX reports it as 0 and lets it pass).
+    :meth:`violating` marks the sample uniques: with none, every estimator gives 0.
+    Not monotone (the estimates follow the class-size distribution).
+
+    References
+    ----------
+    Dankar, El Emam, Neisa & Roffey, BMC Med Inform Decis Mak 12:66, 2012; ARX's
+    ``PopulationUniqueness``; docs/risk.md, section 3.
+    """
+
+    threshold: float
+    fraction: float
+    estimator: str = "dankar"
+
+    reference: ClassVar[str] = "Dankar et al., BMC Med Inform Decis Mak 12:66, 2012; ARX PopulationUniqueness"
+    config_key: ClassVar[str] = "population-uniques"
+    label: ClassVar[str] = "population uniques ({estimator}) <= {threshold:g}"
+    parameters: ClassVar[tuple[Param, ...]] = (Param("threshold", "float", low=0, high=1, closed="right"),
+                                               Param("fraction", "float", low=0, high=1, closed="right"),
+                                               Param("estimator", "str"))
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("pop_uniques", "threshold", "<=", "estimated population uniques, "
+                       "pop_uniques(fraction=0.01,estimator=pitman)<=0.01 (estimator: pitman, zayatz, snb, dankar)",
+                       fixed={"estimator": "dankar"}),
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.estimator not in UNIQUENESS_ESTIMATORS:
+            raise ParameterError(f"The 'estimator' parameter of PopulationUniques must be one of "
+                                 f"{', '.join(UNIQUENESS_ESTIMATORS)}. Got {self.estimator!r} instead.")
+
+    def achieved_level(self, classes: ClassTable) -> float | None:
+        """The estimated share of population uniques (None when the estimator fails; 0.0 with no class)."""
+        from veil.risk import population_uniqueness
+
+        if classes.n_classes == 0:
+            return 0.0
+        return getattr(population_uniqueness(classes, sampling_fraction=self.fraction), self.estimator).fraction
+
+    def check(self, classes: ClassTable) -> bool:
+        level = self.achieved_level(classes)
+        return level is not None and level <= self.threshold
+
+    def violating(self, classes: ClassTable) -> np.ndarray:
+        return (classes.counts == 1) if not self.check(classes) else np.zeros(classes.n_classes, dtype=np.bool_)
+
+
+def derived_k(k: int, lam: float, alpha: float, estimator: str) -> int:
+    """ARX's sample class size standing for ``k`` population records at significance ``alpha``.
+
+    ``lam`` is :math:`\\lambda = \\pi k`.  Poisson (D3): :math:`c + 2`, with :math:`c` the smallest
+    count whose Poisson(:math:`\\lambda`) distribution function reaches :math:`1 - \\alpha`;
+    zero-truncated Poisson (D4): :math:`c + 1`, with :math:`c \\ge 1` the smallest count whose
+    zero-truncated distribution function reaches it (ARX's ``KMap.calculateKPoisson`` and
+    ``calculateKZeroPoisson``; never above ``k``).
+    """
+    from scipy.stats import poisson
+
+    counts = np.arange(0, max(int(k), 1) + 64 + int(10 * lam))
+    cdf = poisson.cdf(counts, lam)
+    if estimator == "poisson":
+        reached = np.flatnonzero(cdf >= 1.0 - alpha)
+        value = int(reached[0]) + 2 if len(reached) else int(k)
+    else:
+        truncated = (cdf - poisson.pmf(0, lam)) / (1.0 - poisson.pmf(0, lam))
+        reached = np.flatnonzero((truncated >= 1.0 - alpha) & (counts >= 1))
+        value = int(reached[0]) + 1 if len(reached) else int(k)
+    return min(int(k), value)
+
+
+@dataclass(frozen=True)
+class EstimatedKMap(PrivacyModel):
+    """k-map with the population class sizes estimated from the sample (ARX's ``KMap`` with an estimator).
+
+    Every class must stand for at least ``k`` people of the population; with a
+    sampling fraction :math:`\\pi`, a class of the sample holding :math:`k'`
+    records does so at significance ``alpha`` under a Poisson (D3, Pannekoek
+    1999) or zero-truncated Poisson (D4) model of the cell sizes (El Emam &
+    Dankar 2008): the model is k'-anonymity with :math:`k'` = :func:`derived_k`.
+
+    Parameters
+    ----------
+    k : int, in [1, inf)
+    fraction : float, in (0, 1]
+        The sampling fraction :math:`\\pi`.
+    estimator : {"poisson", "zero-truncated-poisson"}
+    alpha : float, in [0, 1]
+        The significance level (ARX's; 0.05 by default here).
+
+    Notes
+    -----
+    Monotone under generalization and with suppression, as k-anonymity.  ARX's
+    Poisson threshold is one count above the zero-truncated one's construction
+    (c + 2 against c + 1); veil follows ARX so that both give the same k'.
+
+    References
+    ----------
+    K. El Emam, F. K. Dankar, JAMIA 15(5), 2008; J. Pannekoek, Statistica
+    Neerlandica 53(1), 1999; ARX's ``KMap``.
+    """
+
+    k: int
+    fraction: float
+    estimator: str = "poisson"
+    alpha: float = 0.05
+
+    monotone_generalization: ClassVar[bool] = True
+    monotone_with_suppression: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
+    reference: ClassVar[str] = "El Emam & Dankar, JAMIA 15(5), 2008 (k-map, estimators D3/D4); ARX KMap"
+    config_key: ClassVar[str] = "k-map-estimated"
+    label: ClassVar[str] = "{k}-map ({estimator}, alpha {alpha:g}, fraction {fraction:g})"
+    parameters: ClassVar[tuple[Param, ...]] = (Param("k", "int", low=1),
+                                               Param("fraction", "float", low=0, high=1, closed="right"),
+                                               Param("estimator", "str"), Param("alpha", "float", low=0, high=1))
+    requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
+        RequirementKey("kmap", None, ">=", "k-map from the sample, kmap(k=5,estimator=poisson,alpha=0.05,"
+                       "fraction=0.01) (estimator: poisson, zero-truncated-poisson)"),
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.estimator not in CELL_SIZE_ESTIMATORS:
+            raise ParameterError(f"The 'estimator' parameter of EstimatedKMap must be one of "
+                                 f"{', '.join(CELL_SIZE_ESTIMATORS)}. Got {self.estimator!r} instead.")
+
+    @property
+    def smallest_class(self) -> int:
+        return derived_k(self.k, self.fraction * self.k, self.alpha, self.estimator)
+
+    def violating(self, classes: ClassTable) -> np.ndarray:
+        return classes.counts < min(self.smallest_class, max(classes.n_retained, 1))
+
+    def achieved_level(self, classes: ClassTable) -> int:
+        """The smallest class of the sample (what :math:`k'` is compared with)."""
+        return int(classes.counts.min()) if classes.n_classes else 0

@@ -39,7 +39,7 @@ _CLAUSE = re.compile(
     r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*([^\[\]]+?)\s*\])?\s*(?:\(([^()]*)\))?\s*"
     rf"(?:(>=|<=|==|=|>|<)\s*({_NUMBER}))?\s*$"
 )
-_ARGUMENT = re.compile(rf"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*({_NUMBER})\s*$")
+_ARGUMENT = re.compile(rf"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*({_NUMBER}|[A-Za-z][A-Za-z0-9_-]*)\s*$")
 _ORDERED_KINDS = ("numeric", "ordinal", "date")
 
 
@@ -234,6 +234,9 @@ def _clause(clause: str) -> Requirement:
     arguments = []
     for raw in [] if args is None else args.split(","):
         arg = _ARGUMENT.match(raw)
+        words = {p.name for p in cls.parameters if p.kind == "str"}  # a word only for a str parameter
+        if arg is not None and arg.group(1) not in words and not re.fullmatch(_NUMBER, arg.group(2)):
+            arg = None
         if arg is None:
             raise ParameterError(f"Malformed argument {raw.strip()!r} in clause {clause!r}; expected NAME=NUMBER.")
         if arg.group(1) not in names:
@@ -241,7 +244,8 @@ def _clause(clause: str) -> Requirement:
                 f"{cls.__name__} has no parameter {arg.group(1)!r} (clause {clause!r}); "
                 f"its parameters: {', '.join(sorted(names))}."
             )
-        arguments.append((arg.group(1), _number(arg.group(2))))
+        value = arg.group(2)  # a number, or a word (an estimator's name: pop_uniques(estimator=pitman))
+        arguments.append((arg.group(1), _number(value) if re.fullmatch(_NUMBER, value) else value))
     if spec.parameter is None and (op is not None or args is None):
         raise ParameterError(f"The requirement {key!r} is a call with every parameter, such as "
                              f"{key}({', '.join(sorted(names))}=...); got {clause!r}.")

@@ -137,7 +137,8 @@ class AverageRisk(_ProsecutorRisk):
     config_key: ClassVar[str] = "average-risk"
     label: ClassVar[str] = "average risk <= {threshold:g}"
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = (
-        RequirementKey("average_risk", "threshold", "<=", "average prosecutor risk", report_field="average_risk"),
+        RequirementKey("average_risk", "threshold", "<=", "average prosecutor risk", report_field="average_risk",
+                       aliases=("avg_risk",)),
     )
 
     def achieved_level(self, classes: ClassTable) -> float:
@@ -198,6 +199,8 @@ class RecordsAtRiskShare(_ProsecutorRisk):
         RequirementKey("records_at_risk", "share", "<=",
                        "share of records above a prosecutor risk threshold (default 0.2; "
                        "records_at_risk(threshold=0.1)<=0.05)", fixed={"threshold": 0.2}),
+        RequirementKey("sample_uniques", "share", "<=", "share of records that are sample uniques (alone in "
+                       "their class: prosecutor risk 1 > 0.5)", fixed={"threshold": 0.5}),
     )
 
     def achieved_level(self, classes: ClassTable) -> float:

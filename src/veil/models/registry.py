@@ -41,6 +41,7 @@ from veil.models._k_link import KLinkAnonymity
 from veil.models._k_map import KMap
 from veil.models._l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from veil.models._lkc import LKCPrivacy
+from veil.models._population import EstimatedKMap, PopulationUniques
 from veil.models._risk_thresholds import AverageRisk, MaxProsecutorRisk, RecordsAtRiskShare
 from veil.models._t_closeness import EqualDistanceTCloseness, HierarchicalTCloseness, OrderedDistanceTCloseness
 
@@ -235,5 +236,7 @@ for _cls in (
     KMap,
     DeltaPresence,
     KLinkAnonymity,
+    PopulationUniques,
+    EstimatedKMap,
 ):
     register(_cls)

@@ -76,7 +76,11 @@ class MemoryRows:
         if label is not None and label not in data.columns and label in self.dataset.columns:
             # a label withheld from the release: the metrics read it from the input rows (never written)
             data = data.assign(**{label: self.dataset.frame[label].to_numpy()[released.source_rows]})
-        return verify(data, self.dataset, plan.models, label=label, suppressed=plan.mode,
+        models = plan.models
+        if outcome.recoding is not None and "missing_rule" in outcome.recoding.details:  # a blank matches any value
+            from veil.algorithms.local_suppression import blank_matching
+            models = blank_matching(models, outcome.recoding.details)
+        return verify(data, self.dataset, models, label=label, suppressed=plan.mode,
                       suppressed_rows=released.star[released.source_rows])
 
     def finish(self, report: dict[str, Any], seconds: dict[str, float]) -> None:

@@ -248,6 +248,9 @@ def _verify_batches(batches: Iterable[pd.DataFrame], result: Any, dataset: Any, 
         raise _fail(tally.blank)
     cells, flag, counts = tally.classes_frame()
     cells = _empty_as_missing(cells, dataset)
+    if "missing_rule" in report.get("recoding", {}).get("details", {}):  # local suppression: a blank matches any value
+        from veil.algorithms.local_suppression import blank_matching
+        models = blank_matching(models, report["recoding"]["details"])
     classes = verify(cells, dataset, models, label=label, suppressed=mode, suppressed_rows=flag, weights=counts)
     if tally.star != tally.rows and classes.n_classes != report["classes_released"]:
         raise _fail(f"{classes.n_classes} classes in the file, {report['classes_released']} in the report")

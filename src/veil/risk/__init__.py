@@ -16,6 +16,8 @@ DataFrame, grouped once.  Results are frozen dataclasses with ``to_dict()``.
 * disclosure: :func:`disclosure` (A_diff, A_know, A_acc, δ);
 * information: :func:`hypothetical_information`, :func:`perceived_information`,
   :func:`success_rate`;
+* statistical disclosure control (sdcMicro): :func:`individual_risk` (sampling
+  weights, households), :func:`suda2` (minimal sample uniques, SUDA / DIS-SUDA);
 * everything at once: :func:`assess` → :class:`RiskReport` (the ``veil risk --json`` object).
 
 See ``docs/risk.md`` for the definitions and the JSON contract.
@@ -42,6 +44,8 @@ from veil.risk.attacks import (
     sparse_linkage_scores,
 )
 from veil.risk._disclosure import DisclosureResult, disclosure
+from veil.risk._individual import IndividualRisk, individual_risk
+from veil.risk._suda import Suda2Result, suda2
 from veil.risk._information import InformationResult, hypothetical_information, perceived_information, success_rate
 from veil.risk._qi import (
     QuasiIdentifierScore,
@@ -88,4 +92,8 @@ __all__ = [
     "perceived_information",
     "success_rate",
     "InformationResult",
+    "individual_risk",
+    "IndividualRisk",
+    "suda2",
+    "Suda2Result",
 ]

@@ -183,7 +183,7 @@ def test_errors_exit_2_with_one_line(files, tmp_path, case, message):
     elif case == "malformed_population_clause":
         args += ["--require", "k_map>=three"]
     elif case == "unknown_key_lists_population_keys":
-        args += ["--require", "kmap>=2"]
+        args += ["--require", "kmapp>=2"]
     result = _check(released, *args)
     assert result.exit_code == 2, result.output
     assert message in result.stderr
