@@ -66,8 +66,7 @@ def risk(
     sdc = SdcOptions(weight, household, risk_method, suda or suda_max_size is not None, suda_max_size, dis_fraction)
     destinations = {"json": json_out, "per_record": per_record, "html": html_out}
     with user_errors(), publishing(destinations, inputs=input_files(file, population, *hierarchy_files(hierarchy))) as out:
-        qis, sens, size = _parse_lists(qi, sensitive, population, population_fraction, max_qi_size, html_out)
-        _check_counts(qis, top)
+        qis, sens, size = _parse_lists(qi, sensitive, population, population_fraction, max_qi_size, html_out, top)
         sdc.check(qis, engine, per_record)
         classes, dataset = _risk_classes(file, qis, sens, engine=engine, population=population, hierarchy=hierarchy,
                                          auto_hierarchies=auto_hierarchies, sep=sep, encoding=encoding, size=size)
@@ -98,8 +97,9 @@ def _write_reports(out: Any, payload: dict[str, Any], json_out: Path | None, htm
 
 
 def _parse_lists(qi: str, sensitive: str | None, population: Path | None, population_fraction: float | None,
-                 max_qi_size: int | None, html_out: Path | None) -> tuple[list[str], list[str], int]:
-    """The QIs, the sensitive attributes and the QI-ranking size, checked (and matplotlib, for --html)."""
+                 max_qi_size: int | None, html_out: Path | None, top: int) -> tuple[list[str], list[str], int]:
+    """The QIs, the sensitive attributes and the QI-ranking size, checked with ``--top`` (and matplotlib,
+    for --html)."""
     from veil.errors import ParameterError
 
     if html_out is not None:
@@ -113,6 +113,7 @@ def _parse_lists(qi: str, sensitive: str | None, population: Path | None, popula
         raise ParameterError("--qi needs at least one column.")
     if population is not None and population_fraction is not None:
         raise ParameterError("Give either --population or --population-fraction, not both.")
+    _check_counts(qis, top)
     size = max_qi_size
     if size is None:
         size = len(qis) if len(qis) <= _ALL_SUBSETS_UP_TO else _LARGE_DEFAULT_SIZE
