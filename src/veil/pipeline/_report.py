@@ -83,7 +83,21 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
             "groups": int(outcome.recoding.groups),
             "details": _public_details(outcome.recoding.details),
         }
+        _blank_rule(report, outcome.recoding.details)
     return report
+
+
+def _blank_rule(report: dict[str, Any], details: Mapping[str, Any]) -> None:
+    """Local suppression: k is what the release meets when a blanked cell matches any value (the rule it
+    is verified under); the class counts and risks beside it read '*' as one more value, which
+    overstates the risk, and the report says so."""
+    if "missing_rule" not in details or "k_achieved" not in details:
+        return
+    report["achieved"]["k"] = int(details["k_achieved"])
+    report["achieved"]["k_rule"] = str(details["missing_rule"])
+    report["warnings"].append("classes_released and risk_after count a blanked cell ('*') as a value of its own; "
+                              "under the release's rule a blank matches any value, so each record matches at least "
+                              f"{int(details['k_achieved']):,} records and the risks shown are upper bounds.")
 
 
 def _risk_before(problem: Any, outcome: Any, star: Any) -> dict[str, Any] | None:
