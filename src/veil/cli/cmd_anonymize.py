@@ -242,6 +242,9 @@ def anonymize_command(
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
     require: str = typer.Option(None, "--require", help=require_help("Every model asked for must hold (adds to -k, -l, -t).")),
+    epsilon: float = typer.Option(None, "--epsilon", help="safepub: the differential-privacy epsilon (> 0); adds dp(epsilon, delta) to --require."),
+    delta: float = typer.Option(None, "--delta", help="safepub: the differential-privacy delta, in (0, 1)."),
+    search_budget: float = typer.Option(None, "--search-budget", help="safepub: share of epsilon spent on the search, in (0, 1) (default 0.1)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr (the summary is still printed)."),
 ) -> None:
     # long: a Typer command: one line per flag
@@ -249,6 +252,7 @@ def anonymize_command(
     from veil.cli._progress import phase_display
     from veil.cli._summary import print_summary
     from veil.release import run_config
+    from veil.algorithms.safepub._flags import dp_flags
 
     with user_errors():
         if html_out is not None:
@@ -258,6 +262,9 @@ def anonymize_command(
         else:
             notes = []
             kinds = parse_assignments(kind, "--kind")
+            algorithm, require, suppression, suppressed = dp_flags(
+                algorithm=algorithm, require=require, suppression=suppression, epsilon=epsilon, delta=delta,
+                suppressed=suppressed, search_budget=search_budget, keep_unlisted=keep_unlisted)
             config = _config_from_flags(
                 target, qi=split_list(qi, "--qi"), sensitive=split_list(sensitive, "--sensitive"),
                 hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kinds=kinds,
