@@ -87,8 +87,10 @@ class DifferentialPrivacy(PrivacyModel):
 
     @property
     def epsilon_anonymization(self) -> float:
-        """The ε of sampling and suppression, from which β and k follow."""
-        return self.epsilon - self.epsilon_search
+        """The ε of sampling and suppression, from which β and k follow (rounded down, as ARX does)."""
+        from veil.algorithms.safepub import anonymization_epsilon
+
+        return anonymization_epsilon(self.epsilon, self.epsilon_search)
 
     @property
     def beta(self) -> float:

@@ -10,6 +10,7 @@ ARX's ``ParameterCalculation`` derives them (:func:`safepub_parameters`).
 See ``docs/algorithms/safepub.md``.
 """
 
-from veil.algorithms.safepub._parameters import SafePubParameters, check_privacy_parameters, safepub_parameters
+from veil.algorithms.safepub._parameters import (SafePubParameters, anonymization_epsilon, check_privacy_parameters,
+                                                 safepub_parameters)
 
-__all__ = ["SafePubParameters", "safepub_parameters", "check_privacy_parameters"]
+__all__ = ["SafePubParameters", "safepub_parameters", "check_privacy_parameters", "anonymization_epsilon"]

@@ -24,9 +24,10 @@ bounds every later :math:`a_n`.
 This module follows ARX's ``org.deidentifier.arx.dp.ParameterCalculation``
 step for step, including two of its conventions that a reader of the paper
 alone would not guess: β is the lower end of ARX's interval for
-:math:`1 - e^{-\\varepsilon}`, and the k it returns is one more than the first
+:math:`1 - e^{-\\varepsilon}` (each operation widened by one unit in the last
+place, so β is bit for bit ARX's), and the k it returns is one more than the first
 k whose :math:`\\delta_k` falls below δ (ARX's loop increments k after the
-test).  ARX evaluates in interval arithmetic; here the binomial tails come
+test).  ARX evaluates the tails in interval arithmetic; here they come
 from :func:`scipy.stats.binom.sf` in double precision.  The figures agree with
 ARX's on every (ε, δ) pair pinned in the tests.
 """
@@ -42,7 +43,8 @@ from scipy.stats import binom
 
 from veil.errors import ParameterError
 
-__all__ = ["SafePubParameters", "safepub_parameters", "check_privacy_parameters"]
+__all__ = ["SafePubParameters", "safepub_parameters", "check_privacy_parameters", "anonymization_epsilon",
+           "sampling_probability"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,24 @@ def check_privacy_parameters(epsilon: object, delta: object, search_budget: obje
             raise ParameterError(f"The {name} of SafePub must be {rule}. Got {value!r} instead.")
         values.append(number)
     return values[0], values[1], values[2]
+
+
+def _up(x: float) -> float:
+    return math.nextafter(x, math.inf)
+
+
+def _down(x: float) -> float:
+    return math.nextafter(x, -math.inf)
+
+
+def sampling_probability(epsilon: float) -> float:
+    """β: ARX's lower bound of :math:`1 - e^{-\\varepsilon}` (each operation widened by one ulp, as ARX does)."""
+    return _down(1.0 - _up(math.exp(_up(-epsilon))))
+
+
+def anonymization_epsilon(epsilon: float, epsilon_search: float) -> float:
+    """ε - ε_search rounded down, as ARX does (the lower end of its interval)."""
+    return _down(epsilon - epsilon_search)
 
 
 def _chernoff(n: np.ndarray, beta: float, gamma: float) -> np.ndarray:
@@ -140,7 +160,7 @@ def safepub_parameters(epsilon: float, delta: float) -> SafePubParameters:
     (0.632121, 62)
     """
     epsilon, delta, _ = check_privacy_parameters(epsilon, delta)
-    beta = -math.expm1(-epsilon)
+    beta = sampling_probability(epsilon)
     gamma = (math.expm1(epsilon) + beta) / math.exp(epsilon)
     k = 1
     while True:  # one pass per candidate k (tens to hundreds), each a vectorised scan over n
