@@ -238,7 +238,7 @@ def anonymize_command(
     insensitive: str = typer.Option(None, "--insensitive", help="Columns released unchanged, comma-separated."),
     keep_unlisted: bool = typer.Option(False, "--keep-unlisted", help="Release columns with no declared role unchanged (default: withheld)."),
     allow_identifier: list[str] = typer.Option(None, "--allow-identifier", help="Publish COL although the identifier scan flags it; repeatable."),
-    algorithm: str = typer.Option("lattice", "--algorithm", help="An algorithm of the registry: lattice (optimal, default), datafly, mondrian, tds, mdav."),
+    algorithm: str = typer.Option("lattice", "--algorithm", help="An algorithm of the registry: lattice (optimal, default), datafly, mondrian, tds, mdav, safepub."),
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
     require: str = typer.Option(None, "--require", help=require_help("Every model asked for must hold (adds to -k, -l, -t).")),
@@ -264,7 +264,7 @@ def anonymize_command(
             kinds = parse_assignments(kind, "--kind")
             algorithm, require, suppression, suppressed = dp_flags(
                 algorithm=algorithm, require=require, suppression=suppression, epsilon=epsilon, delta=delta,
-                suppressed=suppressed, search_budget=search_budget, keep_unlisted=keep_unlisted)
+                suppressed=suppressed, search_budget=search_budget, keep_unlisted=keep_unlisted, seed=seed)
             config = _config_from_flags(
                 target, qi=split_list(qi, "--qi"), sensitive=split_list(sensitive, "--sensitive"),
                 hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kinds=kinds,

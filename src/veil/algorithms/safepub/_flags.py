@@ -12,7 +12,7 @@ _FLAGS = ("--epsilon", "--delta", "--search-budget")
 
 def dp_flags(*, algorithm: str, require: str | None, suppression: float, suppressed: str | None, epsilon: float | None,
              delta: float | None, search_budget: float | None,
-             keep_unlisted: bool = False) -> tuple[str, str | None, float, str | None]:
+             keep_unlisted: bool = False, seed: int | None = None) -> tuple[str, str | None, float, str | None]:
     """``(algorithm, require, suppression, suppressed)`` with the differential-privacy flags folded in.
 
     ``--epsilon E --delta D [--search-budget S]`` adds the requirement
@@ -29,7 +29,8 @@ def dp_flags(*, algorithm: str, require: str | None, suppression: float, suppres
         ε ≤ 0, δ outside (0, 1), a search budget outside (0, 1), ``--epsilon``
         without ``--delta`` (or the reverse), ``--search-budget`` alone;
         safepub with ``--suppressed keep`` or ``--keep-unlisted`` (columns
-        released outside the guarantee).
+        released outside the guarantee) or ``--seed`` (its draws are the
+        operating system's; a seeded run would not be private).
     """
     from veil.models import parse_requirements
 
@@ -44,6 +45,9 @@ def dp_flags(*, algorithm: str, require: str | None, suppression: float, suppres
     wants_dp = require is not None and any(r.key == "dp" for r in parse_requirements(require))
     if wants_dp and algorithm == "lattice":
         algorithm = "safepub"
+    if algorithm == "safepub" and seed is not None:
+        raise ParameterError("--seed cannot be used with safepub: its sampling and selection draw from the operating "
+                             "system's randomness, and a reproducible release would not be differentially private.")
     if algorithm == "safepub" and (suppressed == "keep" or keep_unlisted):
         flag = "--suppressed keep" if suppressed == "keep" else "--keep-unlisted"
         raise ParameterError(f"{flag} cannot be used with safepub: it would publish values outside the "

@@ -170,6 +170,7 @@ def test_cli_require_dp_selects_safepub(workspace: Path) -> None:
     (["--epsilon", "2", "--delta", "1e-5", "--suppression", "0.5"], "suppression"),
     (["--epsilon", "2", "--delta", "1e-5", "--suppressed", "keep"], "keep"),
     (["--epsilon", "2", "--delta", "1e-5", "--keep-unlisted"], "--keep-unlisted"),
+    (["--epsilon", "2", "--delta", "1e-5", "--seed", "7"], "--seed"),
 ])
 def test_cli_bad_input_one_line_exit_2(workspace: Path, extra: list[str], mention: str) -> None:
     before = sorted(p.name for p in workspace.rglob("*"))
