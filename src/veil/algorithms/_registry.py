@@ -279,6 +279,7 @@ register_algorithm("mondrian", _mondrian)
 register_algorithm("tds", _tds)
 register_algorithm("mdav", _mdav)
 register_algorithm("local-suppression", _local_suppression)
+register_algorithm("safepub", lambda p: __import__("veil.algorithms.safepub._run", fromlist=["x"]).run_safepub(p), full_domain=True)
 
 
 def names() -> Sequence[str]:

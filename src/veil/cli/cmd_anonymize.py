@@ -186,7 +186,8 @@ _CONFIG_KEYS = {
     "workload_target": "target", "sep": "input.sep", "seed": "seed", "no_shuffle": "output.shuffle",
     "drop_suppressed": "suppressed", "suppressed": "suppressed", "keep_unlisted": "keep_unlisted",
     "allow_identifier": "allow_identifiers", "algorithm": "algorithm", "option": "algorithm_options",
-    "engine": "engine", "max_nodes": "max_nodes",
+    "engine": "engine", "max_nodes": "max_nodes", "importance": "algorithm_options", "epsilon": "models (type: dp)",
+    "delta": "models (type: dp)", "search_budget": "models (type: dp)",
 }
 
 
@@ -251,7 +252,7 @@ def anonymize_command(
     insensitive: str = typer.Option(None, "--insensitive", help="Columns released unchanged, comma-separated."),
     keep_unlisted: bool = typer.Option(False, "--keep-unlisted", help="Release columns with no declared role unchanged (default: withheld)."),
     allow_identifier: list[str] = typer.Option(None, "--allow-identifier", help="Publish COL although the identifier scan flags it; repeatable."),
-    algorithm: str = typer.Option("lattice", "--algorithm", help="An algorithm of the registry: lattice (optimal, default), datafly, mondrian, tds, mdav, local-suppression."),
+    algorithm: str = typer.Option("lattice", "--algorithm", help="An algorithm of the registry: lattice (optimal, default), datafly, mondrian, tds, mdav, local-suppression, safepub."),
     importance: str = typer.Option(None, "--importance", help="local-suppression: every QI, comma-separated, the most important (blanked last) first."),
     option: list[str] = typer.Option(None, "--option", help="KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
@@ -260,6 +261,9 @@ def anonymize_command(
     holdout_out: Path = typer.Option(None, "--holdout-out", help="Where the withheld records go (CSV/Parquet): as private as the input."),
     evaluate: bool = typer.Option(False, "--evaluate", help="Attack the release against the withheld records (needs --holdout); the report gains 'evaluation'."),
     max_nodes: int = typer.Option(None, "--max-nodes", help="Largest generalization lattice the lattice search enumerates (default 10,000,000)."),
+    epsilon: float = typer.Option(None, "--epsilon", help="safepub: the differential-privacy epsilon (> 0); adds dp(epsilon, delta) to --require."),
+    delta: float = typer.Option(None, "--delta", help="safepub: the differential-privacy delta, in (0, 1)."),
+    search_budget: float = typer.Option(None, "--search-budget", help="safepub: share of epsilon spent on the search, in (0, 1) (default 0.1)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr (the summary is still printed)."),
 ) -> None:
     # long: a Typer command: one line per flag
@@ -267,6 +271,7 @@ def anonymize_command(
     from veil.cli._progress import phase_display
     from veil.cli._summary import print_summary
     from veil.release import run_config
+    from veil.algorithms.safepub._flags import dp_flags
 
     with user_errors():
         if html_out is not None:
@@ -276,6 +281,9 @@ def anonymize_command(
         else:
             notes = []
             kinds = parse_assignments(kind, "--kind")
+            algorithm, require, suppression, suppressed = dp_flags(
+                algorithm=algorithm, require=require, suppression=suppression, epsilon=epsilon, delta=delta,
+                suppressed=suppressed, search_budget=search_budget, keep_unlisted=keep_unlisted, seed=seed)
             config = _config_from_flags(
                 target, qi=split_list(qi, "--qi"), sensitive=split_list(sensitive, "--sensitive"),
                 hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kinds=kinds,

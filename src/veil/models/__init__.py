@@ -26,6 +26,7 @@ from veil.models._k_link import KLinkAnonymity
 from veil.models._k_map import KMap
 from veil.models._l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from veil.models._lkc import LKCPrivacy
+from veil.models._differential_privacy import DifferentialPrivacy
 from veil.models._report import LOG_BASE, CheckReport, RequirementResult, SensitiveReport, evaluate
 from veil.models import registry
 from veil.models._requirements import (
@@ -57,6 +58,7 @@ __all__ = [
     "EnhancedBetaLikeness",
     "KMap",
     "LKCPrivacy",
+    "DifferentialPrivacy",
     "MaxProsecutorRisk",
     "AverageRisk",
     "RecordsAtRiskShare",

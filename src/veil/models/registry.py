@@ -35,6 +35,7 @@ from veil.models._base import PrivacyModel
 from veil.models._beta_likeness import BasicBetaLikeness, EnhancedBetaLikeness
 from veil.models._delta_disclosure import DeltaDisclosure, PresentValuesDeltaDisclosure
 from veil.models._delta_presence import DeltaPresence
+from veil.models._differential_privacy import DifferentialPrivacy
 from veil.models._facts import RequirementKey, invalid_values
 from veil.models._k_anonymity import KAnonymity
 from veil.models._k_link import KLinkAnonymity
@@ -238,5 +239,6 @@ for _cls in (
     KLinkAnonymity,
     PopulationUniques,
     EstimatedKMap,
+    DifferentialPrivacy,
 ):
     register(_cls)

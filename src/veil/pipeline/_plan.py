@@ -106,6 +106,10 @@ def check_problem(
     for name in list(min_levels or {}) + list(max_levels or {}):
         if name not in qis:
             raise ParameterError(f"A level bound is given for {name!r}, which is not a quasi-identifier.")
+    bound = sorted({m.released_by for m in models if getattr(m, "released_by", None)} - {spec.name})
+    if bound:  # a model that only a given algorithm's random process achieves (dp: safepub)
+        raise ParameterError(f"The models {', '.join(m.name for m in models)} hold only through the {bound[0]} "
+                             f"algorithm, not {spec.name}; use --algorithm {bound[0]}.")
     if options and not spec.takes_options:
         raise ParameterError(f"The {spec.name} algorithm takes no options. Got {', '.join(map(repr, options))}.")
     if (min_levels or max_levels) and not spec.full_domain:

@@ -1,0 +1,16 @@
+"""SafePub (Bild, Kuhn & Prasser, PoPETs 2018): truthful anonymization under (ε, δ)-differential privacy.
+
+Each record is drawn with probability β, the exponential mechanism picks a
+full-domain generalization by walking the lattice from the top with a share
+of ε (the search budget), and every class with fewer than k sampled records
+is suppressed.  Released values are the input's, generalized: nothing is
+perturbed or synthesized.  (β, k) follow from the rest of ε and δ exactly as
+ARX's ``ParameterCalculation`` derives them (:func:`safepub_parameters`).
+
+See ``docs/algorithms/safepub.md``.
+"""
+
+from veil.algorithms.safepub._parameters import (SafePubParameters, anonymization_epsilon, check_privacy_parameters,
+                                                 safepub_parameters)
+
+__all__ = ["SafePubParameters", "safepub_parameters", "check_privacy_parameters", "anonymization_epsilon"]

@@ -1,0 +1,120 @@
+"""SafePub as an algorithm of the registry: sample, search, generalize, suppress."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+from veil.algorithms._recoding import SUPPRESSED_LABEL, Recoding
+from veil.algorithms._registry import Outcome, Problem
+from veil.algorithms.safepub._parameters import safepub_parameters
+from veil.algorithms.safepub._search import GranularityScore, walk
+from veil.data._schema import Role
+from veil.errors import ParameterError
+
+__all__ = ["run_safepub", "sample_records", "DEFAULT_STEPS"]
+
+#: Steps of the exponential-mechanism walk (ARX's tests use 10 and 100 expansions).
+DEFAULT_STEPS = 100
+
+
+def sample_records(n: int, beta: float) -> np.ndarray:
+    """A mask of ``n`` records, each ``True`` independently with probability β (rounded down to 2**-53).
+
+    The bits come from the operating system (:func:`os.urandom`), never from a
+    seeded or global generator: the sample is part of the privacy guarantee.
+    """
+    words = np.frombuffer(os.urandom(8 * n), dtype=np.uint64) >> np.uint64(11) if n else np.zeros(0, np.uint64)
+    return words < np.uint64(math.floor(beta * 2.0**53))
+
+
+def _model(problem: Problem) -> Any:
+    from veil.models._differential_privacy import DifferentialPrivacy
+
+    found = [m for m in problem.models if isinstance(m, DifferentialPrivacy)]
+    if len(found) != 1:
+        raise ParameterError(
+            "The safepub algorithm needs exactly one differential-privacy requirement: --epsilon and --delta, "
+            f"or --require \"dp(epsilon=2, delta=1e-5)\". Got {len(found)}."
+        )
+    return found[0]
+
+
+def _steps(options: Any) -> int:
+    unknown = sorted(set(options) - {"steps"})
+    if unknown:
+        raise ParameterError(f"Bad option for the safepub algorithm: {unknown[0]!r} (it takes steps=N).")
+    steps = options.get("steps", DEFAULT_STEPS)
+    if isinstance(steps, str) and steps.strip().isdigit():
+        steps = int(steps)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ParameterError(f"The 'steps' option of safepub must be an int in [1, inf). Got {steps!r} instead.")
+    return steps
+
+
+def _released(problem: Problem, node: tuple[int, ...], sampled: np.ndarray, k: int) -> tuple[Any, np.ndarray, int]:
+    """The recoded rows at ``node``, every unsampled record and every class under k suppressed."""
+    table = problem.base.generalize(node)
+    rows = table.row_classes()
+    class_sampled = np.bincount(rows[sampled & (rows >= 0)], minlength=table.n_classes)
+    kept = class_sampled >= k
+    suppressed = ~sampled | (rows < 0) | ~kept[np.maximum(rows, 0)]
+    data = table.apply(problem.dataset)
+    for name in problem.base.quasi_identifiers:
+        column = data[name]
+        if hasattr(column, "cat") and SUPPRESSED_LABEL not in column.cat.categories:
+            column = column.cat.add_categories([SUPPRESSED_LABEL])
+        data[name] = column.mask(suppressed, SUPPRESSED_LABEL) if suppressed.any() else column
+    return data, suppressed, int(kept.sum())
+
+
+def run_safepub(problem: Problem) -> Outcome:
+    """Run SafePub on the rows of ``problem`` (see :mod:`veil.algorithms.safepub`)."""
+    start = time.perf_counter()
+    model = _model(problem)
+    steps = _steps(problem.options)
+    if problem.suppression_limit < 1.0:
+        raise ParameterError(
+            "The safepub algorithm suppresses every unsampled record and every class under k; it needs a "
+            f"suppression limit of 1 (--suppression 1). Got {problem.suppression_limit:g}."
+        )
+    if any(type(m).__name__ == "SuppressedGroup" for m in problem.models):
+        raise ParameterError("The safepub algorithm cannot keep suppressed records (--suppressed keep): their "
+                             "values would be published outside the differential-privacy guarantee.")
+    if problem.dataset is None:
+        raise ParameterError("The safepub algorithm samples rows in memory; use the local engine for it.")
+    schema = problem.dataset.schema
+    others = [*schema.sensitive, *schema.names(Role.INSENSITIVE)]
+    if others:
+        raise ParameterError(
+            f"The safepub algorithm releases only quasi-identifiers: its guarantee covers whole records, so "
+            f"{others[0]!r} must be a quasi-identifier with a hierarchy (--qi) or withheld."
+        )
+    params = safepub_parameters(model.epsilon_anonymization, model.delta)
+    base = problem.base
+    rows = base.row_classes()
+    sampled = sample_records(len(rows), params.beta)
+    per_class = np.bincount(rows[sampled & (rows >= 0)], minlength=base.n_classes)
+    score = GranularityScore(base, per_class, params.k)
+    from veil.dp import ExponentialMechanism
+
+    mechanism = ExponentialMechanism(epsilon=model.epsilon_search / steps, sensitivity=1.0)
+    node, scored = walk(score, problem.min_levels, problem.max_levels, steps=steps, select=mechanism.select)
+    data, suppressed, groups = _released(problem, node, sampled, params.k)
+    seconds = time.perf_counter() - start
+    details = {
+        "epsilon": model.epsilon, "delta": model.delta, "search_budget": model.search_budget,
+        "epsilon_search": model.epsilon_search, "epsilon_anonymization": model.epsilon_anonymization,
+        "beta": params.beta, "k": params.k, "steps": steps, "nodes_scored": scored, "metric": "granularity",
+        "sampled": int(sampled.sum()),
+    }
+    recoding = Recoding(data=data, algorithm="safepub", suppressed=int(suppressed.sum()), groups=groups,
+                        seconds=seconds, details=details)
+    qis = base.quasi_identifiers
+    return Outcome(data=data, algorithm="safepub", seconds=seconds, transformation=dict(zip(qis, node)),
+                   recoding=recoding, nodes_checked=scored, suppressed_rows=suppressed,
+                   nodes_total=int(np.prod([h - lo + 1 for lo, h in zip(problem.min_levels, problem.max_levels)])))
