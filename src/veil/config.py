@@ -127,6 +127,8 @@ class ReleaseConfig(_Strict):
     #: Release policy (docs/security.md): suppressed records, unlisted columns,
     #: identifier-scan exceptions, and a reproducible row order on request.
     suppressed: Literal["drop", "blank", "keep"] | None = None
+    #: Whether a missing sensitive value is a value of its own (docs/models.md, "What a release shows").
+    missing_sensitive: Literal["value", "ignore"] = "value"
     keep_unlisted: bool = False
     allow_identifiers: list[str] = Field(default_factory=list)
     seed: int | None = Field(default=None, ge=0)

@@ -178,6 +178,7 @@ def _options(config: ReleaseConfig) -> dict[str, Any]:
         "shuffle": config.output.shuffle,
         "seed": config.seed if config.seed is not None else config.output.seed,
         "suppressed": suppressed_mode(config.suppressed, drop_suppressed=config.output.drop_suppressed),
+        "missing_sensitive": config.missing_sensitive,
         "algorithm": config.algorithm,
         "options": config.algorithm_options,
     }
@@ -329,6 +330,10 @@ def _run_with_engine(
     input_path = config.resolve(config.input.path)
     options = _options(config)
     mode = options["suppressed"]
+    if options["missing_sensitive"] != "value":
+        from veil.errors import ParameterError
+
+        raise ParameterError("missing_sensitive: ignore needs the table in memory; use engine: local.")
     # the in-memory release's columns: identifiers dropped, unlisted columns withheld unless keep_unlisted
     columns = engine_columns(config, input_path, policy_from_config(config))
     engine = get_engine(config.engine)

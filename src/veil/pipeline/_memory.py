@@ -73,7 +73,7 @@ class MemoryRows:
         from veil.anonymization import verify
 
         return verify(released.data, self.dataset, plan.models, label=plan.label, suppressed=plan.mode,
-                      suppressed_rows=released.star[released.source_rows])
+                      suppressed_rows=released.star[released.source_rows], missing_sensitive=plan.missing_sensitive)
 
     def finish(self, report: dict[str, Any], seconds: dict[str, float]) -> None:
         """Nothing to add to the report."""

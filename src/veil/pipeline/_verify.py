@@ -248,7 +248,8 @@ def _verify_batches(batches: Iterable[pd.DataFrame], result: Any, dataset: Any, 
         raise _fail(tally.blank)
     cells, flag, counts = tally.classes_frame()
     cells = _empty_as_missing(cells, dataset)
-    classes = verify(cells, dataset, models, label=label, suppressed=mode, suppressed_rows=flag, weights=counts)
+    classes = verify(cells, dataset, models, label=label, suppressed=mode, suppressed_rows=flag, weights=counts,
+                     missing_sensitive=report.get("missing_sensitive", "value"))
     if tally.star != tally.rows and classes.n_classes != report["classes_released"]:
         raise _fail(f"{classes.n_classes} classes in the file, {report['classes_released']} in the report")
     if tally.values is not None:
