@@ -46,6 +46,15 @@ class InputSpec(_Strict):
     sep: str | None = None
     encoding: str = "utf-8"
     missing: Literal["value", "error"] = "value"
+    #: The cell texts read as missing (docs/data.md); default: veil.data.DEFAULT_NA_VALUES.
+    na_values: list[str] | None = None
+
+    @property
+    def missing_words(self) -> tuple[str, ...]:
+        """The cell texts read as missing (the empty cell always one of them)."""
+        from veil.data import DEFAULT_NA_VALUES
+
+        return DEFAULT_NA_VALUES if self.na_values is None else tuple(dict.fromkeys(["", *self.na_values]))
 
 
 class HierarchySpec(_Strict):

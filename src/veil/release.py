@@ -133,7 +133,7 @@ def dataset_from_config(config: ReleaseConfig, *, sources: dict[str, str] | None
         insensitive=config.names("insensitive"),
         kinds={n: a.kind for n, a in config.attributes.items()},
         domains={n: a.domain for n, a in config.attributes.items() if a.domain},
-        missing=spec.missing,
+        missing=spec.missing, na_values=spec.missing_words,
     )
     if config.deidentify:
         cleaned = deidentify_frame(config, dataset.frame)
@@ -347,6 +347,7 @@ def _run_with_engine(
         domains={n: a.domain for n, a in config.attributes.items() if a.domain},
         label=config.label, weights=options["weights"], min_levels=options["min_levels"],
         max_levels=options["max_levels"], phases=progress, algorithm=config.algorithm, columns=published(columns),
+        na_values=config.input.missing_words,
     )
     report["output"] = str(out.destination("data"))
     report["suppressed_records"] = mode

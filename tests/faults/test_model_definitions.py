@@ -166,3 +166,14 @@ def test_check_does_not_count_a_withheld_star_as_a_value(tmp_path):
     code, checked = _check_json(tmp_path, path, "--qi", "q", "--sensitive", "d", "--require", "l>=2")
     assert code == 0
     assert checked["sensitive"]["d"]["distinct_values"] == 2 and checked["sensitive"]["d"]["distinct_l"] == 2
+
+
+def test_anonymize_reads_na_as_a_value_when_asked(tmp_path):
+    # before: --na-values did not exist (exit 2) and every NA was read as missing, released as an empty cell
+    path = tmp_path / "na2.csv"
+    path.write_text("zip,d\n1,NA\n1,K\n2,NA\n2,K\n3,NA\n")
+    out = tmp_path / "out.csv"
+    run = invoke("anonymize", path, "--qi", "zip", "--sensitive", "d", "--hierarchy", "zip=suppress", "-k", "2",
+                 "--na-values", "", "-o", out)
+    assert run.exit_code == 0, run.text
+    assert sorted(_read(out)["d"]) == ["K", "K", "NA", "NA", "NA"]

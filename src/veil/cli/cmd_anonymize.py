@@ -36,10 +36,11 @@ def _config_from_flags(
     algorithm: str = "lattice", options: dict[str, object] | None = None, engine: str = "local",
     identifiers: list[str] | None = None, insensitive: list[str] | None = None, suppressed: str | None = None,
     keep_unlisted: bool = False, allow_identifiers: list[str] | None = None, require: str | None = None,
-    missing_sensitive: str = "value",
+    missing_sensitive: str = "value", na_values: str | None = None,
 ):
     """The release configuration the data-file flags describe, checked as a configuration file is."""
     from veil.config import ReleaseConfig, check_consistency
+    from veil.data import parse_na_values
     from veil.errors import ConfigError, ParameterError
     from pydantic import ValidationError
 
@@ -57,7 +58,8 @@ def _config_from_flags(
         raise ParameterError("No privacy model: give at least one of -k, -l, -t or --require (or a configuration file).")
     try:
         config = ReleaseConfig(
-            input={"path": str(file.resolve()), "sep": sep},
+            input={"path": str(file.resolve()), "sep": sep,
+                   "na_values": None if na_values is None else list(parse_na_values(na_values))},
             attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label, target=target,
             algorithm=algorithm, algorithm_options=options or {}, engine=engine,
             output={"shuffle": shuffle, "drop_suppressed": drop_suppressed},
@@ -154,6 +156,7 @@ def anonymize_command(
     no_shuffle: bool = typer.Option(False, "--no-shuffle", help="Keep input row order (can link output rows to input rows)."),
     drop_suppressed: bool = typer.Option(False, "--drop-suppressed", help="Old name of --suppressed drop."),
     suppressed: str = typer.Option(None, "--suppressed", help="Suppressed records: blank (default: '*' in every QI and sensitive value), drop, or keep (their sensitive values published; the suppressed group must then meet the sensitive models)."),
+    na_values: str = typer.Option(None, "--na-values", help='Cell texts read as missing, comma-separated (default: "", NA, N/A, NaN, nan, NULL, null, None); --na-values "" reads only empty cells as missing, so NA is a value.'),
     missing_sensitive: str = typer.Option("value", "--missing-sensitive", help="A missing sensitive value is a 'value' of its own (default) or 'ignore'd: it adds no diversity and is not in the reference distribution."),
     identifier: str = typer.Option(None, "--identifier", help="Identifier columns, comma-separated: dropped, never copied."),
     insensitive: str = typer.Option(None, "--insensitive", help="Columns released unchanged, comma-separated."),
@@ -177,15 +180,16 @@ def anonymize_command(
             require_extra("matplotlib", feature="--html")  # before any work: no data file without its report
         if target.suffix.lower() in _CONFIG_SUFFIXES:
             flags = (algorithm != "lattice" or option or engine != "local" or suppressed or identifier or workload_target
-                     or insensitive or keep_unlisted or allow_identifier or missing_sensitive != "value")
+                     or insensitive or keep_unlisted or allow_identifier or missing_sensitive != "value"
+                     or na_values is not None)
             if flags:
                 from veil.errors import ParameterError
 
                 raise ParameterError(
-                    "--algorithm, --option, --engine, --suppressed, --missing-sensitive, --identifier, --insensitive, "
-                    "--keep-unlisted, --allow-identifier and --target apply to data-file mode; with a configuration file, "
-                    "set 'algorithm', 'algorithm_options', 'engine', 'suppressed', 'missing_sensitive', roles, "
-                    "'keep_unlisted', 'allow_identifiers' and 'target' in it."
+                    "--algorithm, --option, --engine, --suppressed, --missing-sensitive, --na-values, --identifier, "
+                    "--insensitive, --keep-unlisted, --allow-identifier and --target apply to data-file mode; with a "
+                    "configuration file, set 'algorithm', 'algorithm_options', 'engine', 'suppressed', 'missing_sensitive', "
+                    "'input.na_values', roles, 'keep_unlisted', 'allow_identifiers' and 'target' in it."
                 )
             refuse_with_config(hierarchy, auto_hierarchies)
             if require is not None:
@@ -205,7 +209,7 @@ def anonymize_command(
                 shuffle=not no_shuffle, drop_suppressed=drop_suppressed,
                 algorithm=algorithm, options=_options(option), engine=engine, require=require,
                 identifiers=split_list(identifier, "--identifier"), insensitive=split_list(insensitive, "--insensitive"),
-                suppressed=suppressed, keep_unlisted=keep_unlisted, missing_sensitive=missing_sensitive,
+                suppressed=suppressed, keep_unlisted=keep_unlisted, missing_sensitive=missing_sensitive, na_values=na_values,
                 allow_identifiers=[c for v in allow_identifier or [] for c in split_list(v, "--allow-identifier")],
             )
         with phase_display(err_console, quiet=quiet) as progress:  # stderr: stdout keeps the summary only

@@ -184,7 +184,10 @@ def _differs(model: PrivacyModel, base: ClassTable, *, mode: str, missing: str, 
     hist = base.sensitive[name]
     if _holds(hist, WITHHELD) or (missing == "ignore" and _holds(hist, MISSING)):
         return True
-    return getattr(model, "compared_with", "") == SHOWN and mode != "keep" and suppresses
+    if getattr(model, "compared_with", "") != SHOWN:
+        return False
+    # a declared value no record holds is not in the domain the release shows (the ordered distance's m)
+    return (mode != "keep" and suppresses) or bool((np.asarray(hist.overall) == 0).any())
 
 
 def search_models(models: Sequence[PrivacyModel], base: ClassTable, *, mode: str, missing: str = "value",
