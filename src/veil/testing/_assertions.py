@@ -101,11 +101,9 @@ def assert_satisfies(
     """
     from veil.models._shown import failing_models
 
-    classes = _reread(_frame_of(data_or_result, "assert_satisfies"), dataset, label)
-    models = list(models)
-    report = getattr(data_or_result, "report", None) or {}
-    # judged as the release shows them (veil.models._shown), as veil anonymize and veil check judge them
-    failed = failing_models(models, classes, missing=report.get("missing_sensitive", "value"))
+    classes, models = _reread(_frame_of(data_or_result, "assert_satisfies"), dataset, label), list(models)
+    missing = (getattr(data_or_result, "report", None) or {}).get("missing_sensitive", "value")
+    failed = failing_models(models, classes, missing=missing)  # as anonymize and check judge them
     if failed:
         lines = "\n".join(f"  - {m.name} (the table achieves {_level(m, classes)})" for m in failed)
         raise AssertionError(
