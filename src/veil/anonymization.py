@@ -123,8 +123,10 @@ def verify(
     ``*`` in every QI (the suppressed ones, when published) are one class like
     any other, and every model judges the release as it shows it
     (:mod:`veil.models._shown`: a withheld ``*`` is not a value, the reference
-    distribution is the released values').  ``suppressed`` and
-    ``suppressed_rows`` are accepted for compatibility; the file alone decides.
+    distribution is the released values').  ``suppressed_rows`` marks the
+    suppressed rows (default: ``*`` in every QI); ``suppressed`` says how the
+    release shows them: left out (``drop``), their sensitive values withheld
+    (``blank``, whatever ``data`` holds there) or kept (``keep``).
 
     ``weights`` gives each row of ``data`` the number of released rows it
     stands for (the written file's rows counted by their cells, batch by
@@ -137,7 +139,8 @@ def verify(
     """
     from veil.pipeline._judge import verify_release
 
-    return verify_release(data, dataset, models, label=label, weights=weights, missing=missing_sensitive)
+    return verify_release(data, dataset, models, label=label, weights=weights, missing=missing_sensitive,
+                          suppressed=suppressed, suppressed_rows=suppressed_rows)
 
 
 # long because it is the public entry point with a full numpydoc docstring (parameters, returns,

@@ -22,6 +22,7 @@ from veil.dataset import MISSING, Dataset
 from veil.errors import VerificationError
 from veil.models._shown import WITHHELD, star_classes
 from veil.pipeline._suppressed import check_models
+from veil.pipeline._suppressed import suppressed_rows as suppressed_star
 
 __all__ = ["release_classes", "verify_release"]
 
@@ -61,12 +62,29 @@ def release_classes(data: pd.DataFrame, dataset: Dataset, sensitive: Sequence[st
     return classes
 
 
+def _as_released(data: pd.DataFrame, star: np.ndarray, sensitive: Sequence[str], mode: str,
+                 weights: np.ndarray | None) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """``data`` as the release in ``mode`` shows its suppressed rows ``star``: left out (``drop``),
+    their sensitive values withheld (``blank``: ``*``, when the rows still hold them), or as they are."""
+    if not star.any() or mode == "keep":
+        return data, weights
+    if mode == "drop":
+        return data.loc[~star].reset_index(drop=True), None if weights is None else np.asarray(weights)[~star]
+    shown = [name for name in sensitive if (data[name][star].astype(str) != WITHHELD).any()]
+    if shown:
+        data = data.assign(**{name: data[name].astype(object).where(~star, WITHHELD) for name in shown})
+    return data, weights
+
+
 def verify_release(data: pd.DataFrame, dataset: Dataset, models: Sequence[object], *, label: str | None = None,
-                   weights: np.ndarray | None = None, missing: str = "value") -> ClassTable:
+                   weights: np.ndarray | None = None, missing: str = "value", suppressed: str = "blank",
+                   suppressed_rows: np.ndarray | None = None) -> ClassTable:
     """Rebuild the class table of released rows (:func:`release_classes`) and judge every model on it.
 
-    A release of no row (every record suppressed and dropped) has no class: it is judged
-    as the input's records, all suppressed.
+    The suppressed rows (``suppressed_rows``, default ``*`` in every QI) are shown as the mode
+    ``suppressed`` publishes them: left out (``drop``), their sensitive values withheld (``blank``)
+    or kept (``keep``); published, they are one class.  A release of no row (every record
+    suppressed and dropped) has no class: it is judged as the input's records, all suppressed.
 
     Raises
     ------
@@ -76,6 +94,9 @@ def verify_release(data: pd.DataFrame, dataset: Dataset, models: Sequence[object
     sensitive = list(dataset.sensitive)
     if label is not None and label not in sensitive and label in data.columns:
         sensitive.append(label)
+    star = suppressed_star(data, dataset.quasi_identifiers) if suppressed_rows is None else np.asarray(
+        suppressed_rows, dtype=np.bool_)
+    data, weights = _as_released(data, star, sensitive, suppressed, weights)
     rows = len(data) if weights is None else int(np.asarray(weights, dtype=np.int64).sum())
     if rows == 0:  # no class released
         data, weights = dataset.frame.copy(), None
