@@ -122,19 +122,20 @@ def judged_table(view: ClassTable, name: str) -> ClassTable:
     return view.suppress(~judged(view, name))
 
 
-def judge_on(model: object, view: ClassTable) -> ClassTable:
-    """The table ``model`` is judged on: its attribute's judged classes for a model that reads
-    a sensitive attribute, every class for the others."""
+def judge_on(model: object, view: ClassTable, classes: ClassTable | None = None) -> ClassTable:
+    """The table ``model`` is judged on: for a model that reads a sensitive attribute, the classes of
+    the :func:`shown` table ``view`` that show a value of it; for the others, every class of
+    ``classes`` (the table ``view`` was made from; default ``view``)."""
     name = getattr(model, "sensitive", None)
     if getattr(model, "needs_sensitive", False) and isinstance(name, str) and name in view.sensitive:
         return judged_table(view, name)
-    return view
+    return view if classes is None else classes
 
 
-def holds(model: object, view: ClassTable) -> bool:
-    """Whether ``model`` holds on ``view`` (a :func:`shown` table): on its judged classes, and
-    vacuously for a sensitive-attribute model when no class shows a value of its attribute."""
-    table = judge_on(model, view)
+def holds(model: object, view: ClassTable, classes: ClassTable | None = None) -> bool:
+    """Whether ``model`` holds on ``view`` (a :func:`shown` table of ``classes``): on the table
+    :func:`judge_on` gives it, vacuously when that has no class."""
+    table = judge_on(model, view, classes)
     if not table.n_classes:  # no class to judge (none released, or none shows a value of the attribute)
         return True
     return bool(model.check(table))  # type: ignore[attr-defined]
@@ -143,7 +144,7 @@ def holds(model: object, view: ClassTable) -> bool:
 def failing_models(models: Iterable[object], classes: ClassTable, *, missing: str = "value") -> list[object]:
     """The models that ``classes`` (every released record in a class) fails, judged as the release shows."""
     view = shown(classes, missing=missing)
-    return [m for m in models if not holds(m, view)]
+    return [m for m in models if not holds(m, view, classes)]
 
 
 def star_classes(classes: ClassTable) -> np.ndarray:

@@ -118,7 +118,7 @@ class SuppressedGroup(PrivacyModel):
         if group is None:
             return []
         view = shown(group, missing=self.missing, reference="all")
-        return [m.name for m in self.judging() if not holds(m, view)]
+        return [m.name for m in self.judging() if not holds(m, view, group)]
 
     def achieved_level(self, classes: ClassTable) -> Any:
         return self.check(classes)
