@@ -177,3 +177,13 @@ def test_anonymize_reads_na_as_a_value_when_asked(tmp_path):
                  "--na-values", "", "-o", out)
     assert run.exit_code == 0, run.text
     assert sorted(_read(out)["d"]) == ["K", "K", "NA", "NA", "NA"]
+
+
+def test_check_reads_a_blanked_numeric_sensitive_value(tmp_path):
+    # a blank release of a numeric sensitive attribute holds '*' for the suppressed records' values:
+    # check --kind NAME=numeric refused it ("declared numeric but has the non-numeric value '*'")
+    path = tmp_path / "num.csv"
+    path.write_text("q,s\na,1\na,2\na,3\n*,*\n*,*\n*,*\n")
+    code, checked = _check_json(tmp_path, path, "--qi", "q", "--sensitive", "s", "--kind", "s=numeric",
+                                "--require", "k>=3, t<=0.5")
+    assert code == 0 and checked["sensitive"]["s"]["distinct_values"] == 3

@@ -319,7 +319,28 @@ def _read_dataset(file: Path, qis: list[str], sens: list[str], *, kinds: Any, se
 
     table = read_table(file, sep=sep, encoding=encoding, na_values=())
     table = missing_as_null(table, na_values, by_spelling=qis)
-    return Dataset.from_arrow(table, quasi_identifiers=qis, sensitive=sens, kinds=kinds, missing=missing)
+    domains = _withheld_domains({name: table.column(name).unique().to_pylist() for name in sens if name in
+                                 table.column_names}, kinds or {})
+    return Dataset.from_arrow(table, quasi_identifiers=qis, sensitive=sens, kinds=kinds, missing=missing,
+                              domains=domains)
+
+
+def _withheld_domains(values: dict[str, list[Any]], kinds: dict[str, str]) -> dict[str, list[str]]:
+    """For a numeric or date sensitive attribute holding the withheld ``*`` (a blanked suppressed
+    record's value), its values in their kind's order, so that ``*`` is read (then left out of every
+    figure, veil.models._shown) instead of refused as a value of another kind."""
+    import numpy as np
+
+    from veil.data import Kind, sort_labels
+    from veil.models._shown import WITHHELD
+
+    out = {}
+    for name, found in values.items():
+        kind = str(kinds.get(name, "")).lower()
+        if kind in ("numeric", "date") and WITHHELD in found:
+            present = np.array([v for v in found if v is not None and v == v and v != WITHHELD], dtype=object)
+            out[name] = sort_labels(present.astype(str), Kind(kind), None, name).tolist()
+    return out
 
 
 def _engine_classes(file: Path, qis: list[str], sens: list[str], *, engine: str, sep: str | None,
@@ -335,7 +356,8 @@ def _engine_classes(file: Path, qis: list[str], sens: list[str], *, engine: str,
     finally:
         if hasattr(resolved, "close"):
             resolved.close()
-    return class_table_from_counts(counts, quasi_identifiers=qis, sensitive=sens, kinds=kinds,
+    domains = _withheld_domains({name: counts[name].unique().tolist() for name in sens}, kinds)
+    return class_table_from_counts(counts, quasi_identifiers=qis, sensitive=sens, kinds=kinds, domains=domains,
                                    suppressed_rows=np.zeros(len(counts), dtype=np.bool_))
 
 
