@@ -39,7 +39,7 @@ def _models(text: str, kind: str) -> list:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data(), mode=st.sampled_from(["blank", "drop", "keep"]), k=st.integers(2, 4),
        clause=st.sampled_from(SENSITIVE), limit=st.sampled_from([0.0, 0.1, 0.3]),
        missing_sensitive=st.sampled_from(["value", "ignore"]), kind=st.sampled_from(["categorical", "numeric"]))

@@ -23,7 +23,8 @@ sensitive values the release shows:
   number of values shown, less one).
 * **A class that shows no value** of a sensitive attribute (every cell
   withheld, or missing under ``ignore``) discloses none of its values: the
-  models of that attribute do not judge it (k still does).
+  models of that attribute do not judge it (k still does).  The others judge
+  a class by the values it shows: a share (α) is of those values.
 
 Every figure follows from the release alone, so ``veil check`` of a release
 reports the figures ``veil anonymize`` verified.
@@ -105,11 +106,7 @@ def shown(classes: ClassTable, *, missing: str = "value", reference: str = "clas
     out = {name: _shown_histogram(hist, missing, reference) for name, hist in histograms.items()}
     if all(out[name] is histograms[name] for name in out):
         return classes
-    return ClassTable(
-        quasi_identifiers=classes.quasi_identifiers, hierarchies=classes.hierarchies, levels=classes.levels,
-        codes=lambda: classes.codes, counts=classes.counts, n_records=classes.n_records,
-        suppressed=classes.suppressed, input_suppressed=classes.input_suppressed, base=classes.base, sensitive=out,
-    )
+    return _table(classes, out)
 
 
 def judged(view: ClassTable, name: str) -> np.ndarray:
@@ -118,8 +115,23 @@ def judged(view: ClassTable, name: str) -> np.ndarray:
 
 
 def judged_table(view: ClassTable, name: str) -> ClassTable:
-    """``view`` with only the classes that show some value of ``name`` (:func:`judged`)."""
-    return view.suppress(~judged(view, name))
+    """``view`` with only the classes that show some value of ``name`` (:func:`judged`), each class's
+    size the number of values it shows (a share, such as (α,k)'s, is of the values shown)."""
+    table = view.suppress(~judged(view, name))
+    sizes = table.sensitive[name].counts.sum(axis=1).astype(np.int64)
+    if np.array_equal(sizes, table.counts):
+        return table
+    return _table(table, table.sensitive, counts=sizes)
+
+
+def _table(classes: ClassTable, histograms: dict, *, counts: np.ndarray | None = None) -> ClassTable:
+    """``classes`` with other sensitive histograms (and class sizes)."""
+    return ClassTable(
+        quasi_identifiers=classes.quasi_identifiers, hierarchies=classes.hierarchies, levels=classes.levels,
+        codes=lambda: classes.codes, counts=classes.counts if counts is None else counts,
+        n_records=classes.n_records, suppressed=classes.suppressed, input_suppressed=classes.input_suppressed,
+        base=classes.base, sensitive=histograms,
+    )
 
 
 def judge_on(model: object, view: ClassTable, classes: ClassTable | None = None) -> ClassTable:

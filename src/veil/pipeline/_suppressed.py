@@ -161,8 +161,8 @@ class AsShown(PrivacyModel):
         view = self._view(classes)
         mask = judged(view, self.model.sensitive)  # type: ignore[attr-defined]
         out = np.zeros(classes.n_classes, dtype=np.bool_)
-        if mask.any():
-            out[mask] = self.model.violating(view.suppress(~mask))
+        if mask.any():  # the judged classes, in their order
+            out[mask] = self.model.violating(judged_table(view, self.model.sensitive))  # type: ignore[attr-defined]
         return out
 
     def check(self, classes: ClassTable) -> bool:
