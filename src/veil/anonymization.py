@@ -143,6 +143,7 @@ def anonymize(
     allow_identifiers: Sequence[str] = (),
     policy: ReleasePolicy | None = None,
     max_nodes: int | None = None,
+    missing_sensitive: str = "value",
 ) -> AnonymizationResult:
     # long: the public entry point: its numpydoc docstring documents every parameter; the body makes the plan and runs the pipeline
     """Anonymize a table so that it satisfies every model, with the least loss.
@@ -224,6 +225,9 @@ def anonymize(
     max_nodes : int >= 1, optional
         The largest generalization lattice the ``lattice`` search enumerates (default 10,000,000;
         ``docs/algorithms/lattice.md``): a larger one is refused before any work.
+    missing_sensitive : {"value", "ignore"}, default "value"
+        Whether a missing sensitive value counts as a value of its own for the
+        sensitive-attribute models (see ``docs/models.md``).
 
     Returns
     -------
@@ -267,6 +271,7 @@ def anonymize(
         max_levels=max_levels, options=options, columns=dataset.columns, n_records=dataset.n_records,
         suppression_limit=suppression_limit, metric=metric, weights=weights, shuffle=shuffle, seed=seed,
         max_nodes=max_nodes,
+        missing_sensitive=missing_sensitive,
     )
     columns = policy.columns(dataset)
     published = [c.name for c in columns if c.treatment != "dropped"]

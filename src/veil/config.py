@@ -46,6 +46,15 @@ class InputSpec(_Strict):
     sep: str | None = None
     encoding: str = "utf-8"
     missing: Literal["value", "error"] = "value"
+    #: The cell texts read as missing (docs/data.md); default: veil.data.DEFAULT_NA_VALUES.
+    na_values: list[str] | None = None
+
+    @property
+    def missing_words(self) -> tuple[str, ...]:
+        """The cell texts read as missing (the empty cell always one of them)."""
+        from veil.data import DEFAULT_NA_VALUES
+
+        return DEFAULT_NA_VALUES if self.na_values is None else tuple(dict.fromkeys(["", *self.na_values]))
 
 
 class HierarchySpec(_Strict):
@@ -129,6 +138,8 @@ class ReleaseConfig(_Strict):
     #: Release policy (docs/security.md): suppressed records, unlisted columns,
     #: identifier-scan exceptions, and a reproducible row order on request.
     suppressed: Literal["drop", "blank", "keep"] | None = None
+    #: Whether a missing sensitive value is a value of its own (docs/models.md, "What a release shows").
+    missing_sensitive: Literal["value", "ignore"] = "value"
     keep_unlisted: bool = False
     allow_identifiers: list[str] = Field(default_factory=list)
     seed: int | None = Field(default=None, ge=0)

@@ -133,7 +133,7 @@ def dataset_from_config(config: ReleaseConfig, *, sources: dict[str, str] | None
         insensitive=config.names("insensitive"),
         kinds={n: a.kind for n, a in config.attributes.items()},
         domains={n: a.domain for n, a in config.attributes.items() if a.domain},
-        missing=spec.missing,
+        missing=spec.missing, na_values=spec.missing_words,
     )
     if config.deidentify:
         cleaned = deidentify_frame(config, dataset.frame)
@@ -179,6 +179,7 @@ def _options(config: ReleaseConfig) -> dict[str, Any]:
         # output.seed also seeds a deidentify section's random ids, which are drawn with or without a shuffle
         "seed": config.seed if config.seed is not None else (config.output.seed if config.output.shuffle else None),
         "suppressed": suppressed_mode(config.suppressed, drop_suppressed=config.output.drop_suppressed),
+        "missing_sensitive": config.missing_sensitive,
         "algorithm": config.algorithm,
         "options": config.algorithm_options,
         "max_nodes": config.max_nodes,
@@ -357,6 +358,10 @@ def _run_with_engine(
     input_path = config.resolve(config.input.path)
     options = _options(config)
     mode = options["suppressed"]
+    if options["missing_sensitive"] != "value":
+        from veil.errors import ParameterError
+
+        raise ParameterError("missing_sensitive: ignore needs the table in memory; use engine: local.")
     # the in-memory release's columns: identifiers dropped, unlisted columns withheld unless keep_unlisted
     columns = engine_columns(config, input_path, policy_from_config(config))
     engine = get_engine(config.engine)
@@ -371,6 +376,7 @@ def _run_with_engine(
         label=config.label, weights=options["weights"], min_levels=options["min_levels"],
         max_levels=options["max_levels"], phases=progress, algorithm=config.algorithm, columns=published(columns),
         max_nodes=config.max_nodes,
+        na_values=config.input.missing_words,
     )
     report["output"] = str(out.destination("data"))
     report["suppressed_records"] = mode

@@ -49,12 +49,14 @@ def _config_from_flags(
     options: dict[str, object] | None = None, engine: str = "local", identifiers: list[str] | None = None,
     insensitive: list[str] | None = None, suppressed: str | None = None, keep_unlisted: bool = False,
     allow_identifiers: list[str] | None = None, require: str | None = None, max_nodes: int | None = None,
+    missing_sensitive: str = "value", na_values: str | None = None,
 ):
     """The release configuration the data-file flags describe, checked as a configuration file is.
 
     The roles are checked first (a column given two roles is refused), then the hierarchies are
     made (``auto`` resolved on ``file`` with the local engine: one read of the data)."""
     from veil.config import ReleaseConfig, check_consistency
+    from veil.data import parse_na_values
     from veil.errors import ConfigError, ParameterError
     from pydantic import ValidationError
 
@@ -84,12 +86,13 @@ def _config_from_flags(
         raise ParameterError("No privacy model: give at least one of -k, -l, -t or --require (or a configuration file).")
     try:
         config = ReleaseConfig(
-            input={"path": str(file.resolve()), "sep": sep},
+            input={"path": str(file.resolve()), "sep": sep,
+                   "na_values": None if na_values is None else list(parse_na_values(na_values))},
             attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label, target=target,
             algorithm=algorithm, algorithm_options=options or {}, engine=engine,
             output={"shuffle": shuffle, "drop_suppressed": drop_suppressed},
             seed=seed, suppressed=suppressed, keep_unlisted=keep_unlisted,
-            allow_identifiers=list(allow_identifiers or []), max_nodes=max_nodes,
+            allow_identifiers=list(allow_identifiers or []), max_nodes=max_nodes, missing_sensitive=missing_sensitive,
         )
     except ValidationError as exc:
         raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
@@ -187,7 +190,8 @@ _CONFIG_KEYS = {
     "drop_suppressed": "suppressed", "suppressed": "suppressed", "keep_unlisted": "keep_unlisted",
     "allow_identifier": "allow_identifiers", "algorithm": "algorithm", "option": "algorithm_options",
     "engine": "engine", "max_nodes": "max_nodes", "importance": "algorithm_options", "epsilon": "models (type: dp)",
-    "delta": "models (type: dp)", "search_budget": "models (type: dp)",
+    "delta": "models (type: dp)", "search_budget": "models (type: dp)", "na_values": "input.na_values",
+    "missing_sensitive": "missing_sensitive",
 }
 
 
@@ -248,6 +252,8 @@ def anonymize_command(
     no_shuffle: bool = typer.Option(False, "--no-shuffle", help="Keep input row order (can link output rows to input rows)."),
     drop_suppressed: bool = typer.Option(False, "--drop-suppressed", help="Old name of --suppressed drop."),
     suppressed: str = typer.Option(None, "--suppressed", help="Suppressed records: blank (default: '*' in every QI and sensitive value), drop, or keep (their sensitive values published; the suppressed group must then meet the sensitive models)."),
+    na_values: str = typer.Option(None, "--na-values", help='Cell texts read as missing, comma-separated (default: "", NA, N/A, NaN, nan, NULL, null, None); --na-values "" reads only empty cells as missing, so NA is a value.'),
+    missing_sensitive: str = typer.Option("value", "--missing-sensitive", help="A missing sensitive value is a 'value' of its own (default) or 'ignore'd: it adds no diversity and is not in the reference distribution."),
     identifier: str = typer.Option(None, "--identifier", help="Identifier columns, comma-separated: dropped, never copied."),
     insensitive: str = typer.Option(None, "--insensitive", help="Columns released unchanged, comma-separated."),
     keep_unlisted: bool = typer.Option(False, "--keep-unlisted", help="Release columns with no declared role unchanged (default: withheld)."),
@@ -294,7 +300,7 @@ def anonymize_command(
                 algorithm=algorithm, options={**_options(option), **({"importance": importance} if importance else {})},
                 engine=engine, require=require,
                 identifiers=split_list(identifier, "--identifier"), insensitive=split_list(insensitive, "--insensitive"),
-                suppressed=suppressed, keep_unlisted=keep_unlisted,
+                suppressed=suppressed, keep_unlisted=keep_unlisted, missing_sensitive=missing_sensitive, na_values=na_values,
                 allow_identifiers=[c for v in allow_identifier or [] for c in split_list(v, "--allow-identifier")],
                 max_nodes=max_nodes,
             )

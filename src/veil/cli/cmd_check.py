@@ -18,7 +18,6 @@ from veil.cli._app import (
     console,
     esc,
     input_files,
-    load_dataset,
     parse_assignments,
     split_list,
     user_errors,
@@ -148,6 +147,23 @@ def _refuse_with_engine(engine: str, *, population: Path | None, hierarchy: list
         raise ParameterError(f"--engine {engine} reads UTF-8 files only. Got --encoding {encoding!r}; convert the file first.")
 
 
+_MISSING_SENSITIVE = typer.Option(
+    "value", "--missing-sensitive", help="A missing sensitive value is a 'value' of its own (default) or "
+    "'ignore'd: it adds no diversity and is not in the reference distribution.",
+)
+_NA_VALUES = typer.Option(
+    None, "--na-values", help='Cell texts read as missing, comma-separated (default: "", NA, N/A, NaN, nan, '
+    'NULL, null, None); --na-values "" reads only empty cells as missing, so NA is a value.',
+)
+_NON_STRICT = typer.Option(
+    False, "--non-strict", help="Recursive (c,l) with r1 <= c*tail (the seed) instead of r1 < c*tail.",
+)
+_ENGINE = typer.Option(
+    "local", "--engine", help="Who groups the rows: local (in memory, default), duckdb (files larger "
+    "than memory) or spark; the models run on the class table either way.",
+)
+
+
 @app.command("check")
 def check_command(
     file: Path = typer.Argument(..., readable=False, help="A CSV or Parquet file (original or anonymized)."),
@@ -175,32 +191,30 @@ def check_command(
     sep: str = typer.Option(None, "--sep", help="CSV separator (default: detected)."),
     encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),
     missing: str = typer.Option("value", "--missing", help="A missing QI value is a 'value' of its own or an 'error'."),
+    missing_sensitive: str = _MISSING_SENSITIVE,
+    na_values: str = _NA_VALUES,
     recursive_l: int = typer.Option(2, "--recursive-l", help="The l of recursive (c,l)-diversity's reported c."),
-    non_strict: bool = typer.Option(
-        False, "--non-strict", help="Recursive (c,l) with r1 <= c*tail (the seed) instead of r1 < c*tail.",
-    ),
-    engine: str = typer.Option(
-        "local", "--engine", help="Who groups the rows: local (in memory, default), duckdb (files larger "
-        "than memory) or spark; the models run on the class table either way.",
-    ),
+    non_strict: bool = _NON_STRICT,
+    engine: str = _ENGINE,
 ) -> None:
     """Report which privacy models a table satisfies and at what level (k, l, c, t, delta, alpha, beta;
     k-map and delta-presence with --population)."""
+    from veil.data import parse_na_values
+    from veil.models._shown import check_missing_sensitive
     from veil.pipeline import Outputs
 
     with user_errors():
         # every input named, and the --json destination refused if it is one of them, before any work
         outputs = Outputs({"json": json_out}, inputs=input_files(file, population, *hierarchy_files(hierarchy)))
         clauses, qis = _check_options(missing, require, qi, population=population)
+        check_missing_sensitive(missing_sensitive, "--missing-sensitive")
         sens = split_list(sensitive, "--sensitive")
+        reading = {"sep": sep, "encoding": encoding, "missing": missing, "na_values": parse_na_values(na_values)}
         classes, report = _classes_and_report(file, qis, sens, engine=engine, population=population,
                                               hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kind=kind,
-                                              sep=sep, encoding=encoding, missing=missing, recursive_l=recursive_l,
-                                              strict=not non_strict)
-        levels = None if population is None else _population_levels(classes, population, qis, sep=sep,
-                                                                        encoding=encoding)
-        results = [_judge(c, report, classes, levels) for c in clauses]
-        payload = _check_payload(report, classes, clauses, levels, results)
+                                              reading=reading, recursive_l=recursive_l, strict=not non_strict,
+                                              missing_sensitive=missing_sensitive)
+        levels, results, payload = _judged(classes, report, clauses, population, qis, reading, missing_sensitive)
         with outputs:
             if json_out is not None:
                 outputs.write_json("json", payload)
@@ -209,29 +223,57 @@ def check_command(
     _print_requirements(results, blank=not report.classes)
 
 
-def _classes_and_report(file: Path, qis: list[str], sens: list[str], *, engine: str, population: Path | None,
-                        hierarchy: list[str] | None, auto_hierarchies: bool, kind: list[str] | None, sep: str | None,
-                        encoding: str, missing: str, recursive_l: int, strict: bool) -> tuple[Any, Any]:
-    """The file's class table and its :func:`~veil.models.evaluate` report; no table (None) and a report
-    of no class for a file with a header and no row (``--suppressed drop`` of a table whose every
-    record is suppressed)."""
-    from veil.models import evaluate
+def _judged(classes: Any, report: Any, clauses: list[Any], population: Path | None, qis: list[str],
+            reading: dict[str, Any], missing_sensitive: str) -> tuple[Any, list[Any], dict]:
+    """The population levels, the clauses judged on the table as it shows itself, and the --json payload."""
+    from veil.models._shown import shown
 
+    levels = None if population is None else _population_levels(_without_star_class(classes), population, qis,
+                                                                    sep=reading["sep"], encoding=reading["encoding"])
+    view = None if classes is None else shown(classes, missing=missing_sensitive)
+    results = [_judge(c, report, view, levels) for c in clauses]
+    payload = _check_payload(report, view, clauses, levels, results)
+    payload["missing_sensitive"] = missing_sensitive
+    return levels, results, payload
+
+
+def _classes_and_report(file: Path, qis: list[str], sens: list[str], *, engine: str, population: Path | None,
+                        hierarchy: list[str] | None, auto_hierarchies: bool, kind: list[str] | None,
+                        reading: dict[str, Any], recursive_l: int, strict: bool,
+                        missing_sensitive: str) -> tuple[Any, Any]:
+    """The file's class table and its report as the file shows it (:func:`~veil.models._shown.evaluate_shown`);
+    no table (None) and a report of no class for a file with a header and no row (``--suppressed drop`` of
+    a table whose every record is suppressed)."""
+    from veil.models._shown import evaluate_shown
+
+    sep, encoding = reading["sep"], reading["encoding"]
     columns = header_only_columns(file, sep=sep, encoding=encoding)
     if columns is not None:
         return None, empty_file_report(columns, qis, sens, kinds=parse_assignments(kind, "--kind"),
                                        hierarchies=list(parse_hierarchy_options(hierarchy)), recursive_l=recursive_l,
                                        strict=strict, source=repr(str(file)))
     classes = _check_classes(file, qis, sens, engine=engine, population=population, hierarchy=hierarchy,
-                             auto_hierarchies=auto_hierarchies, kind=kind, sep=sep, encoding=encoding, missing=missing)
-    return classes, evaluate(classes, recursive_l=recursive_l, strict=strict)
+                             auto_hierarchies=auto_hierarchies, kind=kind, reading=reading)
+    return classes, evaluate_shown(classes, missing=missing_sensitive, recursive_l=recursive_l, strict=strict)
 
 
 def _judge(clause: Any, report: Any, classes: Any, levels: dict[str, Any] | None) -> Any:
-    """One ``--require`` clause judged: with no class as veil anonymize decides (veil.cli._no_class)."""
-    if not report.classes:
+    """One ``--require`` clause judged: with no class, or a sensitive clause whose attributes no class shows a
+    value of, as veil anonymize decides (veil.cli._no_class: it holds vacuously in its model's direction)."""
+    population = isinstance(clause, tuple) and (levels is None or levels["k_map"] is None)
+    if not report.classes or population or _unshown(clause, report, classes):
         return judge_without_classes(clause, report, classes)
     return _judge_population(clause, levels) if isinstance(clause, tuple) else clause.judge(report, classes)
+
+
+def _unshown(clause: Any, report: Any, view: Any) -> bool:
+    """Whether ``clause`` reads sensitive attributes and no class of ``view`` shows a value of any of them."""
+    from veil.models._shown import judged
+
+    if isinstance(clause, tuple) or view is None or not clause.needs_sensitive or not report.sensitive:
+        return False
+    names = [clause.attribute] if clause.attribute in report.sensitive else list(report.sensitive)
+    return not any(judged(view, name).any() for name in names)
 
 
 def _check_options(missing: str, require: str | None, qi: str, *, population: Path | None) -> tuple[list[Any], list[str]]:
@@ -247,21 +289,85 @@ def _check_options(missing: str, require: str | None, qi: str, *, population: Pa
     return clauses, qis
 
 
-def _check_classes(file, qis, sens, *, engine, population, hierarchy, auto_hierarchies, kind, sep, encoding, missing):
-    """The class table of FILE: built in memory (local) or by the engine, which groups and counts the rows."""
-    from veil.classes import ClassTable
-    from veil.engines import class_table
+def _check_classes(file, qis, sens, *, engine, population, hierarchy, auto_hierarchies, kind, reading):
+    """The class table of FILE, every row in a class (an all-'*' group is one: k is computed on what
+    the file shows): built in memory (local) or by the engine, which groups and counts the rows."""
+    import numpy as np
 
+    from veil.classes import ClassTable
+    from veil.models._shown import WITHHELD
+
+    kinds = parse_assignments(kind, "--kind")
     if engine.strip().lower() == "local":
-        dataset = load_dataset(
-            file, quasi_identifiers=qis, sensitive=sens,
-            kinds=parse_assignments(kind, "--kind") or None, sep=sep, encoding=encoding, missing=missing,
-        )
-        dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies, kinds=parse_assignments(kind, "--kind"))
-        return ClassTable.from_dataset(dataset)
+        dataset = _read_dataset(file, qis, sens, kinds=kinds or None, **reading)
+        dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies, kinds=kinds)
+        withheld = {name: h.with_value(WITHHELD) for name, h in dataset.hierarchies.items() if name in sens}
+        return ClassTable.from_dataset(dataset, hierarchies=withheld,  # a withheld '*' is read, then left out
+                                       suppressed_rows=np.zeros(dataset.n_records, dtype=np.bool_))
     _refuse_with_engine(engine, population=population, hierarchy=hierarchy,
-                        auto_hierarchies=auto_hierarchies, encoding=encoding, missing=missing)
-    return class_table(file, qis, sens, engine=engine, sep=sep, kinds=parse_assignments(kind, "--kind"))
+                        auto_hierarchies=auto_hierarchies, encoding=reading["encoding"], missing=reading["missing"])
+    return _engine_classes(file, qis, sens, engine=engine, sep=reading["sep"], kinds=kinds,
+                           na_values=reading["na_values"])
+
+
+def _read_dataset(file: Path, qis: list[str], sens: list[str], *, kinds: Any, sep: str | None, encoding: str,
+                  missing: str, na_values: tuple[str, ...]) -> Any:
+    """FILE read with the missing words ``na_values``; in a QI, two different missing words stay two values
+    (:func:`veil.data.missing_as_null`: a reader of the file sees two)."""
+    from veil.data import missing_as_null, read_table
+    from veil.dataset import Dataset
+
+    table = read_table(file, sep=sep, encoding=encoding, na_values=())
+    table = missing_as_null(table, na_values, by_spelling=qis)
+    domains = _withheld_domains({name: table.column(name).unique().to_pylist() for name in sens if name in
+                                 table.column_names}, kinds or {})
+    return Dataset.from_arrow(table, quasi_identifiers=qis, sensitive=sens, kinds=kinds, missing=missing,
+                              domains=domains)
+
+
+def _withheld_domains(values: dict[str, list[Any]], kinds: dict[str, str]) -> dict[str, list[str]]:
+    """For a numeric or date sensitive attribute holding the withheld ``*`` (a blanked suppressed
+    record's value), its values in their kind's order, so that ``*`` is read (then left out of every
+    figure, veil.models._shown) instead of refused as a value of another kind."""
+    import numpy as np
+
+    from veil.data import Kind, sort_labels
+    from veil.models._shown import WITHHELD
+
+    out = {}
+    for name, found in values.items():
+        kind = str(kinds.get(name, "")).lower()
+        if kind in ("numeric", "date") and WITHHELD in found:
+            present = np.array([v for v in found if v is not None and v == v and v != WITHHELD], dtype=object)
+            out[name] = sort_labels(present.astype(str), Kind(kind), None, name).tolist()
+    return out
+
+
+def _engine_classes(file: Path, qis: list[str], sens: list[str], *, engine: str, sep: str | None,
+                    kinds: dict[str, str], na_values: tuple[str, ...]) -> Any:
+    """The class table of FILE grouped and counted by ``engine``, every row in a class."""
+    import numpy as np
+
+    from veil.engines import Source, class_table_from_counts, get_engine
+
+    resolved = get_engine(engine)
+    try:
+        counts = resolved.group_count(Source.from_path(file, sep=sep, na_values=na_values), qis, sens)
+    finally:
+        if hasattr(resolved, "close"):
+            resolved.close()
+    domains = _withheld_domains({name: counts[name].unique().tolist() for name in sens}, kinds)
+    return class_table_from_counts(counts, quasi_identifiers=qis, sensitive=sens, kinds=kinds, domains=domains,
+                                   suppressed_rows=np.zeros(len(counts), dtype=np.bool_))
+
+
+def _without_star_class(classes: Any) -> Any:
+    """``classes`` less a class with ``*`` in every QI (suppressed records: not matched in a population)."""
+    if classes is None or not classes.n_classes:
+        return classes
+    from veil.models._shown import star_classes
+
+    return classes.suppress(star_classes(classes))
 
 
 def _check_payload(report, classes, clauses, levels, results) -> dict:

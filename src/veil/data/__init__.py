@@ -23,6 +23,7 @@ from veil.data._encoding import (
     MISSING, EncodedColumn, TextCodes, categorical_of, complete_text_categorical, encode_values, format_labels,
     infer_kind, sort_labels, text_codes, timestamp_labels,
 )
+from veil.data._missing import missing_as_null, parse_na_values
 from veil.data._pool import HASHED_PARALLEL_ROWS, PARALLEL_ROWS, column_pool, side_by_side
 from veil.data._reader import (
     DEFAULT_NA_VALUES,
@@ -58,6 +59,8 @@ __all__ = [
     "SEPARATORS",
     "Schema",
     "check_column_names",
+    "missing_as_null",
+    "parse_na_values",
     "encode_values",
     "format_labels",
     "timestamp_labels",

@@ -26,6 +26,10 @@ class PrivacyModel(ABC):
       suppression limit does).  Only models with this fact may be used to prune
       a lattice search that allows suppression;
     * ``needs_sensitive``: whether the model reads a sensitive attribute;
+    * ``compared_with``: what a class's sensitive distribution is compared
+      with, ``"shown"`` for the distribution of the values the release shows
+      (t-closeness, δ-disclosure, β-likeness; the one definition is
+      :mod:`veil.models._shown`), ``""`` for a model that reads each class alone;
     * ``reference``: the paper and definition the model implements;
     * ``config_key``: its ``type`` in a release configuration
       (``k-anonymity``); ``label``: the report's name, a format string over
@@ -53,6 +57,7 @@ class PrivacyModel(ABC):
     monotone_generalization: ClassVar[bool] = False
     monotone_with_suppression: ClassVar[bool] = False
     needs_sensitive: ClassVar[bool] = False
+    compared_with: ClassVar[str] = ""
     reference: ClassVar[str] = ""
     config_key: ClassVar[str] = ""
     label: ClassVar[str] = ""

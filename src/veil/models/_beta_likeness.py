@@ -61,6 +61,7 @@ class _Likeness(SensitiveAttributeModel):
 
     monotone_generalization: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
+    compared_with: ClassVar[str] = "shown"
     parameters: ClassVar[tuple[Param, ...]] = SensitiveAttributeModel.parameters + (
         Param("beta", "float", low=0, closed="neither"),
     )

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
 from veil.classes import ClassTable
 from veil.dataset import Dataset
 from veil.errors import ParameterError
 from veil.hierarchy import Hierarchy
-from veil.models._report import CheckReport, evaluate
+from veil.models._report import CheckReport
 from veil.models._requirements import Requirement, parse_requirements
+from veil.models._shown import check_missing_sensitive, evaluate_shown, shown
 
 __all__ = ["check"]
 
@@ -28,31 +30,31 @@ def check(
     strict: bool = True,
     kinds: Mapping[str, str] | None = None,
     missing: str = "value",
+    missing_sensitive: str = "value",
 ) -> CheckReport:
     """Report which privacy models a table satisfies, and at what level.
 
     Works on any table: an original, one anonymized by veil, or one anonymized
-    by another tool (records with ``*`` in every QI are recognised as
-    suppressed and reported apart).
+    by another tool, judged as it shows itself (:mod:`veil.models._shown`:
+    records with ``*`` in every QI are a class, a sensitive ``*`` no value).
 
     Parameters
     ----------
     dataset : Dataset, pandas.DataFrame or ClassTable
     quasi_identifiers, sensitive : sequence of str, optional
-        Default: the dataset's schema (required for a DataFrame).
+        Default: the dataset's schema (the QIs required for a DataFrame).
     hierarchies : mapping of str to Hierarchy, optional
-        A hierarchy for a sensitive attribute adds hierarchical t-closeness.
+        On a sensitive attribute: adds hierarchical t-closeness.
     require : str or sequence of Requirement, optional
-        E.g. ``"k>=5, l>=2"``; the result is in ``report.requirements`` and
-        ``report.passed``.
+        E.g. ``"k>=5, l>=2"``; judged in ``report.requirements``, ``report.passed``.
     recursive_l : int, default 2
-        The ``l`` at which recursive (c,l)-diversity's smallest ``c`` is reported.
+        The ``l`` of recursive (c,l)-diversity's reported smallest ``c``.
     strict : bool, default True
-        Recursive (c,l)-diversity with ``<`` (the paper) or ``<=`` (the seed).
+        Recursive (c,l) with ``<`` (the paper) or ``<=`` (the seed).
     kinds : mapping, optional
-        Attribute kinds for a DataFrame (``"numeric"`` gives ordered t-closeness).
-    missing : {"value", "error"}, default "value"
-        For a DataFrame: a missing QI value is a value of its own, or an error.
+        Attribute kinds of a DataFrame (``"numeric"``: ordered t-closeness).
+    missing, missing_sensitive : {"value", "error"}, {"value", "ignore"}
+        A missing QI value (DataFrame) is a value or an error; a sensitive one a value or none.
 
     Returns
     -------
@@ -74,9 +76,9 @@ def check(
     """
     requirements = parse_requirements(require) if isinstance(require, str) else _requirement_list(require)
     classes = _class_table(dataset, quasi_identifiers, sensitive, hierarchies, kinds, missing)
-    report = evaluate(classes, sensitive=sensitive, recursive_l=recursive_l, strict=strict)
-    judged = None if require is None else tuple(r.judge(report, classes) for r in requirements)
-    return report if judged is None else replace(report, requirements=judged)
+    view = shown(classes, missing=check_missing_sensitive(missing_sensitive))
+    report = evaluate_shown(classes, missing=missing_sensitive, sensitive=sensitive, recursive_l=recursive_l, strict=strict)
+    return report if require is None else replace(report, requirements=tuple(r.judge(report, view) for r in requirements))
 
 
 def _class_table(
@@ -103,8 +105,9 @@ def _class_table(
         raise ParameterError(
             f"check expects a Dataset, a pandas DataFrame or a ClassTable. Got {type(dataset).__name__} instead."
         )
-    return ClassTable.from_dataset(
+    return ClassTable.from_dataset(  # every record in a class: an all-'*' group is one
         dataset, quasi_identifiers=quasi_identifiers, sensitive=sensitive, hierarchies=hierarchies,
+        suppressed_rows=np.zeros(dataset.n_records, dtype=np.bool_),
     )
 
 

@@ -50,6 +50,7 @@ class _Disclosure(SensitiveAttributeModel):
     delta: float
 
     monotone_with_suppression: ClassVar[bool] = False
+    compared_with: ClassVar[str] = "shown"
     parameters: ClassVar[tuple[Param, ...]] = SensitiveAttributeModel.parameters + (
         Param("delta", "float", low=0, closed="neither"),
     )

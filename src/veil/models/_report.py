@@ -181,7 +181,9 @@ class CheckReport:
                     "distances are exact integer ratios rounded once"
                 ),
                 "alpha_k": "alpha = max over classes of the most frequent value's share; k = smallest class",
-                "distributions": "the table distribution counts every record, suppressed ones included",
+                "distributions": ("the reference distribution is the values the release shows: every released "
+                                  "record's, a withheld '*' not counted, a missing value only under "
+                                  "missing_sensitive: value (docs/models.md)"),
             },
             "notes": list(self.notes),
         }

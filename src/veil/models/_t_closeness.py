@@ -170,6 +170,7 @@ class _TCloseness(SensitiveAttributeModel):
 
     monotone_generalization: ClassVar[bool] = True
     monotone_with_suppression: ClassVar[bool] = False
+    compared_with: ClassVar[str] = "shown"
     parameters: ClassVar[tuple[Param, ...]] = SensitiveAttributeModel.parameters + (Param("t", "float", low=0, high=1),)
     #: The ground distance's EMD of each class to the table (one of the functions above).
     emd: ClassVar[Callable[[SensitiveHistogram], np.ndarray]]

@@ -213,6 +213,7 @@ def describe(model: PrivacyModel) -> dict[str, Any]:
         "parameters": {p.name: getattr(model, p.name) for p in cls.parameters},
         "monotone_generalization": cls.monotone_generalization,
         "monotone_with_suppression": cls.monotone_with_suppression,
+        "compared_with": cls.compared_with or None,
         "reference": cls.reference,
     }
 

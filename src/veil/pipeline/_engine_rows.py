@@ -145,6 +145,7 @@ class EngineRows:
         written = Source.from_path(released.path, sep=",", na_values=self.source.na_values)
         self._check_header(written.columns)
         counts = reader_for(self.engine).group_count(written, qis, sensitive)
+        every = counts  # every row, for the class table the release shows (below)
         seen = int(counts[COUNT_COLUMN].sum())
         _check_row_counts(seen, written.path, base, chosen, drop_suppressed=drop, records_out=released.records_out)
         if plan.mode == "blank" and sensitive:  # blanked records checked, then judged as left out
@@ -164,8 +165,16 @@ class EngineRows:
         )
         _check_classes(verified, chosen, qis, drop_suppressed=drop, na_values=written.na_values)
         _check_sensitive_values(verified, base, sensitive, drop_suppressed=drop)
-        check_models(plan.searched, verified)
-        return verified
+        check_models(plan.searched, verified, missing=plan.missing_sensitive)
+        # the release as it shows itself (veil.models._shown): every row in a class, the suppressed group too
+        shown = class_table_from_counts(
+            every, quasi_identifiers=qis, sensitive=sensitive, suppressed_rows=np.zeros(len(every), bool),
+            hierarchies={name: h.with_value(SUPPRESSED) for name, h in self.hierarchies.items() if name in sensitive},
+            kinds={name: k for name, k in self.kinds.items() if name in sensitive},
+            domains={name: [v for v in base.sensitive[name].labels.tolist() if v != MISSING] for name in sensitive},
+        )
+        check_models(plan.models, shown, missing=plan.missing_sensitive)
+        return shown
 
     def _check_header(self, header: tuple[str, ...]) -> None:
         """The written file holds the published columns, in the input's order, and no other."""

@@ -81,7 +81,7 @@ class MemoryRows:
             from veil.algorithms.local_suppression import blank_matching
             models = blank_matching(models, outcome.recoding.details)
         return verify(data, self.dataset, models, label=label, suppressed=plan.mode,
-                      suppressed_rows=released.star[released.source_rows])
+                      suppressed_rows=released.star[released.source_rows], missing_sensitive=plan.missing_sensitive)
 
     def finish(self, report: dict[str, Any], seconds: dict[str, float]) -> None:
         """Nothing to add to the report."""

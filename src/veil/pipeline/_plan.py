@@ -18,7 +18,7 @@ from typing import Any
 from veil.classes import ClassTable
 from veil.errors import HierarchyError, ParameterError
 from veil.models import KAnonymity, PrivacyModel
-from veil.pipeline._suppressed import SuppressedGroup, sensitive_models
+from veil.pipeline._suppressed import SuppressedGroup, search_models, sensitive_models
 
 __all__ = ["Plan", "check_problem", "check_size", "largest_k", "search"]
 
@@ -58,6 +58,10 @@ def _check_arguments(rest: Mapping[str, Any]) -> None:
                                  "shuffle=False (--no-shuffle, output.shuffle: false) it would do nothing. Give one.")
     if rest.get("max_nodes") is not None:
         check_int("max_nodes", rest["max_nodes"], "anonymize", low=1)
+    if "missing_sensitive" in rest:
+        from veil.models._shown import check_missing_sensitive
+
+        check_missing_sensitive(rest["missing_sensitive"])
 
 
 def check_problem(
@@ -161,6 +165,7 @@ class Plan:
     shuffle: bool = True
     seed: int | None = None
     max_nodes: int | None = None
+    missing_sensitive: str = "value"
 
     @classmethod
     def make(
@@ -233,8 +238,11 @@ class Plan:
             return metric_spec.terms(classes, i, levels, weights=weights)
 
         qis = base.quasi_identifiers
+        models = search_models(self.models, base, mode=self.mode, missing=self.missing_sensitive,
+                               suppression_limit=self.suppression_limit, full_domain=self.algorithm.full_domain)
         return Problem(
-            dataset=dataset, base=base, models=self.searched, suppression_limit=self.suppression_limit, loss=loss,
+            models=models,
+            dataset=dataset, base=base, suppression_limit=self.suppression_limit, loss=loss,
             metric=self.metric, monotone_metric=metric_spec.bounded_by_unsuppressed, label=label, k=k,
             min_levels=[int(self.min_levels.get(q, 0)) for q in qis],
             max_levels=[int(self.max_levels.get(q, h.height)) for q, h in zip(qis, base.hierarchies)],

@@ -65,7 +65,8 @@ def pipeline_report(plan: Any, problem: Any, outcome: Any, released: Released, v
     """
     if released.data is not None:
         return release_report(dataset, plan.models, problem, outcome, verified, released.data, released.star,
-                              plan.mode, columns, weights=plan.weights, shuffle=plan.shuffle, seed=plan.seed)
+                              plan.mode, columns, weights=plan.weights, shuffle=plan.shuffle, seed=plan.seed,
+                              missing_sensitive=plan.missing_sensitive)
     # an engine's release: the rows are in its file.  release_report reads the input's
     # size, the rows' number and the suppressed rows' number: the input's class table,
     # a range and an empty mask stand for them, and the counts are set below.  The
@@ -74,7 +75,7 @@ def pipeline_report(plan: Any, problem: Any, outcome: Any, released: Released, v
     judged = verified if verified is not None else outcome.search.classes
     report = release_report(problem.base, plan.models, problem, outcome, judged, range(released.records_out),
                             np.zeros(0, dtype=np.bool_), plan.mode, columns, weights=plan.weights,
-                            shuffle=plan.shuffle, seed=plan.seed)
+                            shuffle=plan.shuffle, seed=plan.seed, missing_sensitive=plan.missing_sensitive)
     report.update({"records": released.records, "records_out": released.records_out,
                    "suppressed": released.suppressed, "suppressed_dropped": released.records - released.records_out})
     if verified is None:

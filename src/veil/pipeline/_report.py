@@ -29,9 +29,10 @@ SEED_WARNING = (
 )
 
 
-def release_report(dataset, models, problem, outcome, verified, data, star, mode, columns, *, weights, shuffle, seed):
+def release_report(dataset, models, problem, outcome, verified, data, star, mode, columns, *, weights, shuffle, seed,
+                   missing_sensitive="value"):
     """The JSON report; every figure in it is checked against the written file."""
-    from veil.models import evaluate
+    from veil.models._shown import evaluate_shown, missing_only_diverse
     from veil.risk import assess
 
     suppressed = int(star.sum())
@@ -47,6 +48,7 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
                      "(suppressed: blank): a reader of the file cannot tell the two apart; recode that value, or use "
                      "suppressed: drop." for name in star_valued(problem.base)]
     warnings += unlisted_warnings(columns)
+    warnings += missing_only_diverse(verified, models, missing=missing_sensitive)
     report = {
         "transformation": dict(outcome.transformation),
         "records": dataset.n_records,
@@ -55,11 +57,12 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
         "suppressed_dropped": dataset.n_records - len(data),
         "input_suppressed": int(problem.base.input_suppressed),
         "suppressed_records": mode,
+        "missing_sensitive": missing_sensitive,
         "suppression_limit": problem.suppression_limit,
         "classes_released": int(verified.n_classes),
         "models": [m.name for m in models],
         "metric": problem.metric,
-        "achieved": evaluate(verified).to_dict(),
+        "achieved": evaluate_shown(verified, missing=missing_sensitive).to_dict(),
         "utility": _utility(problem, outcome, verified, weights, _kept_classes(problem, outcome, star)),
         "risk_before": _risk_before(problem, outcome, star),
         "risk_after": assess(verified, qi_subsets_max_size=0).to_dict(),

@@ -251,7 +251,8 @@ def _verify_batches(batches: Iterable[pd.DataFrame], result: Any, dataset: Any, 
     if "missing_rule" in report.get("recoding", {}).get("details", {}):  # local suppression: a blank matches any value
         from veil.algorithms.local_suppression import blank_matching
         models = blank_matching(models, report["recoding"]["details"])
-    classes = verify(cells, dataset, models, label=label, suppressed=mode, suppressed_rows=flag, weights=counts)
+    classes = verify(cells, dataset, models, label=label, suppressed=mode, suppressed_rows=flag, weights=counts,
+                     missing_sensitive=report.get("missing_sensitive", "value"))
     if tally.star != tally.rows and classes.n_classes != report["classes_released"]:
         raise _fail(f"{classes.n_classes} classes in the file, {report['classes_released']} in the report")
     if tally.values is not None:

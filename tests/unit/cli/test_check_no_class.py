@@ -4,7 +4,9 @@ Before: the file ``veil anonymize --suppressed drop`` writes for such a table (a
 row) was refused (exit 2, "has a header but no data rows"), and a blanked one was reported
 with k=0 and every level 0, so ``--require "k>=2"`` failed (exit 1) on the very release
 ``anonymize`` had found to meet 2-anonymity.  Now the per-class levels are ``null``/"—" and a
-requirement in its model's direction holds vacuously, as anonymize decides.
+requirement in its model's direction holds vacuously, as anonymize decides.  A blanked release
+of such a table shows one class (its records, ``*`` in every QI: k counts it, issue #32) and no
+sensitive value: the sensitive models hold vacuously on it.
 """
 
 from __future__ import annotations
@@ -72,9 +74,8 @@ def test_a_header_only_file_still_needs_its_columns(tmp_path):
     assert "'nope' is not in the table" in run.output
 
 
-@pytest.mark.parametrize("mode", ["blank", "drop"])
-def test_per_class_levels_are_null_not_zero(tmp_path, mode):
-    out, anonymized = _release(tmp_path, mode)
+def test_per_class_levels_are_null_not_zero(tmp_path):
+    out, anonymized = _release(tmp_path, "drop")
     report = tmp_path / "check.json"
     run = _check(out, "--json", str(report))
     assert run.exit_code == 0, run.output
@@ -94,8 +95,20 @@ def test_per_class_levels_are_null_not_zero(tmp_path, mode):
     assert agreed.exit_code == 0, agreed.output
 
 
+def test_a_blanked_release_is_one_class_showing_no_sensitive_value(tmp_path):
+    out, anonymized = _release(tmp_path, "blank")
+    report = tmp_path / "check.json"
+    agreed = _check(out, "--require", "k>=2, l[diag]>=2, t<=0.1", "--json", str(report))
+    assert agreed.exit_code == 0, agreed.output
+    payload = json.loads(report.read_text())
+    assert (payload["classes"], payload["k"]) == (1, 3) == (anonymized["classes_released"], anonymized["achieved"]["k"])
+    assert [r["met"] for r in payload["requirements"]] == [True, True, True]
+    assert any("no class shows a value of 'diag'" in n for n in payload["sensitive"]["diag"]["notes"])
+    assert _check(out, "--require", "k>=4").exit_code == 1  # the one class holds 3 records
+
+
 def test_a_clause_against_the_model_direction_fails(tmp_path):
-    out, _ = _release(tmp_path, "blank")
+    out, _ = _release(tmp_path, "drop")
     for clause in ("k<=5", "k==2", "t>=0.1"):
         run = _check(out, "--require", clause)
         assert run.exit_code == 1, (clause, run.output)
@@ -110,7 +123,7 @@ def test_a_malformed_clause_is_refused_with_no_class(tmp_path):
 
 
 def test_population_levels_are_null_and_judged_vacuously(tmp_path):
-    out, _ = _release(tmp_path, "blank")
+    out, _ = _release(tmp_path, "blank")  # its one class is the suppressed records': not matched in a population
     population = tmp_path / "pop.csv"
     population.write_text("zip,age\n*,*\n4767*,2*\n")
     report = tmp_path / "check.json"

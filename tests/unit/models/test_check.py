@@ -68,11 +68,15 @@ def test_evaluate_json_contract_keys():
     assert out["facts"]["log_base"] == "e"
 
 
-def test_input_suppressed_records_are_reported_not_a_class():
+def test_input_suppressed_records_are_reported_and_a_class():
+    # the three records with '*' in every QI are one class of the table, which k counts (issue #32)
     frame = pd.DataFrame({"q": ["a", "a", "*", "*", "*"], "r": ["x", "x", "*", "*", "*"], "s": list("xyxyx")})
     report = check(frame, quasi_identifiers=["q", "r"], sensitive=["s"])
-    assert (report.classes, report.k, report.input_suppressed, report.suppressed_records) == (1, 2, 3, 3)
-    assert any("arrived suppressed" in n for n in report.notes)
+    assert (report.classes, report.k, report.input_suppressed, report.suppressed_records) == (2, 2, 3, 3)
+    assert any("one class of the table, which k counts" in n for n in report.notes)
+    frame.loc[4, ["q", "r"]] = ["a", "x"]  # a group of two '*' records: k = 2 still, then 1
+    assert check(frame, quasi_identifiers=["q", "r"]).k == 2
+    assert check(frame.iloc[:4].drop(index=3), quasi_identifiers=["q", "r"]).k == 1
 
 
 def test_results_do_not_depend_on_row_order_or_index():

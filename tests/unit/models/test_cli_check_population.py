@@ -10,7 +10,7 @@ the released table's generalization, as ``--population`` requires)::
     4767*   2*   Flu                4790*   2*    3
     4767*   3*   Flu                4790*   3*    1   (no released class: ignored)
     4790*   2*   Cancer
-    *       *    Flu                (suppressed: not a class)
+    *       *    Flu                (suppressed: a class of the release, not matched in the population)
 
 Released classes and their population classes, |T_E| / |P_E|:
 
@@ -19,7 +19,7 @@ Released classes and their population classes, |T_E| / |P_E|:
     (4790*, 2*): 1 / 3 = 0.333...
 
 so k-map = min(4, 2, 3) = 2, δ_min = 1/3, δ_max = 3/4 (and k = 1, the
-released table's own smallest class).
+released table's own smallest class; 4 classes, the suppressed one included).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_example_through_the_cli_matches_the_python_api(files, tmp_path):
         payload["delta_presence"]
     )
     # existing keys are unchanged; the new ones sit before "sensitive"; facts explain them
-    assert (payload["records"], payload["classes"], payload["k"], payload["input_suppressed"]) == (6, 3, 1, 1)
+    assert (payload["records"], payload["classes"], payload["k"], payload["input_suppressed"]) == (6, 4, 1, 1)
     keys = list(payload)
     assert keys.index("quasi_identifiers") < keys.index("k_map") < keys.index("delta_presence") < keys.index("sensitive")
     assert {"k_map", "delta_presence", "log_base"} <= set(payload["facts"])
@@ -195,7 +195,8 @@ def test_errors_exit_2_with_one_line(files, tmp_path, case, message):
 
 
 def test_every_record_suppressed_reports_no_level(tmp_path, files):
-    # no class: k-map and delta-presence have no level (null), as anonymize reports no achieved
+    # no class but the suppressed one (a class of the release, not matched in a population): k-map and
+    # delta-presence have no level (null), as anonymize reports no achieved
     # figure for such a release (before: 0, which read as a table failing every bound)
     _, population = files
     released = _write(tmp_path, "all_suppressed.csv", pd.DataFrame({"Zipcode": ["*"] * 2, "Age": ["*"] * 2,
@@ -205,4 +206,4 @@ def test_every_record_suppressed_reports_no_level(tmp_path, files):
     assert result.exit_code == 0, result.output
     payload = json.loads(out.read_text())
     assert (payload["classes"], payload["k_map"], payload["delta_presence"]) == (
-        0, None, {"delta_min": None, "delta_max": None})
+        1, None, {"delta_min": None, "delta_max": None})

@@ -1,4 +1,5 @@
-"""The check of a release judges every class it was not told is suppressed, '*' everywhere or not."""
+"""The check of a release judges every class, '*' everywhere or not: the suppressed records published
+with '*' in every QI are one class of the release (issue #32), their withheld values no value."""
 
 import numpy as np
 import pandas as pd
@@ -9,6 +10,7 @@ from veil.anonymization import verify
 from veil.classes import ClassTable
 from veil.errors import ParameterError, VerificationError
 from veil.models import DistinctLDiversity, KAnonymity
+from veil.models._shown import shown
 
 
 @pytest.fixture
@@ -28,16 +30,18 @@ def test_a_class_generalized_to_star_everywhere_is_judged(four):
     assert classes.counts.tolist() == [4] and classes.suppressed == 0
 
 
-def test_suppressed_rows_are_left_out_and_their_blanked_values_read_nowhere(four):
+def test_suppressed_rows_are_a_class_and_their_blanked_values_read_nowhere(four):
     released = pd.DataFrame({"a": ["1-2", "1-2", "*", "*"], "s": ["x", "y", "*", "*"]})
     star = np.array([False, False, True, True])
     classes = verify(released, four, [KAnonymity(k=2), DistinctLDiversity("s", l=2)], suppressed="blank",
                      suppressed_rows=star)
-    assert classes.counts.tolist() == [2] and classes.suppressed == 2
-    histogram = classes.sensitive["s"]
+    assert sorted(classes.counts.tolist()) == [2, 2] and classes.suppressed == 0
+    histogram = shown(classes).sensitive["s"]
     assert histogram.labels.tolist() == ["x", "y"]
-    assert histogram.counts.tolist() == [[1, 1]]
-    assert histogram.overall.tolist() == [3, 1]  # judged against the whole input
+    assert sorted(histogram.counts.tolist()) == [[0, 0], [1, 1]]  # the '*' class shows no value
+    assert histogram.overall.tolist() == [1, 1]  # judged against the values the release shows
+    with pytest.raises(VerificationError, match="3-anonymity"):  # the suppressed group is a class of 2
+        verify(released, four, [KAnonymity(k=3)], suppressed="blank", suppressed_rows=star)
 
 
 def test_a_blanked_value_outside_the_suppressed_rows_is_caught(four):

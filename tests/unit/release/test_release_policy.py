@@ -25,13 +25,21 @@ MODELS = [KAnonymity(k=2), DistinctLDiversity(sensitive="disease", l=2)]
 
 def test_blank_withholds_the_suppressed_rare_disease():
     # level 0: classes 47677 (flu, cancer) and 47678 (cancer, flu) are 2-anonymous and
-    # 2-diverse; 47905 (1 record) is suppressed: 1 of 5 = 20% <= 20%, the least loss.
-    # blank publishes that record as *,*
-    result = veil.anonymize(_table(), MODELS, suppression_limit=0.2, suppressed="blank")
+    # 2-diverse; 47905 and 47906 (1 record each, the rare disease) are suppressed: 2 of 6 <= 34%,
+    # the least loss.  blank publishes those records as *,*: a group of 2, so 2-anonymous too
+    # (a group of one would not be: issue #32), its values withheld
+    frame = pd.DataFrame({"zip": ["47677", "47678", "47677", "47678", "47905", "47906"],
+                          "disease": ["flu", "cancer", "cancer", "flu", "rare-disease", "rare-disease"]})
+    zips = Hierarchy.from_rows([[z, z[:4] + "*", "*"] for z in ["47677", "47678", "47905", "47906"]])
+    dataset = veil.Dataset.from_pandas(frame, quasi_identifiers=["zip"], sensitive=["disease"], hierarchies={"zip": zips})
+    result = veil.anonymize(dataset, MODELS, suppression_limit=0.34, suppressed="blank")
     assert result.report["transformation"] == {"zip": 0}
     star = result.data["zip"] == "*"
-    assert star.sum() == 1 and (result.data.loc[star, "disease"] == "*").all()
+    assert star.sum() == 2 and (result.data.loc[star, "disease"] == "*").all()
     assert "rare-disease" not in set(result.data["disease"])
+    # the suppressed group of one record (the table of five) is refused: the top node instead
+    assert veil.anonymize(_table(), MODELS, suppression_limit=0.2, suppressed="blank").report["transformation"] == {
+        "zip": 2}
 
 
 def test_keep_refuses_a_node_whose_suppressed_group_fails():
