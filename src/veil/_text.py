@@ -65,8 +65,10 @@ def printable(value: object, *, keep: str = "") -> str:
 QUOTE_LIMIT = 300
 QUOTE_SHOWN = 60
 #: A quoted value as ``repr`` writes it (a backslash escapes the next character); possessive, so a
-#: quote that never closes costs one scan, not a backtrack per character.
-_LONG_QUOTE = re.compile(rf"'(?:[^'\\\n]|\\.){{{QUOTE_LIMIT},}}+'|\"(?:[^\"\\\n]|\\.){{{QUOTE_LIMIT},}}+\"")
+#: quote that never closes costs one scan, not a backtrack per character.  Every quoted value is
+#: matched, short ones too, left to right: the quotes pair up as the message opened them, so the
+#: text between two short values is never read as one long value.
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*+'|\"(?:[^\"\\\n]|\\.)*+\"")
 
 
 def bounded(message: str) -> str:
@@ -85,6 +87,8 @@ def bounded(message: str) -> str:
 
     def cut(match: re.Match[str]) -> str:
         quote, inner = match.group()[0], match.group()[1:-1]
+        if len(inner) < QUOTE_LIMIT:
+            return match.group()
         return f"{quote}{inner[:QUOTE_SHOWN]}…{quote} ({len(inner):,} characters)"
 
-    return _LONG_QUOTE.sub(cut, message)
+    return _QUOTED.sub(cut, message)

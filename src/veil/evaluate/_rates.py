@@ -72,8 +72,8 @@ def residual_success(main: SuccessRate, control: SuccessRate) -> SuccessRate:
 
     Examples
     --------
-    >>> residual_success(SuccessRate(0.9, 0.0), SuccessRate(0.8, 0.0)).value
-    0.5000000000000001
+    >>> round(residual_success(SuccessRate(0.9, 0.0), SuccessRate(0.8, 0.0)).value, 12)
+    0.5
     """
     room = 1.0 - control.value
     if room <= 0.0:
