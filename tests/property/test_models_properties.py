@@ -171,7 +171,11 @@ def test_check_and_anonymize_read_every_requirement_key_alike(data):
         if spec.needs_population or spec.parameter is None or spec.report_field == "t_hierarchical":
             continue  # population keys; calls (lkc, tested by hand); no hierarchy on s here
         (probe,) = parse_requirements(f"{key}{spec.direction}1")
-        level = probe.level(report, classes)
+        try:
+            level = probe.level(report, classes)
+        except ParameterError as exc:  # a key whose model needs more arguments (pop_uniques(fraction=...))
+            assert "write it as a call" in str(exc), key
+            continue
         if level is None:
             continue
         (clause,) = parse_requirements(f"{key}{spec.direction}{level!r}")

@@ -155,6 +155,13 @@ class Requirement:
             try:
                 out.append(cls(**params, **extra))
             except TypeError as exc:
+                import re
+
+                missing = re.findall(r"'(\w+)'", str(exc)) if "missing" in str(exc) else []
+                if missing:
+                    given = ", ".join(f"{m}=..." for m in missing)
+                    raise ParameterError(f"The requirement {self.clause!r} needs {given}: write it as a call, "
+                                         f"e.g. {self.key}({given}){spec.direction}{self.value!r}.") from None
                 raise ParameterError(f"The requirement {self.clause!r}: {exc}") from None
         return out
 
