@@ -155,6 +155,11 @@ _NA_VALUES = typer.Option(
     None, "--na-values", help='Cell texts read as missing, comma-separated (default: "", NA, N/A, NaN, nan, '
     'NULL, null, None); --na-values "" reads only empty cells as missing, so NA is a value.',
 )
+_BLANKS = typer.Option(
+    "value", "--blanks", help="A '*' in a QI is a 'value' of its own (default), or 'match-any' value when classes "
+    "are counted (sdcMicro's rule, the rule of --algorithm local-suppression): then k is each record's compatible "
+    "records.",
+)
 _NON_STRICT = typer.Option(
     False, "--non-strict", help="Recursive (c,l) with r1 <= c*tail (the seed) instead of r1 < c*tail.",
 )
@@ -196,6 +201,7 @@ def check_command(
     recursive_l: int = typer.Option(2, "--recursive-l", help="The l of recursive (c,l)-diversity's reported c."),
     non_strict: bool = _NON_STRICT,
     engine: str = _ENGINE,
+    blanks: str = _BLANKS,
 ) -> None:
     """Report which privacy models a table satisfies and at what level (k, l, c, t, delta, alpha, beta;
     k-map and delta-presence with --population)."""
@@ -214,6 +220,7 @@ def check_command(
                                               hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kind=kind,
                                               reading=reading, recursive_l=recursive_l, strict=not non_strict,
                                               missing_sensitive=missing_sensitive)
+        report = _blank_rule(blanks, classes, report)
         levels, results, payload = _judged(classes, report, clauses, population, qis, reading, missing_sensitive)
         with outputs:
             if json_out is not None:
@@ -221,6 +228,21 @@ def check_command(
             outputs.commit()
     _print_check_report(file, report, levels)
     _print_requirements(results, blank=not report.classes)
+
+
+def _blank_rule(blanks: str, classes: Any, report: Any) -> Any:
+    """``report`` with k counted as ``--blanks`` says: a '*' a value of its own, or matching any value."""
+    from dataclasses import replace
+
+    from veil.errors import ParameterError
+
+    if blanks not in ("value", "match-any"):
+        raise ParameterError(f"--blanks takes 'value' or 'match-any'. Got {blanks!r} instead.")
+    if blanks == "value" or classes is None:
+        return report
+    from veil.algorithms.local_suppression._release import k_with_blanks
+
+    return replace(report, k=k_with_blanks(classes))
 
 
 def _judged(classes: Any, report: Any, clauses: list[Any], population: Path | None, qis: list[str],

@@ -67,6 +67,11 @@ class BlankMatchingKAnonymity(PrivacyModel):
         return int(self.frequencies(classes).min()) if classes.n_classes else 0
 
 
+def k_with_blanks(classes: ClassTable) -> int:
+    """The table's k when a blanked cell (``*``) matches any value (``veil check --blanks match-any``)."""
+    return BlankMatchingKAnonymity(k=1).achieved_level(classes)
+
+
 def blank_matching(models: Sequence[Any], details: Any = None) -> list[Any]:
     """``models`` with every k-anonymity judged under the blank-matches-any-value rule (on the key sets
     of the release's ``combs``, read from its report's ``details``, when it has them)."""
