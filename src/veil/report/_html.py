@@ -47,7 +47,7 @@ ANONYMIZATION_KEYS = (
     "transformation", "records", "records_out", "suppressed", "suppressed_dropped", "input_suppressed",
     "suppression_limit", "models", "metric", "achieved", "utility", "risk_before", "risk_after",
     "search", "output_order", "verified", "seconds_total", "recoding", "provenance", "columns", "hierarchies",
-    "lattice", "warnings", "suppressed_records", "classes_released",
+    "lattice", "warnings", "suppressed_records", "classes_released", "missing_sensitive",
 )
 #: Top-level keys of a risk report (``veil risk --json``).
 RISK_KEYS = (

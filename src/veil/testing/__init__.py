@@ -28,7 +28,7 @@ Examples
 ... @given(anonymization_inputs(max_rows=12))
 ... def test_release(inputs):
 ...     dataset, models = inputs
-...     result = veil.anonymize(dataset, models, suppression_limit=1.0, seed=0)
+...     result = veil.anonymize(dataset, models, suppression_limit=1.0, suppressed="drop", seed=0)
 ...     assert_satisfies(result, dataset, models)
 ...     assert_no_rows_lost(result, dataset)
 >>> test_release()

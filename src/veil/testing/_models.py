@@ -277,7 +277,7 @@ def anonymization_inputs(
     ... @given(anonymization_inputs(max_rows=12))
     ... def test_release(inputs):
     ...     dataset, models = inputs
-    ...     result = veil.anonymize(dataset, models, suppression_limit=1.0)
+    ...     result = veil.anonymize(dataset, models, suppression_limit=1.0, suppressed="drop")
     ...     assert_satisfies(result, dataset, models)
     >>> test_release()
     """
