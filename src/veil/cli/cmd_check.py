@@ -205,6 +205,7 @@ def check_command(
 ) -> None:
     """Report which privacy models a table satisfies and at what level (k, l, c, t, delta, alpha, beta;
     k-map and delta-presence with --population)."""
+    from veil.algorithms.local_suppression._release import report_under_blanks
     from veil.data import parse_na_values
     from veil.models._shown import check_missing_sensitive
     from veil.pipeline import Outputs
@@ -220,7 +221,7 @@ def check_command(
                                               hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kind=kind,
                                               reading=reading, recursive_l=recursive_l, strict=not non_strict,
                                               missing_sensitive=missing_sensitive)
-        report = _blank_rule(blanks, classes, report)
+        report = report_under_blanks(blanks, classes, report)
         levels, results, payload = _judged(classes, report, clauses, population, qis, reading, missing_sensitive)
         with outputs:
             if json_out is not None:
@@ -228,21 +229,6 @@ def check_command(
             outputs.commit()
     _print_check_report(file, report, levels)
     _print_requirements(results, blank=not report.classes)
-
-
-def _blank_rule(blanks: str, classes: Any, report: Any) -> Any:
-    """``report`` with k counted as ``--blanks`` says: a '*' a value of its own, or matching any value."""
-    from dataclasses import replace
-
-    from veil.errors import ParameterError
-
-    if blanks not in ("value", "match-any"):
-        raise ParameterError(f"--blanks takes 'value' or 'match-any'. Got {blanks!r} instead.")
-    if blanks == "value" or classes is None:
-        return report
-    from veil.algorithms.local_suppression._release import k_with_blanks
-
-    return replace(report, k=k_with_blanks(classes))
 
 
 def _judged(classes: Any, report: Any, clauses: list[Any], population: Path | None, qis: list[str],

@@ -199,8 +199,6 @@ def _groups(cells: "_Columns", names: Sequence[str], flag: np.ndarray) -> tuple[
 def _verify_batches(batches: Iterable[pd.DataFrame], result: Any, dataset: Any, models: Sequence[Any],
                     *, label: str | None = None) -> None:
     """The checks of :func:`verify_written` on the file's rows, batch by batch."""
-    from veil.pipeline._recheck import verify
-
     report = result.report
     published = [c["name"] for c in report["columns"] if c["treatment"] != "dropped"]
     qis = list(dataset.quasi_identifiers)
@@ -246,13 +244,20 @@ def _verify_batches(batches: Iterable[pd.DataFrame], result: Any, dataset: Any, 
     _check_counts(tally.rows, tally.suppressed, report)
     if tally.blank is not None:
         raise _fail(tally.blank)
+    _judge_file(tally, dataset, models, report, label)
+
+
+def _judge_file(tally: "_Tally", dataset: Any, models: Sequence[Any], report: dict, label: str | None) -> None:
+    """Every model on the file's classes (counted batch by batch), and the report's class count."""
+    from veil.pipeline._recheck import verify
+
     cells, flag, counts = tally.classes_frame()
     cells = _empty_as_missing(cells, dataset)
     if "missing_rule" in report.get("recoding", {}).get("details", {}):  # local suppression: a blank matches any value
         from veil.algorithms.local_suppression import blank_matching
         models = blank_matching(models, report["recoding"]["details"])
-    classes = verify(cells, dataset, models, label=label, suppressed=mode, suppressed_rows=flag, weights=counts,
-                     missing_sensitive=report.get("missing_sensitive", "value"))
+    classes = verify(cells, dataset, models, label=label, suppressed=report["suppressed_records"],
+                     suppressed_rows=flag, weights=counts, missing_sensitive=report.get("missing_sensitive", "value"))
     if tally.star != tally.rows and classes.n_classes != report["classes_released"]:
         raise _fail(f"{classes.n_classes} classes in the file, {report['classes_released']} in the report")
     if tally.values is not None:

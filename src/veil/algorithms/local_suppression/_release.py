@@ -72,6 +72,18 @@ def k_with_blanks(classes: ClassTable) -> int:
     return BlankMatchingKAnonymity(k=1).achieved_level(classes)
 
 
+def report_under_blanks(blanks: str, classes: ClassTable | None, report: Any) -> Any:
+    """A check report with k counted as ``--blanks`` says: a ``*`` a value of its own (``value``), or
+    matching any value (``match-any``, the rule of a local-suppression release)."""
+    from dataclasses import replace
+
+    if blanks not in ("value", "match-any"):
+        raise ParameterError(f"--blanks takes 'value' or 'match-any'. Got {blanks!r} instead.")
+    if blanks == "value" or classes is None:
+        return report
+    return replace(report, k=k_with_blanks(classes))
+
+
 def blank_matching(models: Sequence[Any], details: Any = None) -> list[Any]:
     """``models`` with every k-anonymity judged under the blank-matches-any-value rule (on the key sets
     of the release's ``combs``, read from its report's ``details``, when it has them)."""
