@@ -11,7 +11,7 @@ one :func:`register_algorithm` call, with no other edit.
 Examples
 --------
 >>> sorted(ALGORITHMS)[:3]
-['datafly', 'lattice', 'mdav']
+['datafly', 'lattice', 'local-suppression']
 """
 
 from __future__ import annotations
