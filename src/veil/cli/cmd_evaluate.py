@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from veil.cli._app import app, console, esc, parse_assignments, split_list, user_errors
+from veil.cli._app import app, console, esc, parse_assignments, read_json_report, split_list, user_errors
 
 
 def _release_facts(path: Path | None) -> tuple[list[str], list[str], dict[str, int]]:
     """The QIs, sensitive columns and levels a veil JSON report names (empty without one)."""
     from veil.errors import DataFormatError
 
-    if path is None:
+    report = read_json_report(path)
+    if report is None:
         return [], [], {}
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataFormatError(f"Cannot read the report {str(path)!r} as JSON: {exc}.") from None
-    if not isinstance(report, dict):
-        raise DataFormatError(f"The report {str(path)!r} is not a veil report (a JSON object).")
     columns = [c for c in report.get("columns") or [] if isinstance(c, dict)]
     qis = [str(c.get("name")) for c in columns if c.get("role") == "quasi-identifier"]
     sensitive = [str(c.get("name")) for c in columns if c.get("role") == "sensitive"]

@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from veil.cli._app import app, console, esc, parse_assignments, split_list, user_errors
-
-
-def _read_report(path: Path | None) -> dict[str, Any] | None:
-    """An anonymize JSON report as a dict (None without one)."""
-    from veil.errors import DataFormatError
-
-    if path is None:
-        return None
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataFormatError(f"Cannot read the report {str(path)!r} as JSON: {exc}.") from None
-    if not isinstance(report, dict):
-        raise DataFormatError(f"The report {str(path)!r} is not a veil anonymize report (a JSON object).")
-    return report
+from veil.cli._app import app, console, esc, parse_assignments, read_json_report, split_list, user_errors
 
 
 def _report_facts(path: Path | None, report: dict[str, Any] | None) -> tuple[list[str], dict[str, int] | None]:
@@ -125,7 +109,7 @@ def utility_command(
     with user_errors():
         files = parse_assignments(hierarchy, "--hierarchy")
         with Outputs({"json": json_out}, inputs=[original, release, report, *files.values()]) as out:
-            facts = _read_report(report)
+            facts = read_json_report(report)
             report_qis, levels = _report_facts(report, facts)
             qis = split_list(qi, "--qi") or report_qis
             if not qis:
