@@ -26,6 +26,9 @@ EXTRAS = {
     "sklearn": "ml",
     "hypothesis": "testing",
     "dp_accounting": "pld",
+    "starlette": "web",
+    "uvicorn": "web",
+    "multipart": "web",
 }
 
 

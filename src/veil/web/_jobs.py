@@ -1,0 +1,97 @@
+"""One job at a time per workspace: run a release (or any long library call) in a thread, with
+progress and cancellation.
+
+A job is a function ``work(progress)`` where ``progress(phase, done, total)`` is veil's progress
+protocol (:mod:`veil.progress`); cancelling makes the next ``progress`` call raise
+:class:`Cancelled`, so the job stops at its next phase or search step and writes nothing (the
+release path publishes its outputs all-or-nothing).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from veil.errors import ParameterError, VeilError
+
+__all__ = ["Job", "JobRunner", "Cancelled"]
+
+
+class Cancelled(Exception):
+    """Raised inside a job's progress callback once the steward cancelled it."""
+
+
+@dataclass
+class Job:
+    """A job's public state: what it is, its phase and counts, and how it ended."""
+
+    name: str
+    status: str = "running"  # running | done | failed | cancelled
+    phase: str = "start"
+    done: int | None = None
+    total: int | None = None
+    error: str | None = None
+    result: Any = None
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """What the page polls: no result object, only figures and the one-line error."""
+        end = self.finished if self.finished is not None else time.monotonic()
+        return {"name": self.name, "status": self.status, "phase": self.phase, "done": self.done,
+                "total": self.total, "error": self.error, "seconds": round(end - self.started, 1)}
+
+
+class JobRunner:
+    """Runs at most one job at a time; a second start while one runs is refused."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancel = threading.Event()
+        self.job: Job | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.job is not None and self.job.status == "running"
+
+    def start(self, name: str, work: Callable[[Callable[[str, Any, Any], None]], Any]) -> Job:
+        with self._lock:
+            if self.busy:
+                raise ParameterError(f"a job ({self.job.name}) is running: wait for it or cancel it.")
+            self._cancel = threading.Event()
+            job = self.job = Job(name)
+            cancel = self._cancel
+
+        def progress(phase: str, done: Any = None, total: Any = None) -> None:
+            if cancel.is_set():
+                raise Cancelled()
+            job.phase, job.done, job.total = phase, done, total
+
+        def run() -> None:
+            try:
+                job.result = work(progress)
+                job.status = "done"
+            except Cancelled:
+                job.status = "cancelled"
+            except VeilError as exc:
+                job.status, job.error = "failed", str(exc)
+            except Exception as exc:  # noqa: BLE001 - a job's failure is reported, never raised in the server
+                job.status, job.error = "failed", f"internal error ({type(exc).__name__}); nothing was written."
+            finally:
+                job.finished = time.monotonic()
+
+        self._thread = threading.Thread(target=run, name=f"veil-job-{name}", daemon=True)
+        self._thread.start()
+        return job
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def wait(self, timeout: float | None = None) -> Job | None:
+        """Wait for the running job (tests and shutdown)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self.job
