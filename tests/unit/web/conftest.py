@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-pytest.importorskip("starlette", reason="the web extra (veil[web]) is installed by `make test`")
+
 
 
 @pytest.fixture
