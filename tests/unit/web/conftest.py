@@ -7,8 +7,6 @@ import re
 import pytest
 
 
-
-
 @pytest.fixture
 def web(tmp_path):
     """``(client, app)``: a client already holding the session cookie; ``client.csrf`` is the form token."""
