@@ -23,7 +23,7 @@ from veil.web._render import error_response
 from veil.web._security import BodyTooLarge, Guard, SecurityMiddleware
 from veil.web._workspace import Workspace
 
-__all__ = ["create_app", "Shielded"]
+__all__ = ["create_app", "Shielded", "log_internal"]
 
 log = logging.getLogger("veil.web")
 STATIC = Path(__file__).resolve().parent / "static"
@@ -44,9 +44,18 @@ async def _http_error(request: Request, exc: Exception):
     return error_response(request, f"error: {str(detail).rstrip('.')}.", status=status)
 
 
+def log_internal(method: str, path: str, exc: BaseException) -> None:
+    """One log line naming the exception's type and the page, never its text (it may quote a value)."""
+    if not getattr(exc, "veil_logged", False):
+        log.error("internal error on %s %s: %s", method, path, type(exc).__name__)
+    try:
+        exc.veil_logged = True
+    except AttributeError:  # an exception type that takes no attribute: logged again at worst
+        pass
+
+
 async def _internal(request: Request, exc: Exception):
-    # the log names the exception's type and the page, never its text (it may quote a value)
-    log.error("internal error on %s %s: %s", request.method, request.url.path, type(exc).__name__)
+    log_internal(request.method, request.url.path, exc)
     return error_response(request, "error: internal error; nothing was written. The server log names its type.",
                           status=500)
 
@@ -80,5 +89,5 @@ class Shielded:
     async def __call__(self, scope, receive, send) -> None:
         try:
             await self.guarded(scope, receive, send)
-        except Exception:  # noqa: BLE001 - already answered by _internal, which logged its type
-            pass
+        except Exception as exc:  # noqa: BLE001 - answered by _internal, or raised once the answer had begun
+            log_internal(scope.get("method", ""), scope.get("path", ""), exc)

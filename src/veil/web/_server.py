@@ -173,15 +173,34 @@ def _stop_on_signals():
 def _error_log():
     """The app's error lines on stderr as ``veil serve: ...`` (they name an error's type, never its text)."""
     logger = logging.getLogger("veil.web")
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("veil serve: %(message)s"))
+    handler = ErrorLines()
     logger.addHandler(handler)
     logger.propagate = False
+    # python-multipart logs a malformed form's bytes (one at a time); the page gets a 400 anyway
+    multipart = logging.getLogger("python_multipart")
+    level, raising = multipart.level, logging.raiseExceptions
+    multipart.setLevel(logging.CRITICAL + 1)
+    # a log line that cannot be written must not print "--- Logging error ---" and the traceback of
+    # the exception being handled (its text may quote a value): uvicorn's lines included
+    logging.raiseExceptions = False
     try:
         yield
     finally:
         logger.removeHandler(handler)
         logger.propagate = True
+        multipart.setLevel(level)
+        logging.raiseExceptions = raising
+
+
+class ErrorLines(logging.Handler):
+    """``veil serve: MESSAGE`` on the current stderr; a line that cannot be written is dropped."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(f"veil serve: {record.getMessage()}\n")
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 - never a traceback: it would quote the error being handled
+            pass
 
 
 def _announce(server, line: str, out: TextIO) -> None:
