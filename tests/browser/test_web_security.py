@@ -226,3 +226,19 @@ def test_a_finished_job_takes_the_page_to_its_next_page(chrome, job_page, screen
     _wait(chrome, lambda d: d.current_url == origin + "/")
     assert chrome.find_element(By.TAG_NAME, "h1").text == "Open a table"
     screenshot("done")
+
+
+def test_an_upload_over_the_limit_shows_the_error_and_writes_nothing(chrome, job_page, tmp_path, screenshot):
+    from selenium.webdriver.common.by import By
+
+    serving, url = job_page  # its limit is 5 MB
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"a,b\n" + b"1,2\n" * (6 * 2**18))  # 6 MB
+    chrome.get(url)
+    chrome.find_element(By.ID, "upload-file").send_keys(str(big))
+    chrome.find_element(By.CSS_SELECTOR, "#upload button[type=submit]").click()
+    error = _wait(chrome, lambda d: d.find_elements(By.ID, "error"))[0]
+    assert error.text == "error: the upload is larger than the limit (5 MB); nothing was written."
+    assert chrome.find_element(By.LINK_TEXT, "Back").is_displayed()
+    screenshot("too-large")
+    assert sorted(p.name for p in serving.workspace.root.iterdir()) == [".veil-serve.lock"]

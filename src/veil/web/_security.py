@@ -12,9 +12,10 @@
    and not ``same-origin``/``none``, and when it lacks the CSRF token (the ``X-CSRF-Token``
    header or the ``csrf`` query parameter every form's action carries).  A request without
    ``Origin`` (not a browser's form) still needs the CSRF token, which only the server's pages hold.
-4. **Size.**  A request body over the upload limit is refused (413): at once from its
-   ``Content-Length``, else (chunked) as soon as the bytes read pass the limit
-   (:class:`BodyTooLarge`, raised inside the page's form parsing and answered 413 by the app).
+4. **Size.**  A request body over the upload limit is refused (413): on its first read when its
+   ``Content-Length`` says so (nothing of it is read), else (chunked) as soon as the bytes read
+   pass the limit (:class:`BodyTooLarge`, raised inside the page's form parsing and answered
+   413 by the app, with its error page).
 5. **Headers** on every response: ``Content-Security-Policy: default-src 'self'`` (no inline
    script, no frame), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: same-origin``
    (with ``no-referrer`` a browser sends ``Origin: null`` on its own forms),
@@ -180,7 +181,7 @@ class SecurityMiddleware:
                 message["headers"] = [*message.get("headers", []), *HEADERS]
             await send(message)
 
-        await self.app(scope, self._bounded(receive), with_headers)
+        await self.app(scope, self._bounded(scope, receive), with_headers)
 
     @staticmethod
     def _is_exchange(scope: dict) -> bool:
@@ -204,9 +205,6 @@ class SecurityMiddleware:
             refused = self._cross_site(scope, host)
             if refused is not None:
                 return refused
-        length = _header(scope, b"content-length")
-        if length is not None and length.strip().isdigit() and int(length) > g.max_body:
-            return 413, f"veil serve: the upload is larger than the limit ({_mib(g.max_body)})."
         return None
 
     def _cross_site(self, scope: dict, host: str) -> tuple[int, str] | None:
@@ -228,11 +226,17 @@ class SecurityMiddleware:
                                 *HEADERS]})
         await send({"type": "http.response.body", "body": b""})
 
-    def _bounded(self, receive):
+    def _bounded(self, scope: dict, receive):
+        """``receive``, raising :class:`BodyTooLarge` (answered 413 by the app, with its error page) on
+        the first read of a body whose Content-Length is over the limit, else once the bytes read are."""
         limit, seen = self.guard.max_body, 0
+        length = (_header(scope, b"content-length") or "").strip()
+        declared = int(length) if length.isdigit() else 0
 
         async def bounded():
             nonlocal seen
+            if declared > limit:
+                raise BodyTooLarge(limit)
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))

@@ -20,7 +20,9 @@ import socket
 import sys
 import threading
 import time
+import warnings
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TextIO
 
 from veil.errors import ParameterError
@@ -183,6 +185,9 @@ def _error_log():
     # a log line that cannot be written must not print "--- Logging error ---" and the traceback of
     # the exception being handled (its text may quote a value): uvicorn's lines included
     logging.raiseExceptions = False
+    # a warning's text may quote a value (a library's, about a column's content): its type and origin only
+    shown = warnings.showwarning
+    warnings.showwarning = _warning_line
     try:
         yield
     finally:
@@ -190,6 +195,14 @@ def _error_log():
         logger.propagate = True
         multipart.setLevel(level)
         logging.raiseExceptions = raising
+        warnings.showwarning = shown
+
+
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    try:
+        sys.stderr.write(f"veil serve: warning: {category.__name__} at {Path(filename).name}:{lineno}\n")
+    except Exception:  # noqa: BLE001 - as ErrorLines
+        pass
 
 
 class ErrorLines(logging.Handler):

@@ -137,6 +137,8 @@ class Workspace:
             raise ParameterError(f"another veil serve is using the workspace {str(self.root)!r}; stop it or "
                                  f"choose another --workspace.") from None
         self._claim = handle
+        for stale in self.root.glob(".upload-*"):  # a killed server's half-written upload
+            stale.unlink(missing_ok=True)
 
     def close(self) -> None:
         """Release the workspace; remove it if it is temporary (a given one is kept)."""

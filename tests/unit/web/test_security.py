@@ -293,3 +293,19 @@ def test_a_websocket_is_refused(web):
     with pytest.raises(WebSocketDisconnect):
         with client.websocket_connect("/"):
             pass
+
+
+def test_a_killed_servers_half_written_upload_is_swept_when_a_server_takes_the_workspace(tmp_path):
+    from veil.web._workspace import Workspace
+
+    root = tmp_path / "given"
+    root.mkdir()
+    (root / ".upload-abc123").write_bytes(b"half of a table")
+    (root / "kept.csv").write_text("a\n1\n")
+    workspace = Workspace(root)
+    workspace.claim()
+    try:
+        assert sorted(p.name for p in root.iterdir()) == [".veil-serve.lock", "kept.csv"]
+    finally:
+        workspace.close()
+    assert (root / "kept.csv").exists()  # a given workspace is kept

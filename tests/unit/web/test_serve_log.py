@@ -6,9 +6,9 @@ traceback."""
 
 from __future__ import annotations
 
-import re
 import threading
 import time
+import warnings
 
 import pytest
 from starlette.responses import StreamingResponse
@@ -106,6 +106,13 @@ def test_an_internal_error_is_logged_by_its_type_only(capfd, in_process):
     with pytest.raises(httpx.HTTPError):  # the answer had begun: the connection is cut, nothing more said
         client.get("/late").read()
     serving.app.state.jobs.start("release", lambda progress: {}[VALUE])
+    failed = serving.app.state.jobs.wait(10)
+    assert failed.error == "internal error (KeyError); nothing was written."
+
+    def warns(progress):
+        warnings.warn(f"column holds {VALUE}", UserWarning, stacklevel=1)  # the line named below
+
+    serving.app.state.jobs.start("risk", warns)
     serving.app.state.jobs.wait(10)
     time.sleep(0.2)
     out, err = capfd.readouterr()
@@ -113,5 +120,5 @@ def test_an_internal_error_is_logged_by_its_type_only(capfd, in_process):
     lines = [line for line in err.splitlines() if line.startswith("veil serve:")]
     assert lines == ["veil serve: internal error on GET /boom: RuntimeError",
                      "veil serve: internal error on GET /late: KeyError",
-                     "veil serve: internal error in job release: KeyError"], err
-    assert re.fullmatch(r"internal error \(KeyError\); nothing was written\.", serving.app.state.jobs.job.error)
+                     "veil serve: internal error in job release: KeyError",
+                     f"veil serve: warning: UserWarning at test_serve_log.py:{warns.__code__.co_firstlineno + 1}"], err
