@@ -68,6 +68,7 @@ def entry_of(workspace, qi: str, builder: str, params: str, file: str) -> dict[s
     from pydantic import ValidationError
 
     from veil.config import HierarchySpec
+    from veil.hierarchy import parse_spec
 
     builder = builder.strip().lower()
     if builder not in BUILDER_FORMS:
@@ -88,6 +89,8 @@ def entry_of(workspace, qi: str, builder: str, params: str, file: str) -> dict[s
     except ValidationError as exc:
         raise ConfigError(f"attributes.{qi}.hierarchy: " + "; ".join(e["msg"].removeprefix("Value error, ")
                                                                     for e in exc.errors())) from None
+    if builder not in ("file", "taxonomy"):  # as the grammar writes it: "interval:5,10", "date:month,year"
+        entry = {"spec": str(parse_spec(entry["spec"]))}
     return entry
 
 

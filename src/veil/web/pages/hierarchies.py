@@ -33,7 +33,7 @@ def _sections(workspace) -> list[dict]:
     out = []
     for i, qi in enumerate(hb.quasi_identifiers(config)):
         entry = hb.saved_entry(config, qi)
-        out.append({"index": i, "name": qi, "anchor": _anchor(qi), "form": hb.form_of(entry), "entry": entry, "level": levels.get(qi, 0)})
+        out.append({"index": i, "name": qi, "anchor": _anchor(qi), "form": hb.form_of(entry), "saved": entry.get("spec") or entry.get("file") or str(entry), "level": levels.get(qi, 0)})
     return out
 
 
