@@ -40,7 +40,14 @@ def _sections(workspace) -> list[dict]:
 async def hierarchies_page(request: Request, error: str | None = None, status: int = 200):
     workspace = workspace_of(request)
     return render(request, "hierarchies.html.j2", status=status, sections=_sections(workspace),
-                  builders=hb.BUILDER_FORMS, files=hb.hierarchy_files(workspace), error=error)
+                  builders=hb.BUILDER_FORMS, files=hb.hierarchy_files(workspace), error=error,
+                  k=_k(workspace.state.config))
+
+
+def _k(config: dict) -> int:
+    """The k of the configuration's k-anonymity model (5, the default the Models page offers, before)."""
+    ks = [m.get("k") for m in config.get("models") or [] if isinstance(m, dict) and m.get("type") == "k-anonymity"]
+    return int(ks[0]) if ks and isinstance(ks[0], int) else 5
 
 
 def _choice(workspace, qi: str, fields) -> dict:

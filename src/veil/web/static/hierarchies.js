@@ -4,6 +4,7 @@
 (function () {
   const sections = Array.from(document.querySelectorAll("section.hierarchy"));
   const timers = new Map();
+  const k = parseInt(document.getElementById("hierarchies")?.dataset.k || "5", 10);
 
   function levels() {
     const out = {};
@@ -67,7 +68,7 @@
       cell(row, l.groups.toLocaleString(), "num groups");
       cell(row, l.smallest.toLocaleString(), "num smallest");
       cell(row, l.classes.toLocaleString(), "num classes");
-      cell(row, l.smallest_class.toLocaleString(), "num smallest-class" + (l.smallest_class < 5 ? " bad" : " ok"));
+      cell(row, l.smallest_class.toLocaleString(), "num smallest-class" + (l.smallest_class < k ? " bad" : " ok"));
       body.appendChild(row);
     });
   }
