@@ -48,6 +48,7 @@ def test_start_url_opens_the_app_and_adult_shows_its_columns(chrome, web_server,
 
 def test_roles_then_hierarchies_by_builder_with_a_live_preview(chrome, web_server, screenshot):
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.expected_conditions import staleness_of
     from selenium.webdriver.support.ui import Select
 
     chrome.get(web_server.origin + "/roles")
@@ -84,6 +85,7 @@ def test_roles_then_hierarchies_by_builder_with_a_live_preview(chrome, web_serve
     classes_before = [r[4] for r in rows]
     assert classes_before[0] == "18,109"  # the 8 QIs as they are
     age.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    _wait(chrome, staleness_of(age), "the page saved")
     _wait(chrome, lambda d: len(d.find_elements(By.CSS_SELECTOR, "section.hierarchy.previewed")) == 8, "reloaded")
     age = chrome.find_element(By.CSS_SELECTOR, 'section[data-qi="age"]')
     assert age.find_element(By.CSS_SELECTOR, ".saved-entry").text == "interval:5,10,20"
@@ -103,6 +105,7 @@ def test_roles_then_hierarchies_by_builder_with_a_live_preview(chrome, web_serve
     after = [int(r[4].replace(",", "")) for r in _preview_rows(chrome, "age")]
     assert all(a < int(b.replace(",", "")) for a, b in zip(after, classes_before))
     education.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    _wait(chrome, staleness_of(education), "the page saved")
     _wait(chrome, lambda d: d.find_element(By.CSS_SELECTOR, 'section[data-qi="education"] .saved-entry').text
           == "adult_hierarchy_education.csv", "the saved education hierarchy")
     _wait(chrome, lambda d: len(d.find_elements(By.CSS_SELECTOR, "section.hierarchy.previewed")) == 8, "reloaded")

@@ -51,6 +51,18 @@ def _read_text(path: Path, sep: str | None):
     return frame
 
 
+async def off_loop(workspace, work, *args, **kwargs):
+    """``work(*args, **kwargs)`` in Starlette's thread pool, one at a time per workspace: reading a
+    table or building hierarchies does not hold up the server's other requests (a job's progress)."""
+    from starlette.concurrency import run_in_threadpool
+
+    def locked():
+        with workspace.lock:
+            return work(*args, **kwargs)
+
+    return await run_in_threadpool(locked)
+
+
 def file_key(workspace) -> tuple:
     """What identifies the current table's content: its name, size and modification time."""
     name = workspace.state.data
@@ -122,7 +134,7 @@ async def home(request: Request):
     if workspace.state.data is None:
         files = [f for f in workspace.files() if "hierarch" not in f.lower()]
         return render(request, "open.html.j2", files=files)
-    return render(request, "columns.html.j2", columns=column_summary(workspace))
+    return render(request, "columns.html.j2", columns=await off_loop(workspace, column_summary, workspace))
 
 
 def _plain_error(exc: VeilError, path: Path, name: str) -> VeilError:
@@ -158,7 +170,7 @@ async def upload(request: Request):
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(await item.read())
-        rows = _open(name, Path(tmp), None)
+        rows = await off_loop(workspace, _open, name, Path(tmp), None)
         os.replace(tmp, target)
     finally:
         Path(tmp).unlink(missing_ok=True)
@@ -169,7 +181,7 @@ async def open_file(request: Request):
     form = await request.form()
     workspace = workspace_of(request)
     name = str(form.get("name", ""))
-    return _switch(workspace, name, None, _open(name, workspace.existing(name), None))
+    return _switch(workspace, name, None, await off_loop(workspace, _open, name, workspace.existing(name), None))
 
 
 async def open_adult(request: Request):
@@ -180,7 +192,7 @@ async def open_adult(request: Request):
     for qi in (*ADULT_QUASI_IDENTIFIERS, "salary-class"):
         hierarchy = ADULT_HIERARCHIES.format(qi)
         shutil.copyfile(adult_path(hierarchy), workspace.path(hierarchy))
-    return _switch(workspace, ADULT, ";", _open(ADULT, workspace.path(ADULT), ";"))
+    return _switch(workspace, ADULT, ";", await off_loop(workspace, _open, ADULT, workspace.path(ADULT), ";"))
 
 
 async def close(request: Request):
@@ -192,16 +204,19 @@ async def close(request: Request):
 async def column_values(request: Request):
     """A column's most frequent values with their counts (only when the steward asks)."""
     workspace = workspace_of(request)
-    name = request.path_params["name"]
+    return JSONResponse(await off_loop(workspace, _top_values, workspace, request.path_params["name"]))
+
+
+def _top_values(workspace, name: str) -> dict:
     frame = read_current(workspace)
     if name not in frame.columns:
         raise ColumnNotFoundError(f"no column {name!r} in {workspace.state.data!r}; its columns are: "
                                   f"{', '.join(map(str, frame.columns))}.")
     counts = frame[name].value_counts(sort=True, dropna=False)
     top = counts.iloc[:TOP_VALUES]
-    return JSONResponse({"column": name, "distinct": int(len(counts)), "rows": int(len(frame)),
-                         "values": [{"value": str(v), "count": int(c)} for v, c in top.items()],
-                         "more": int(max(len(counts) - TOP_VALUES, 0))})
+    return {"column": name, "distinct": int(len(counts)), "rows": int(len(frame)),
+            "values": [{"value": str(v), "count": int(c)} for v, c in top.items()],
+            "more": int(max(len(counts) - TOP_VALUES, 0))}
 
 
 ROUTES = [

@@ -22,6 +22,7 @@ from veil.errors import ParameterError, VeilError
 from veil.web._render import render, workspace_of
 from veil.web._workspace import safe_name
 from veil.web.pages import _hierarchy_build as hb
+from veil.web.pages.data import off_loop
 
 NAV = ("Hierarchies", "/hierarchies")
 LEVELS = "hierarchies.levels"  # state.results: the level each quasi-identifier is previewed at
@@ -39,7 +40,7 @@ def _sections(workspace) -> list[dict]:
 
 async def hierarchies_page(request: Request, error: str | None = None, status: int = 200):
     workspace = workspace_of(request)
-    return render(request, "hierarchies.html.j2", status=status, sections=_sections(workspace),
+    return render(request, "hierarchies.html.j2", status=status, sections=await off_loop(workspace, _sections, workspace),
                   builders=hb.BUILDER_FORMS, files=hb.hierarchy_files(workspace), error=error,
                   k=_k(workspace.state.config))
 
@@ -65,42 +66,52 @@ async def preview(request: Request):
         raise ParameterError("the preview needs a JSON body {builder, params, file, levels}.") from None
     if not isinstance(body, dict):
         raise ParameterError("the preview needs a JSON body {builder, params, file, levels}.")
-    entry = _choice(workspace, qi, body)
     levels = body.get("levels") or {}
     if not isinstance(levels, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in levels.values()):
         raise ParameterError("levels must map each quasi-identifier to a level number.")
-    config = workspace.state.config
-    answer = hb.preview(workspace, config, qi, entry, levels, show_values=bool(body.get("show_values")))
+    return JSONResponse(await off_loop(workspace, _preview, workspace, qi, body, levels))
+
+
+def _preview(workspace, qi: str, body: dict, levels: dict) -> dict:
+    entry = _choice(workspace, qi, body)
+    answer = hb.preview(workspace, workspace.state.config, qi, entry, levels, show_values=bool(body.get("show_values")))
     workspace.state.results[LEVELS] = {**answer["others"], qi: answer["chosen"]}
-    return JSONResponse(answer)
+    return answer
 
 
 async def save(request: Request):
     workspace = workspace_of(request)
     qi = request.path_params["qi"]
     form = await request.form()
-    config = workspace.state.config
     try:
-        entry = _choice(workspace, qi, form)
-        hierarchy, _ = hb.hierarchy_of(workspace, config, qi, entry)
-        hb.check_covers(workspace, config, qi, hierarchy)
+        entry = await off_loop(workspace, _checked, workspace, qi, form)
     except VeilError as exc:
         return await hierarchies_page(request, error=f"error: {qi}: {exc}", status=400)
-    config["attributes"][qi]["hierarchy"] = entry
+    workspace.state.config["attributes"][qi]["hierarchy"] = entry
     return RedirectResponse(f"/hierarchies#qi-{_anchor(qi)}", status_code=303)
+
+
+def _checked(workspace, qi: str, fields) -> dict:
+    """The ``hierarchy`` entry of a builder choice whose hierarchy builds and covers the column."""
+    entry = _choice(workspace, qi, fields)
+    hierarchy, _ = hb.hierarchy_of(workspace, workspace.state.config, qi, entry)
+    hb.check_covers(workspace, workspace.state.config, qi, hierarchy)
+    return entry
+
+
+def _csv(workspace, qi: str, query) -> str:
+    config = workspace.state.config
+    hb.check_qi(config, qi)
+    entry = _checked(workspace, qi, query) if "builder" in query else hb.saved_entry(config, qi)
+    return hb.csv_text(hb.hierarchy_of(workspace, config, qi, entry)[0])
 
 
 async def download(request: Request):
     workspace = workspace_of(request)
     qi = request.path_params["qi"]
-    config = workspace.state.config
-    hb.check_qi(config, qi)
-    entry = _choice(workspace, qi, request.query_params) if "builder" in request.query_params \
-        else hb.saved_entry(config, qi)
-    hierarchy, _ = hb.hierarchy_of(workspace, config, qi, entry)
-    hb.check_covers(workspace, config, qi, hierarchy)
+    text = await off_loop(workspace, _csv, workspace, qi, dict(request.query_params))
     name = f"{_anchor(qi)}-hierarchy.csv"
-    return Response(hb.csv_text(hierarchy), media_type="text/csv; charset=utf-8",
+    return Response(text, media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
@@ -125,10 +136,8 @@ async def upload(request: Request):
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(await item.read())
-        try:  # the reader the release uses for a {file: ...} hierarchy
-            from veil.hierarchy import from_csv
-
-            hb.check_covers(workspace, config, qi, from_csv(tmp, name=qi))
+        try:
+            await off_loop(workspace, _check_file, workspace, qi, tmp)
         except VeilError as exc:
             raise type(exc)(str(exc).replace(tmp, name)) from None
         os.replace(tmp, target)
@@ -136,6 +145,13 @@ async def upload(request: Request):
         Path(tmp).unlink(missing_ok=True)
     config["attributes"][qi]["hierarchy"] = {"file": name}
     return RedirectResponse(f"/hierarchies#qi-{_anchor(qi)}", status_code=303)
+
+
+def _check_file(workspace, qi: str, path: str) -> None:
+    """A hierarchy file read as the release reads a ``{file: ...}`` hierarchy, covering the column."""
+    from veil.hierarchy import from_csv
+
+    hb.check_covers(workspace, workspace.state.config, qi, from_csv(path, name=qi))
 
 
 def _anchor(qi: str) -> str:

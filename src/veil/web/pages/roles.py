@@ -14,7 +14,7 @@ from starlette.routing import Route
 from veil.errors import VeilError
 from veil.web._render import render, workspace_of
 from veil.web.pages import _roles_config as rc
-from veil.web.pages.data import column_summary, read_current
+from veil.web.pages.data import column_summary, off_loop, read_current
 
 NAV = ("Roles", "/roles")
 
@@ -42,8 +42,13 @@ def _rows(workspace, config: dict) -> list[dict]:
     return rows
 
 
-def _page(request: Request, config: dict, *, error: str | None = None, status: int = 200):
+async def _page(request: Request, config: dict, *, error: str | None = None, status: int = 200):
     workspace = workspace_of(request)
+    context = await off_loop(workspace, _context, workspace, config)
+    return render(request, "roles.html.j2", status=status, error=error, **context)
+
+
+def _context(workspace, config: dict) -> dict:
     rows = _rows(workspace, config)
     shown = config if "attributes" in config else {**config, "attributes": rc.default_attributes(rows)}
     policy, policy_error = {}, None
@@ -52,29 +57,29 @@ def _page(request: Request, config: dict, *, error: str | None = None, status: i
         policy = rc.treatments(release, [r["name"] for r in rows], read_current(workspace))
     except VeilError as exc:
         policy_error = f"error: {exc}"
-    return render(request, "roles.html.j2", status=status, rows=rows, roles=(*rc.ROLES, rc.WITHHELD),
-                  kinds=rc.KINDS, actions=ACTION_LABELS, role_help=ROLE_HELP, policy=policy,
-                  policy_error=policy_error, error=error, saved="attributes" in workspace.state.config,
-                  key_missing=rc.key_missing(shown), key_variable=rc.KEY_VARIABLE)
+    return {"rows": rows, "roles": (*rc.ROLES, rc.WITHHELD), "kinds": rc.KINDS, "actions": ACTION_LABELS,
+            "role_help": ROLE_HELP, "policy": policy, "policy_error": policy_error,
+            "saved": "attributes" in workspace.state.config, "key_missing": rc.key_missing(shown),
+            "key_variable": rc.KEY_VARIABLE}
 
 
 async def roles_page(request: Request):
-    return _page(request, workspace_of(request).state.config)
+    return await _page(request, workspace_of(request).state.config)
 
 
 async def save_roles(request: Request):
     workspace = workspace_of(request)
     form = await request.form()
-    columns = column_summary(workspace)
+    columns = await off_loop(workspace, column_summary, workspace)
     choices = {}
     for i, c in enumerate(columns):
         role = str(form.get(f"role-{i}", c["role"]))
         choices[c["name"]] = (role, str(form.get(f"action-{i}", "drop")), str(form.get(f"kind-{i}", "")) or None)
     config = rc.with_roles(workspace.state.config, choices)
     try:
-        rc.validated(workspace, config)
+        await off_loop(workspace, rc.validated, workspace, config)
     except VeilError as exc:  # the form as sent, with the CLI's one-line error; the state is kept
-        return _page(request, config, error=f"error: {exc}", status=400)
+        return await _page(request, config, error=f"error: {exc}", status=400)
     workspace.state.config = config
     return RedirectResponse("/roles", status_code=303)
 

@@ -44,6 +44,9 @@
     body.replaceChildren();
     section.dataset.level = String(answer.chosen);
     section.querySelector(".source").textContent = "this choice: " + answer.source;
+    const saved = section.querySelector(".saved-entry").textContent;
+    const unsaved = (answer.entry.spec || answer.entry.file) !== saved;
+    section.querySelector(".unsaved").classList.toggle("hidden", !unsaved);
     answer.levels.forEach(l => {
       const row = document.createElement("tr");
       row.dataset.level = String(l.level);
