@@ -225,3 +225,25 @@ def test_the_preview_refuses_a_body_that_is_not_a_choice(adult):
     levels = preview(client, "age", "auto", levels={"sex": "high"})
     assert levels.json() == {"error": "error: levels must map each quasi-identifier to a level number."}
     assert np.isfinite(preview(client, "age", "auto", levels={"sex": 99}).json()["levels"][0]["classes"])
+
+
+def test_the_configuration_the_pages_wrote_runs_as_a_release(adult):
+    """What web-run's Run page does with the state: ``run_config(ReleaseConfig(**config))``, and
+    ``veil check`` finds k=5 on the written file with the hierarchies the pages saved."""
+    from veil.release import run_config
+
+    client, app = adult
+    client.post(f"/hierarchies/age?csrf={client.csrf}", data={"builder": "interval", "params": "5,10,20"})
+    client.post(f"/hierarchies/education?csrf={client.csrf}",
+                data={"builder": "file", "file": "adult_hierarchy_education.csv"})
+    workspace = app.state.workspace
+    config = dict(workspace.state.config, models=[{"type": "k-anonymity", "k": 5}], suppression_limit=0.05,
+                  output={"path": "release.csv", "report": "report.json", "seed": 1})
+    release = ReleaseConfig(**config, base_dir=str(workspace.root))
+    check_consistency(release)
+    result, written = run_config(release)
+    assert (workspace.root / "release.csv").is_file() and result.report["hierarchies"]["age"] == "interval:5,10,20"
+    assert result.report["hierarchies"]["education"] == "adult_hierarchy_education.csv"
+    released = pd.read_csv(workspace.root / "release.csv", sep=None, engine="python", dtype=str)
+    kept = released[released["age"] != "*"]
+    assert kept.groupby(QIS, dropna=False).size().min() >= 5
