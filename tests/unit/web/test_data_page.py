@@ -57,6 +57,14 @@ def test_the_reason_shows_the_strongest_evidence_first_and_no_weak_person_name_p
     assert shown["salary-class"] == "no identifying evidence"
 
 
+def test_the_suggested_roles_of_adult(web):
+    client, _ = web
+    page = client.post(f"/open/adult?csrf={client.csrf}").text
+    roles = dict(re.findall(r'<tr data-column="([^"]+)">.*?<td class="role-([a-z-]+)">', page, flags=re.S))
+    # native-country: the scanner's candidate (a word of the name) below its threshold, suggested as a QI
+    assert roles == {**dict.fromkeys(ADULT_QUASI_IDENTIFIERS, "quasi-identifier"), "salary-class": "insensitive"}
+
+
 def test_a_columns_values_are_shown_only_when_asked_with_their_counts(web):
     client, _ = web
     client.post(f"/open/adult?csrf={client.csrf}")

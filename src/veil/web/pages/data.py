@@ -99,10 +99,20 @@ def _summarize(path: Path, sep: str | None) -> list[dict]:
 
 
 def suggested_role(finding) -> str:
-    """The role the scanner's finding suggests: identifier, quasi-identifier or insensitive."""
+    """The role the scanner's finding suggests: identifier, quasi-identifier or insensitive.
+
+    A column whose name points to a quasi-identifier kind below the scanner's threshold (its
+    candidate, as ``native_country``: a word of the name) is suggested as a quasi-identifier too:
+    generalizing a column that is not one costs utility; publishing one that is costs privacy."""
+    from veil.sanitize import KINDS
+
     if finding.is_direct_identifier:
         return "identifier"
-    return "quasi-identifier" if finding.is_quasi_identifier else "insensitive"
+    if finding.is_quasi_identifier:
+        return "quasi-identifier"
+    category = {k.name: k.category.value for k in KINDS}.get(finding.candidate)
+    named = any(e.source == "name" and e.kind == finding.candidate for e in finding.evidence)
+    return "quasi-identifier" if named and category == "quasi-identifier" else "insensitive"
 
 
 def reason(finding) -> str:
