@@ -49,12 +49,20 @@ def test_adult_brings_its_arx_hierarchy_files_into_the_workspace(web):
 def test_the_reason_shows_the_strongest_evidence_first_and_no_weak_person_name_pattern(web):
     client, _ = web
     shown = reasons(client.post(f"/open/adult?csrf={client.csrf}").text)
-    assert shown["sex"] == "column name 'sex' matches sex or gender; values match the sex or gender pattern"
+    assert shown["sex"] == "column name 'sex' matches sex or gender"  # the name says enough
     assert shown["race"] == "column name 'race' matches race or ethnicity"
     assert shown["age"].startswith("column name 'age' matches age in years")
     assert shown["native-country"].startswith("a word of column name 'native_country' matches state")
     assert all("person name" not in text for text in shown.values())
     assert shown["salary-class"] == "no identifying evidence"
+
+
+def test_a_unique_column_says_so_after_its_name(web):
+    client, _ = web
+    body = "email,age\n" + "".join(f"p{i}@example.org,{30 + i % 3}\n" for i in range(20))
+    shown = reasons(client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("p.csv", body.encode())}).text)
+    assert shown["email"] == ("column name 'email' matches e-mail address; all 20 non-missing values are distinct "
+                              "(full column, not sampled): unique per row")
 
 
 def test_the_suggested_roles_of_adult(web):

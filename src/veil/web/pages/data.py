@@ -116,9 +116,9 @@ def suggested_role(finding) -> str:
 
 
 def reason(finding) -> str:
-    """The scanner's strongest evidence, first: a name match before a value pattern, a pattern by
-    the share it matched times its strength; weak patterns (a person name from capitalised words)
-    only when they back the finding's own kind; a second reason only when it backs the first."""
+    """The scanner's strongest evidence: a name match before a value pattern, a pattern by the share
+    it matched times its strength; weak patterns (a person name from capitalised words) only when
+    they back the finding's own kind; then, if every value is distinct, that."""
     from veil.sanitize import KINDS
 
     strength = {k.name: k.pattern_strength for k in KINDS}
@@ -135,7 +135,11 @@ def reason(finding) -> str:
     kept.sort(key=lambda e: (e.kind != kind, e.source != "name", -score(e)))
     if not kept:
         return "no identifying evidence"
-    shown = [kept[0]] + [e for e in kept[1:2] if e.kind == kept[0].kind and e.kind is not None]
+    first = kept[0]
+    # a name match says enough; a pattern alone is backed by a second pattern of its kind; that every
+    # value is distinct always counts
+    shown = [first] + [e for e in kept[1:] if e.source == "uniqueness"
+                       or (first.source == "pattern" and e.source == "pattern" and e.kind == first.kind)][:1]
     return "; ".join(e.detail for e in shown)
 
 
