@@ -247,3 +247,24 @@ def test_the_configuration_the_pages_wrote_runs_as_a_release(adult):
     released = pd.read_csv(workspace.root / "release.csv", sep=None, engine="python", dtype=str)
     kept = released[released["age"] != "*"]
     assert kept.groupby(QIS, dropna=False).size().min() >= 5
+
+
+def test_a_column_name_with_a_space_a_slash_and_an_accent_works_in_every_route(web):
+    from urllib.parse import quote
+
+    client, app = web
+    body = "zip code;âge/years;x\n" + "".join(f"{10000 + i % 4};{20 + i % 30};{i % 2}\n" for i in range(60))
+    client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("odd.csv", body.encode())})
+    client.post(f"/roles?csrf={client.csrf}", data={"role-0": "quasi-identifier", "role-1": "quasi-identifier",
+                                                    "role-2": "sensitive"})
+    for name, builder, params in (("zip code", "mask", "1"), ("âge/years", "interval", "10")):
+        path = quote(name, safe="")
+        answer = client.post(f"/hierarchies/{path}/preview", json={"builder": builder, "params": params, "file": "",
+                                                                    "levels": {}},
+                             headers={"X-CSRF-Token": client.csrf, **JSON})
+        assert answer.status_code == 200 and answer.json()["qi"] == name
+        client.post(f"/hierarchies/{path}?csrf={client.csrf}", data={"builder": builder, "params": params})
+        assert app.state.workspace.state.config["attributes"][name]["hierarchy"] == {"spec": f"{builder}:{params}"}
+        assert client.get(f"/hierarchies/{path}.csv").status_code == 200
+        assert client.get(f"/column/{path}/values", headers=JSON).json()["column"] == name
+    assert client.get("/hierarchies").status_code == 200
