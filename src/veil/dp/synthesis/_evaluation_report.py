@@ -30,8 +30,9 @@ PUBLIC_NOTE = "left out of the public report (--public-report): computed from th
 
 
 def _present(value: Any) -> bool:
+    """A figure is there: not ``None``, and for ``marginal_error`` not only ``None`` per order."""
     if isinstance(value, dict):
-        return any(_present(v) for v in value.values())
+        return any(v is not None for v in value.values())
     return value is not None
 
 
