@@ -231,29 +231,3 @@ def test_an_html_that_cannot_be_written_writes_nothing(work):
     before = snapshot(work)
     outcome = invoke(*_args(work, "--html", work / "blocker" / "report.html"))
     assert_refused(outcome, before, snapshot(work), "report.html")
-
-
-@pytest.mark.parametrize("extra, mention", [
-    (["--evaluate"], "--evaluate needs --holdout"),
-    (["--holdout-out", "{work}/c.csv"], "--holdout-out needs --holdout"),
-    (["--target", "city"], "--target needs --holdout"),
-    (["--holdout", "0.2"], "--holdout-out"),
-    (["--holdout", "0", "--evaluate"], "(0, 1)"),
-    (["--holdout", "1", "--evaluate"], "(0, 1)"),
-    (["--holdout", "nan", "--evaluate"], "(0, 1)"),
-    (["--holdout", "0.2", "--holdout-out", "{work}/c.csv", "--target", "city"], "needs --evaluate"),
-    (["--holdout", "0.2", "--evaluate", "--target", "nope"], "'nope'"),
-    (["--holdout", "0.2", "--evaluate", "--public-report"], "--public-report"),
-    (["--holdout", "0.2", "--holdout-out", "{work}/out.csv"], "same file"),
-    (["--html", "{work}/report.json"], "same file"),
-    (["--holdout", "0.2", "--holdout-out", "{work}/data.csv"], "input"),
-])
-def test_bad_report_options_are_refused_before_anything_is_spent_or_written(work, extra, mention):
-    ledger = ["--budget-file", work / "ledger.json", "--dataset-name", "d"]
-    first = invoke(*_args(work, *ledger, "--budget", "3", "--budget-delta", "1e-6"))
-    assert first.exit_code == 0, first.text
-    (work / "out.csv").unlink()
-    (work / "report.json").unlink()
-    before = snapshot(work)
-    outcome = invoke(*_args(work, *ledger, *[str(a).format(work=work) for a in extra]))
-    assert_refused(outcome, before, snapshot(work), mention)
