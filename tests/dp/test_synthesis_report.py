@@ -9,6 +9,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.faults.conftest import assert_refused, invoke, snapshot
 from veil.dp import synthesize
@@ -156,6 +158,29 @@ def test_the_public_report_keeps_the_shape_and_drops_every_real_figure():
                                                           "outside_dp", "public_report")} == \
         {k: v for k, v in full.items() if k not in ("marginal_error", "evaluation", "ledger", "notes", "outside_dp",
                                                      "public_report")}
+
+
+_figure = st.one_of(st.none(), st.floats(0, 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(errors=st.fixed_dictionaries({"1way": _figure, "2way": _figure, "3way": _figure}),
+       workload=_figure, evaluation=st.one_of(st.none(), st.just({"inference": {"a": {"risk": 0.1}}})),
+       held=st.one_of(st.none(), st.integers(1, 10**6)), key=st.sampled_from(["sha256:00ff", "name:x", None]))
+def test_a_public_report_keeps_no_figure_from_the_real_records(errors, workload, evaluation, held, key):
+    report = _report(marginal_error=errors, workload_error=workload, evaluation=evaluation,
+                     ledger=None if key is None else {"dataset": key, "spends": 1})
+    if held is not None:
+        report["holdout"] = {"share": 0.1, "records": held}
+    public = public_report(report)
+    assert outside_dp(public) == [] and public["outside_dp"] == []   # nothing left to leave out
+    assert public_report(public) == public                            # idempotent
+    for name in outside_dp(report):
+        assert public["notes"][name] == PUBLIC_NOTE
+    untouched = set(report) - {"marginal_error", "workload_error", "evaluation", "holdout", "ledger"}
+    assert all(public[k] == report[k] for k in untouched)
+    if key == "name:x":
+        assert public["ledger"]["dataset"] == "name:x"               # a declared name is not data
 
 
 def test_an_evaluation_left_null_says_why():

@@ -29,8 +29,11 @@ REAL_DATA_KEYS = ("marginal_error", "workload_error", "evaluation", "holdout")
 PUBLIC_NOTE = "left out of the public report (--public-report): computed from the real records, not covered by DP"
 
 
-def _present(value: Any) -> bool:
-    """A figure is there: not ``None``, and for ``marginal_error`` not only ``None`` per order."""
+def _present(key: str, value: Any) -> bool:
+    """A figure is there: not ``None``; for ``marginal_error`` not only ``None`` per order; for
+    ``holdout`` its ``records`` (the ``share`` is the user's)."""
+    if key == "holdout" and isinstance(value, dict):
+        return value.get("records") is not None
     if isinstance(value, dict):
         return any(v is not None for v in value.values())
     return value is not None
@@ -45,7 +48,7 @@ def _fingerprinted(report: dict[str, Any]) -> bool:
 def outside_dp(report: dict[str, Any]) -> list[str]:
     """The keys of ``report`` holding figures computed from the real records (``ledger.dataset`` when it
     is the records' fingerprint: an exact function of the data, whatever its use as a key)."""
-    keys = [k for k in REAL_DATA_KEYS if _present(report.get(k))]
+    keys = [k for k in REAL_DATA_KEYS if _present(k, report.get(k))]
     return [*keys, "ledger.dataset"] if _fingerprinted(report) else keys
 
 
