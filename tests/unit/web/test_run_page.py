@@ -115,3 +115,26 @@ def test_one_job_at_a_time_and_cancel_stops_it_with_nothing_written(web, monkeyp
     release.set()
     assert app.state.jobs.wait(30).status == "cancelled"
     assert "run" not in workspace.state.results and not list(workspace.root.glob("run-*-release.csv"))
+
+
+def test_a_configuration_file_replaces_the_settings_and_a_bad_one_changes_nothing(web):
+    client, app = web
+    workspace = prepared(app, models=[{"type": "k-anonymity", "k": 3}])
+    text = ("input: {path: elsewhere.csv}\nattributes:\n  age: {role: quasi-identifier, kind: numeric, hierarchy: 'interval:10'}\n"
+            "  disease: {role: sensitive}\nmodels: [{type: k-anonymity, k: 4}]\nsuppression_limit: 0.1\n"
+            "output: {path: /tmp/x.csv}\n")
+    answer = client.post(f"/run/config?csrf={client.csrf}", files={"file": ("mine.yaml", text.encode())},
+                         follow_redirects=False)
+    assert answer.status_code == 303
+    config = workspace.state.config
+    assert config["models"] == [{"type": "k-anonymity", "k": 4}] and config["suppression_limit"] == 0.1
+    assert "input" not in config and "output" not in config  # the open table and the run's files stand for them
+    document = yaml.safe_load(shown_yaml(client.get("/run").text))
+    assert document["input"] == {"path": "people.csv"} and document["output"]["path"] == "release.csv"
+    before = dict(config)
+    bad = client.post(f"/run/config?csrf={client.csrf}", data={"config": "models: [{type: k-anonymity, k: 0}]\n"
+                                                                         "attributes: {age: {role: quasi-identifier, hierarchy: auto}}"})
+    assert bad.status_code == 400 and "must be an int in [1, inf). Got 0 instead." in html.unescape(bad.text)
+    assert workspace.state.config == before
+    assert "error: the configuration is not YAML (line 1)." in client.post(
+        f"/run/config?csrf={client.csrf}", data={"config": "models: [unclosed"}).text

@@ -12,8 +12,9 @@ from typing import Any
 from veil.report._distributions import qi_distributions
 from veil.report._format import as_dict, format_value
 from veil.report._lattice import lattice as lattice_section
-from veil.report import _sections as sections
-from veil.report import _truth as truth
+from veil.report._sections import achieved as achieved_rows
+from veil.report._sections import class_sizes, release_rows, risk, search, transformation, utility
+from veil.report._truth import column_rows, record_risk, released_input, warnings
 from veil.web.pages.models import violations
 
 __all__ = ["results_view", "summary", "SUMMARY_FIGURES"]
@@ -67,7 +68,7 @@ def results_view(record: Mapping[str, Any], *, plots: bool = True) -> dict[str, 
     report = record["report"]
     classes = record.get("classes")
     original = classes.base if classes is not None and classes.base is not classes else None
-    before = truth.released_input(classes, original) if original is not None else None
+    before = released_input(classes, original) if original is not None else None
     achieved = as_dict(report.get("achieved"))
     k = achieved.get("k")
     risks = [(name, report.get(key)) for name, key in (("before", "risk_before"), ("after", "risk_after"))]
@@ -78,21 +79,21 @@ def results_view(record: Mapping[str, Any], *, plots: bool = True) -> dict[str, 
         "models": [format_value(m) for m in report.get("models") or []],
         "verified": report.get("verified"),
         "levels": report.get("transformation") or {},
-        "release": sections.release_rows(report),
-        "transformation": sections.transformation(report, classes),
-        "columns": truth.column_rows(report, classes),
-        "achieved": sections.achieved(achieved, counts=False) if achieved else None,
-        "utility": sections.utility(report),
+        "release": release_rows(report),
+        "transformation": transformation(report, classes),
+        "columns": column_rows(report, classes),
+        "achieved": achieved_rows(achieved, counts=False) if achieved else None,
+        "utility": utility(report),
         "workload": _workload(report),
-        "risk": sections.risk(risks, plots),
+        "risk": risk(risks, plots),
         "lattice": lattice_section(report),
-        "search": sections.search(report),
-        "warnings": truth.warnings(report, classes) if classes is not None else list(report.get("warnings") or []),
+        "search": search(report),
+        "warnings": warnings(report, classes) if classes is not None else list(report.get("warnings") or []),
         "classes": None, "record_risk": None, "distributions": [], "violations": None,
     }
     if classes is not None:
-        view["classes"] = sections.class_sizes(classes, before, k, plots, released=True)
-        view["record_risk"] = truth.record_risk(classes, before, plots)
+        view["classes"] = class_sizes(classes, before, k, plots, released=True)
+        view["record_risk"] = record_risk(classes, before, plots)
         view["distributions"] = qi_distributions(classes, before, k, plots)
         view["violations"] = violations(classes.counts)
     return view

@@ -145,6 +145,40 @@ async def start(request: Request):
     return RedirectResponse(f"/run?started={number}", status_code=303)
 
 
+def _sections(text: str) -> dict[str, Any]:
+    """The sections of a configuration the steward pasted, without its input and outputs (the
+    workspace's table and the run's files stand for them)."""
+    import yaml
+
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise ConfigError(f"the configuration is not YAML{f' (line {mark.line + 1})' if mark else ''}.") from None
+    if not isinstance(raw, dict):
+        raise ConfigError("the configuration must hold a mapping at the top level (input, attributes, models, ...).")
+    return {str(k): v for k, v in raw.items() if k not in ("input", "output", "base_dir")}
+
+
+async def load(request: Request):
+    """Start from a configuration (a downloaded one, or one written for `veil anonymize`): its
+    roles, hierarchies, models and settings replace the ones in progress, if it passes the checks."""
+    workspace = workspace_of(request)
+    form = await request.form()
+    item = form.get("file")
+    text = (await item.read()).decode("utf-8", "replace") if getattr(item, "filename", "") else str(form.get("config", ""))
+    sections = _sections(text)
+    with workspace.lock:
+        previous = workspace.state.config
+        workspace.state.config = sections
+        try:
+            load_document(workspace, document_text(document(workspace)), "release-config.yaml")
+        except VeilError:
+            workspace.state.config = previous
+            raise
+    return RedirectResponse("/run", status_code=303)
+
+
 async def status(request: Request):
     job = request.app.state.jobs.job
     answer = job.as_json() if job is not None else {"status": "none"}
@@ -162,5 +196,6 @@ ROUTES = [
     Route("/run", page, methods=["GET"]),
     Route("/run/start", start, methods=["POST"]),
     Route("/run/status", status, methods=["GET"]),
+    Route("/run/config", load, methods=["POST"]),
     Route("/run/cancel", cancel, methods=["POST"]),
 ]
