@@ -138,3 +138,17 @@ def test_a_configuration_file_replaces_the_settings_and_a_bad_one_changes_nothin
     assert workspace.state.config == before
     assert "error: the configuration is not YAML (line 1)." in client.post(
         f"/run/config?csrf={client.csrf}", data={"config": "models: [unclosed"}).text
+
+
+def test_a_run_after_another_table_was_opened_does_not_overwrite_the_earlier_files(web):
+    client, app = web
+    workspace = prepared(app, models=[{"type": "k-anonymity", "k": 3}])
+    client.post(f"/run/start?csrf={client.csrf}")
+    assert app.state.jobs.wait(120).status == "done"
+    first = (workspace.root / "run-1-release.csv").read_bytes()
+    client.post(f"/close?csrf={client.csrf}")  # the state (and its run count) is reset; the files stay
+    prepared(app, models=[{"type": "k-anonymity", "k": 2}])
+    client.post(f"/run/start?csrf={client.csrf}")
+    assert app.state.jobs.wait(120).status == "done"
+    assert (workspace.root / "run-1-release.csv").read_bytes() == first
+    assert (workspace.root / "run-2-release.csv").is_file() and workspace.state.results["run"]["number"] == 2

@@ -88,6 +88,15 @@ def run_files(number: int) -> dict[str, str]:
             "report": f"run-{number}-report.json", "html": f"run-{number}-report.html"}
 
 
+def next_number(workspace) -> int:
+    """The next run's number: above every run this session counted and every run file in the
+    workspace (the count restarts when another table is opened; the files stay)."""
+    import re
+
+    taken = [int(m.group(1)) for p in workspace.root.iterdir() if (m := re.match(r"run-(\d+)-", p.name))]
+    return max([int(workspace.state.results.get("runs", 0)), *taken]) + 1
+
+
 def _draft(workspace) -> tuple[str, str | None]:
     """The document's text and, when it does not pass the configuration's checks, the error line."""
     try:
@@ -134,7 +143,7 @@ async def start(request: Request):
     if jobs.busy:
         raise ConfigError(f"a job ({jobs.job.name}) is running: wait for it or cancel it.")
     with workspace.lock:
-        number = int(workspace.state.results.get("runs", 0)) + 1
+        number = next_number(workspace)
         files = run_files(number)
         text = document_text(document(workspace))
         config = load_document(workspace, text, files["config"])
