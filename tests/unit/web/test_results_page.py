@@ -144,3 +144,18 @@ def test_downloads_are_the_run_files_under_plain_names(ran):
         assert answer.status_code == 200 and answer.content == (root / file).read_bytes()
         assert f'filename="{name}"' in answer.headers["content-disposition"]
     assert html.unescape(client.get("/results").text).count("veil anonymize release-config.yaml") == 1
+
+
+def test_a_local_recoding_has_no_lattice_and_says_so(web):
+    client, app = web
+    workspace = app.state.workspace
+    workspace.write_bytes("people.csv", people().to_csv(index=False).encode())
+    workspace.state.data = "people.csv"
+    workspace.state.config = {"attributes": ROLES, "models": MODELS[:1], "algorithm": "mondrian"}
+    client.post(f"/run/start?csrf={client.csrf}")
+    assert app.state.jobs.wait(120).status == "done"
+    page = client.get("/results").text
+    assert "The mondrian algorithm is a local recoding" in page and 'id="frontier"' not in page
+    expected = {"error": "error: the mondrian algorithm is a local recoding: there is no lattice of levels to explore."}
+    assert client.get("/results/lattice", headers={"Accept": "application/json"}).json() == expected
+    assert int(figures(page)["k"]) >= 3
