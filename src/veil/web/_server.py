@@ -68,7 +68,6 @@ def _bind(host: str, port: int) -> socket.socket:
         raise ParameterError(f"cannot listen on {host}:{port}: {reason}; choose another --port "
                              f"(0 picks a free one).") from None
     sock.listen(128)
-    sock.set_inheritable(True)
     return sock
 
 

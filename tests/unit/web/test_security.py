@@ -299,7 +299,7 @@ def test_a_killed_servers_half_written_upload_is_swept_when_a_server_takes_the_w
     from veil.web._workspace import Workspace
 
     root = tmp_path / "given"
-    root.mkdir()
+    root.mkdir(mode=0o700)
     (root / ".upload-abc123").write_bytes(b"half of a table")
     (root / "kept.csv").write_text("a\n1\n")
     workspace = Workspace(root)
@@ -309,3 +309,22 @@ def test_a_killed_servers_half_written_upload_is_swept_when_a_server_takes_the_w
     finally:
         workspace.close()
     assert (root / "kept.csv").exists()  # a given workspace is kept
+
+
+def test_a_given_workspace_is_created_private_and_an_existing_one_must_be_private_already(tmp_path):
+    from veil.errors import ParameterError
+    from veil.web._workspace import Workspace
+
+    new = tmp_path / "a" / "b"
+    assert Workspace(new).root.stat().st_mode & 0o777 == 0o700
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # like /tmp: its mode must not be changed
+    with pytest.raises(ParameterError, match=r"can be read or entered by other users \(mode 1777\); make it private"):
+        Workspace(shared)
+    assert shared.stat().st_mode & 0o7777 == 0o1777
+    shared.chmod(0o700)
+    assert Workspace(shared).root == shared.resolve()
+    (tmp_path / "file.csv").write_text("a\n")
+    with pytest.raises(ParameterError, match="is not a folder"):
+        Workspace(tmp_path / "file.csv")
