@@ -85,7 +85,7 @@ def test_a_given_workspace_is_kept_with_its_files(tmp_path):
     given = tmp_path / "mine"
     served = Served(tmp_path, "--workspace", str(given))
     served.login()
-    answer = served.client.post(f"/open/upload?csrf={_csrf(served)}", files={"file": ("people.csv", b"a,b\n1,2\n")},
+    answer = served.client.post(f"/open/upload?csrf={csrf_token(served)}", files={"file": ("people.csv", b"a,b\n1,2\n")},
                                 headers={"Origin": served.origin})
     assert answer.status_code in (200, 303), answer.text
     code, _, err = served.stop()
@@ -94,7 +94,7 @@ def test_a_given_workspace_is_kept_with_its_files(tmp_path):
     assert given.stat().st_mode & 0o777 == 0o700
 
 
-def _csrf(served: Served) -> str:
+def csrf_token(served: Served) -> str:
     return re.search(r'name="csrf-token" content="([^"]+)"', served.client.get("/").text).group(1)
 
 
@@ -150,7 +150,7 @@ def test_a_chunked_upload_over_the_limit_is_413_with_nothing_written_or_logged(t
     given = tmp_path / "ws"
     served = Served(tmp_path, "--workspace", str(given), "--max-upload-mb", "1")
     served.login()
-    csrf = _csrf(served)
+    csrf = csrf_token(served)
     boundary = "veilboundary"
 
     def body():  # no Content-Length: the limit must hold on the bytes read

@@ -14,7 +14,7 @@ import pytest
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-from tests.unit.web.test_serve import Served, _csrf
+from .test_serve import Served, csrf_token
 
 httpx = pytest.importorskip("httpx2")
 
@@ -46,7 +46,7 @@ def _bad_requests(served: Served, csrf: str) -> list:
 def test_a_value_from_the_data_never_reaches_the_server_log(tmp_path):
     served = Served(tmp_path, "--workspace", str(tmp_path / "ws"))
     served.login()
-    answers = _bad_requests(served, _csrf(served))
+    answers = _bad_requests(served, csrf_token(served))
     assert [a.status_code for a in answers] == [303, 400, 400, 400, 400, 404, 403, 403, 401, 400, 303, 400]
     assert "line 3: expected 2 fields" in answers[1].text  # the CLI's one-line error, in the page
     for answer in answers:
