@@ -264,21 +264,37 @@ def test_an_upload_over_the_limit_is_413_and_writes_nothing(web, tmp_path):
     assert _names(root) == before and app.state.workspace.state.data is None
 
 
-def test_a_failed_upload_leaves_no_partial_file(web, monkeypatch):
-    import shutil
+def test_a_failed_write_leaves_no_partial_file(web):
+    from veil.errors import OutputError
 
     client, app = web
     workspace = app.state.workspace
+    workspace.write_bytes("people.csv", b"a,b\n1,2\n")
 
-    def broken(source, target, length=0):
-        target.write(b"half of it")
-        raise OSError(28, "No space left on device")
+    class Broken:
+        """An upload whose reading fails half-way (a disk full, a connection lost)."""
 
-    monkeypatch.setattr(shutil, "copyfileobj", broken)
-    answer = client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("people.csv", b"a,b\n1,2\n")})
-    assert answer.status_code == 400
-    assert "error: cannot write &#39;people.csv&#39; in the workspace: No space left on device." in answer.text
-    assert _names(workspace.root) == []
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def read(self, size=-1):
+            self.calls += 1
+            if self.calls > 2:
+                raise OSError(28, "No space left on device")
+            return b"x" * 1000
+
+    with pytest.raises(OutputError, match=r"^cannot write 'people.csv' in the workspace: No space left on device\.$"):
+        workspace.write_stream("people.csv", Broken(), chunk=1000)
+    assert _names(workspace.root) == ["people.csv"]  # the previous file, whole; no temporary left
+    assert (workspace.root / "people.csv").read_bytes() == b"a,b\n1,2\n"
+
+    class Interrupted(Broken):
+        def read(self, size=-1):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        workspace.write_stream("other.csv", Interrupted())
+    assert _names(workspace.root) == ["people.csv"]
 
 
 def test_the_workspace_is_private(web):
