@@ -174,11 +174,17 @@ def test_every_response_carries_the_security_headers(web):
     assert "error: internal error" in answers[4].text
 
 
-def test_no_page_has_inline_script_or_style(web):
+def test_no_page_has_inline_script_or_style_or_a_traceback(web):
     client, app = web
-    for page in (client.get("/"), client.post(f"/open/adult?csrf={client.csrf}"), client.get("/no-such-page")):
-        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", page.text), page.text
-        assert "<style" not in page.text and " style=" not in page.text and "onclick" not in page.text
+    pages = [client.post(f"/open/adult?csrf={client.csrf}"), client.get("/no-such-page")]
+    pages += [client.get(path) for method, path in _paths(app) if method == "GET" and not path.startswith("/static/")]
+    for page in pages:
+        assert page.status_code < 500, (page.url, page.status_code)
+        if not page.headers.get("content-type", "").startswith("text/html"):
+            continue
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", page.text), page.url
+        assert not re.search(r"<style|\sstyle=|\son[a-z]+=", page.text), page.url
+        assert "Traceback" not in page.text, page.url
 
 
 @pytest.mark.parametrize("name", ["../x.csv", "/etc/passwd", ".hidden", "a/b.csv", "a\\b.csv", "..", "x\x00.csv",
