@@ -14,7 +14,7 @@ import pytest
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-from .test_serve import Served, csrf_token
+from .test_serve import Served, csrf_token, serve  # noqa: F401 - serve is a fixture
 
 httpx = pytest.importorskip("httpx2")
 
@@ -43,8 +43,8 @@ def _bad_requests(served: Served, csrf: str) -> list:
     return answers
 
 
-def test_a_value_from_the_data_never_reaches_the_server_log(tmp_path):
-    served = Served(tmp_path, "--workspace", str(tmp_path / "ws"))
+def test_a_value_from_the_data_never_reaches_the_server_log(tmp_path, serve):
+    served = serve("--workspace", str(tmp_path / "ws"))
     served.login()
     answers = _bad_requests(served, csrf_token(served))
     codes = [a.status_code for a in answers]
