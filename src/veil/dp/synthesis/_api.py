@@ -113,17 +113,23 @@ def learn_domains(frame: pd.DataFrame, domains: list[ColumnDomain], plan: Budget
             for d in domains]
 
 
-def _tv(real: np.ndarray, synth: np.ndarray) -> float:
-    """Total-variation distance of the empirical distributions of two int key arrays."""
+def _tv(real: np.ndarray, synth: np.ndarray, w_real: np.ndarray | None = None,
+        w_synth: np.ndarray | None = None) -> float:
+    """Total-variation distance of the empirical distributions of two int key arrays (each key
+    counted its weight, or once)."""
     keys, inverse = np.unique(np.concatenate([real, synth]), return_inverse=True)
-    p = np.bincount(inverse[: real.size], minlength=keys.size) / max(real.size, 1)
-    q = np.bincount(inverse[real.size:], minlength=keys.size) / max(synth.size, 1)
+    w_r = np.ones(real.size) if w_real is None else np.asarray(w_real, dtype=float)
+    w_s = np.ones(synth.size) if w_synth is None else np.asarray(w_synth, dtype=float)
+    p = np.bincount(inverse[: real.size], weights=w_r, minlength=keys.size) / max(w_r.sum(), 1e-300)
+    q = np.bincount(inverse[real.size:], weights=w_s, minlength=keys.size) / max(w_s.sum(), 1e-300)
     return float(0.5 * np.abs(p - q).sum())
 
 
-def marginal_errors(real: np.ndarray, synth: np.ndarray, sizes: list[int], *, max_way: int = 3) -> dict:
+def marginal_errors(real: np.ndarray, synth: np.ndarray, sizes: list[int], *, max_way: int = 3,
+                    real_weights: np.ndarray | None = None, synth_weights: np.ndarray | None = None) -> dict:
     """The average total-variation distance of all 1-, 2- and 3-way marginals (``None`` when
-    the table has fewer columns than the order)."""
+    the table has fewer columns than the order); ``real`` and ``synth`` are rows of codes, or
+    class tables with their counts in ``real_weights`` / ``synth_weights``."""
     out: dict[str, float | None] = {}
     for way in (1, 2, 3):
         combos = list(itertools.combinations(range(len(sizes)), way)) if way <= max_way else []
@@ -131,7 +137,7 @@ def marginal_errors(real: np.ndarray, synth: np.ndarray, sizes: list[int], *, ma
         for cols in combos:
             dims = tuple(sizes[c] for c in cols)
             key = lambda codes: np.ravel_multi_index(tuple(codes[:, list(cols)].T), dims)  # noqa: E731
-            errs.append(_tv(key(real), key(synth)) if len(real) and len(synth) else 1.0)
+            errs.append(_tv(key(real), key(synth), real_weights, synth_weights) if len(real) and len(synth) else 1.0)
         out[f"{way}way"] = float(np.mean(errs)) if errs else None
     return out
 
