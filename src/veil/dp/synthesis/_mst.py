@@ -21,7 +21,7 @@ from veil.dp._sampler import opendp
 from veil.dp._selection import ExponentialMechanism
 
 __all__ = ["cdp_delta", "cdp_rho", "gaussian_release", "Compressed", "measure_one_way", "compress",
-           "select_tree", "measure_two_way", "counts", "marginal", "project_simplex"]
+           "select_tree", "measure_two_way", "counts", "marginal", "project_simplex", "CompressedTable"]
 
 
 def cdp_delta(rho: float, eps: float) -> float:
@@ -88,9 +88,13 @@ def marginal(codes: np.ndarray, weights: np.ndarray | None, sizes: list[int], co
     ``codes`` is the (m, d) int array of distinct encoded records (or of rows),
     ``weights`` their counts (None: 1 each), ``sizes`` the domain size of every
     one of the d columns; the result is a float array of shape
-    ``tuple(sizes[c] for c in cols)``.
+    ``tuple(sizes[c] for c in cols)``.  ``codes`` may also be an object with a
+    ``marginal(cols)`` method (a class table, an engine's group counts), which
+    then answers.
     """
     cols = [int(c) for c in cols]
+    if hasattr(codes, "marginal"):  # a class table (or an engine's marginal queries) counts itself
+        return codes.marginal(cols)
     return counts(np.asarray(codes)[:, cols], [sizes[c] for c in cols], weights)
 
 
@@ -159,7 +163,7 @@ def select_tree(codes: np.ndarray, model: list[np.ndarray], rho: float,
     d = len(model)
     if d < 2:
         return []
-    sizes = [m.size for m in model]
+    sizes = [int(m.size) for m in model]
     pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
     scores = np.array([np.abs(marginal(codes, weights, sizes, (a, b))
                               - np.outer(model[a], model[b]) / max(model[a].sum(), 1e-12)).sum()
@@ -186,3 +190,19 @@ def measure_two_way(codes: np.ndarray, sizes: list[int], edges: list[tuple[int, 
     noisy, sigma = gaussian_release(flat, sensitivity=math.sqrt(len(edges)), rho=rho)
     parts = np.split(noisy, np.cumsum([t.size for t in tables])[:-1])
     return [p.reshape(t.shape) for p, t in zip(parts, tables)], sigma
+
+
+class CompressedTable:
+    """The marginals of ``table`` (original codes) on the compressed domains of ``parts``: each
+    original marginal summed into its compressed cells (so no encoded row is mapped again)."""
+
+    def __init__(self, table, parts: list[Compressed], sizes: list[int]) -> None:
+        self.table, self.parts, self.sizes = table, parts, [int(k) for k in sizes]
+
+    def marginal(self, cols) -> np.ndarray:
+        cols = [int(c) for c in cols]
+        full = marginal(self.table, None, self.sizes, cols)
+        dims = tuple(self.parts[c].size for c in cols)
+        maps = np.meshgrid(*[self.parts[c].mapping(self.sizes[c]) for c in cols], indexing="ij")
+        key = np.ravel_multi_index(tuple(m.ravel() for m in maps), dims)
+        return np.bincount(key, weights=full.ravel(), minlength=int(np.prod(dims))).reshape(dims)
