@@ -196,7 +196,7 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
     sizes = [d.size for d in doms]
     tree, parts, info = _mst(table, sizes, plan.rho_mst)
     synth, tally = draw(tree, parts, doms, int(round(tree.total)), np.random.default_rng(seed),
-                        chunk_rows=chunk_rows, sink=sink)
+                        chunk_rows=chunk_rows, sink=sink, tally=table.tally())
     report = {"algorithm": "mst", "epsilon": plan.certified_epsilon, "delta": dlt, "rho": plan.rho,
               "rows": int(round(tree.total)), "domain_source": {d.name: "dp" if d.learned else "user" for d in doms},
               "marginal_error": tv_errors(table, tally.table(), len(sizes)), "workload_error": None,

@@ -21,7 +21,7 @@ at all.  Sampling is post-processing of the noisy marginals.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -77,10 +77,11 @@ def decode_chunk(codes: np.ndarray, domains: list[ColumnDomain]) -> pa.Table:
 
 def draw(tree: TreeModel, parts: list[Compressed], domains: list[ColumnDomain], rows: int,
          rng: np.random.Generator, *, chunk_rows: int = CHUNK_ROWS,
-         sink: Callable[[pa.Table], None] | None = None) -> tuple[np.ndarray | None, ClassTally]:
+         sink: Callable[[pa.Table], None] | None = None, tally: Any = None) -> tuple[np.ndarray | None, Any]:
     """Draw ``rows`` synthetic rows chunk by chunk: each decoded chunk goes to ``sink`` (and is
-    dropped), or, without a sink, the codes of all are returned; with the tally of them all."""
-    tally = ClassTally([d.size for d in domains])
+    dropped), or, without a sink, the codes of all are returned; with ``tally`` (default a
+    :class:`ClassTally`) having counted them all."""
+    tally = ClassTally([d.size for d in domains]) if tally is None else tally
     kept = []
     for codes in synthetic_chunks(tree, parts, rows, rng, chunk_rows):
         tally.add(codes)

@@ -70,6 +70,10 @@ class ClassTable:
         """The dense count table of ``cols`` (shape ``sizes[cols]``)."""
         return marginal(self.codes, self.weights, list(self.sizes), cols)
 
+    def tally(self) -> "ClassTally":
+        """An empty tally of the same domain (for the synthetic rows)."""
+        return ClassTally(self.sizes)
+
     def sparse(self, cols: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """The non-empty cells of the marginal of ``cols``: their keys (``ravel_multi_index``
         over ``sizes[cols]``) and counts, keys sorted."""
