@@ -11,9 +11,9 @@ generator and the chunk size, never on where they go: the Python API
 :class:`ChunkWriter`) give the same rows for the same seed.
 
 :class:`ChunkWriter` writes what :func:`veil.data.write_frame` writes for the
-whole table: CSV byte for byte (pyarrow's writer when no label or name needs
-quoting, else pandas'), Parquet with the same string columns (one row group
-per chunk).  It writes to the one writer's temporary file
+whole table: CSV byte for byte (each label escaped once as pandas escapes a
+field, the lines joined by Arrow's kernels: no string per row in Python),
+Parquet with the same string columns (one row group per chunk).  It writes to the one writer's temporary file
 (:meth:`veil.pipeline.Outputs.temporary`), published with the report or not
 at all.  Sampling is post-processing of the noisy marginals.
 """
@@ -33,7 +33,7 @@ from veil.dp.synthesis._mst import Compressed
 from veil.dp.synthesis._source import ClassTally
 from veil.errors import OutputError
 
-__all__ = ["CHUNK_ROWS", "expand", "synthetic_chunks", "decode_chunk", "draw", "ChunkWriter"]
+__all__ = ["CHUNK_ROWS", "expand", "synthetic_chunks", "decode_chunk", "draw", "csv_lines", "ChunkWriter"]
 
 #: Synthetic rows per chunk.
 CHUNK_ROWS = 1_000_000
@@ -92,16 +92,32 @@ def draw(tree: TreeModel, parts: list[Compressed], domains: list[ColumnDomain], 
     return (np.concatenate(kept) if sink is None else None), tally
 
 
-def _plain(table: pa.Table, sep: str) -> bool:
-    """Whether pyarrow writes the bytes pandas would: two or more columns, a one-character
-    separator, and no name or label holding the separator, a quote or a line break."""
-    if table.num_columns < 2 or len(sep) != 1 or len(set(table.column_names)) != table.num_columns:
-        return False
-    texts = list(table.column_names)
+def _escape(text: str, sep: str) -> str:
+    """``text`` as a CSV field as pandas writes it (quoted only when it holds the separator, a
+    quote or a line break; quotes doubled)."""
+    if any(mark in text for mark in (sep, '"', "\n", "\r")):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def csv_lines(table: pa.Table, sep: str) -> pa.Buffer:
+    """The rows of ``table`` (dictionary columns) as CSV bytes: each label escaped once, the
+    lines joined by Arrow's compute kernels (no string per row in Python)."""
+    import pyarrow.compute as pc
+
+    fields = []
     for column in table.columns:
-        texts += [str(v) for chunk in column.chunks for v in chunk.dictionary.to_pylist()] \
-            if pa.types.is_dictionary(column.type) else [str(v) for v in column.to_pylist()]
-    return not any(mark in text for text in texts for mark in (sep, '"', "\n", "\r"))
+        array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        if not pa.types.is_dictionary(array.type):
+            array = pc.dictionary_encode(array)
+        labels = pa.array([_escape(str(v), sep) for v in array.dictionary.to_pylist()], pa.string())
+        fields.append(labels.take(array.indices))
+    lines = pc.binary_join_element_wise(pc.binary_join_element_wise(*fields, sep), "", "\n")
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)[lines.offset:lines.offset + len(lines) + 1]
+    data = lines.buffers()[2]
+    if data is None or not len(lines):
+        return pa.py_buffer(b"")
+    return data.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
 
 
 class ChunkWriter:
@@ -114,7 +130,6 @@ class ChunkWriter:
         self.destination = Path(destination) if destination is not None else self.path
         self._parquet = self.path.suffix.lower() in _PARQUET
         self._handle = None
-        self._plain: bool | None = None
 
     def __enter__(self) -> "ChunkWriter":
         return self
@@ -129,7 +144,6 @@ class ChunkWriter:
             raise OutputError(f"Cannot write {str(self.destination)!r}: {exc.strerror or exc}.") from None
 
     def _write(self, table: pa.Table) -> None:
-        import pyarrow.csv as pa_csv
         import pyarrow.parquet as pq
 
         if self._parquet:
@@ -140,16 +154,16 @@ class ChunkWriter:
             return
         first = self._handle is None
         if first:
-            self._plain = _plain(table, self.sep)
             self._handle = open(self.path, "wb")
-        if self._plain:
-            if first:  # pyarrow quotes a header always; pandas does not
-                self._handle.write((self.sep.join(table.column_names) + "\n").encode("utf-8"))
-            pa_csv.write_csv(table, self._handle, pa_csv.WriteOptions(include_header=False, delimiter=self.sep,
-                                                                       quoting_style="none"))
-        else:
+        if table.num_columns < 2:  # pandas writes an empty field of a one-column table as ""
             frame = pd.DataFrame({n: table.column(n).to_pandas().astype(object) for n in table.column_names})
             self._handle.write(frame.to_csv(sep=self.sep, index=False, header=first).encode("utf-8"))
+            return
+        if first:
+            header = self.sep.join(_escape(str(n), self.sep) for n in table.column_names) + "\n"
+            self._handle.write(header.encode("utf-8"))
+        if table.num_rows:
+            self._handle.write(csv_lines(table, self.sep))
 
     def close(self) -> None:
         if self._handle is not None:

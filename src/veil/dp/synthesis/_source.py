@@ -33,6 +33,8 @@ __all__ = ["marginal", "ClassTable", "class_table", "pack", "unpack", "ClassTall
 
 #: Codes are packed into one int64 key when the product of the domain sizes stays below this.
 MAX_KEY = 2 ** 62
+#: A marginal of at most this many cells is counted densely (``bincount``) rather than sorted.
+DENSE_CELLS = 1 << 22
 
 
 def pack(codes: np.ndarray, sizes: Sequence[int]) -> np.ndarray | None:
@@ -82,8 +84,13 @@ class ClassTable:
         if not len(self.codes):
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         key = np.ravel_multi_index(tuple(self.codes[:, cols].T), dims)
-        keys, inverse = np.unique(key, return_inverse=True)
         w = None if self.weights is None else np.asarray(self.weights, dtype=float)
+        cells = float(np.prod([float(k) for k in dims]))
+        if cells <= max(DENSE_CELLS, 4.0 * len(key)):  # a dense count: no sort
+            dense = np.bincount(key, weights=w, minlength=int(cells)).astype(float)
+            keys = np.nonzero(dense)[0]
+            return keys, dense[keys]
+        keys, inverse = np.unique(key, return_inverse=True)
         return keys, np.bincount(inverse, weights=w, minlength=keys.size).astype(float)
 
 
