@@ -44,12 +44,12 @@ _PARQUET = (".parquet", ".pq")
 def expand(drawn: np.ndarray, parts: list[Compressed], rng: np.random.Generator) -> np.ndarray:
     """Compressed codes back to the original codes; a row in a merged ("other") cell gets one of
     the merged codes uniformly at random."""
-    out = np.empty_like(drawn)
+    out = np.empty(drawn.shape, dtype=np.int64, order="F")
     for j, p in enumerate(parts):
-        col = drawn[:, j]
-        kept = col < p.support.size
-        out[kept, j] = p.support[col[kept]]
-        out[~kept, j] = p.other[rng.integers(0, max(p.other.size, 1), int((~kept).sum()))] if p.other.size else 0
+        out[:, j] = np.append(p.support, 0)[drawn[:, j]]  # the "other" cell (last) filled below
+        if p.other.size:
+            merged = np.flatnonzero(drawn[:, j] == p.support.size)
+            out[merged, j] = p.other[rng.integers(0, p.other.size, merged.size)]
     return out
 
 
@@ -110,9 +110,10 @@ def csv_lines(table: pa.Table, sep: str) -> pa.Buffer:
         array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
         if not pa.types.is_dictionary(array.type):
             array = pc.dictionary_encode(array)
-        labels = pa.array([_escape(str(v), sep) for v in array.dictionary.to_pylist()], pa.string())
+        end = "\n" if len(fields) == table.num_columns - 1 else ""  # the line end, with the last field
+        labels = pa.array([_escape(str(v), sep) + end for v in array.dictionary.to_pylist()], pa.string())
         fields.append(labels.take(array.indices))
-    lines = pc.binary_join_element_wise(pc.binary_join_element_wise(*fields, sep), "", "\n")
+    lines = pc.binary_join_element_wise(*fields, sep)
     offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)[lines.offset:lines.offset + len(lines) + 1]
     data = lines.buffers()[2]
     if data is None or not len(lines):
