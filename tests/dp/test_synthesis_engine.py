@@ -107,7 +107,7 @@ def test_by_hand_the_encoding_of_a_few_values(tmp_path):
 def test_the_per_marginal_fallback_counts_the_same(csv_file):
     local = FrameSource(read_table(csv_file, typed=False).to_pandas())
     doms = _domains(local)
-    fallback = DuckDBSynthesisSource(csv_file, max_class_bytes=64).class_table(doms)
+    fallback = DuckDBSynthesisSource(csv_file, max_class_bytes=64).class_table(doms)  # past 64 bytes
     assert isinstance(fallback, MarginalQueries)
     expected = local.class_table(doms)
     assert fallback.total == expected.total

@@ -13,11 +13,12 @@ local path (:class:`veil.dp.synthesis._source.FrameSource`):
   encoded in SQL as :func:`veil.dp.synthesis._domain.encode` encodes it
   (categories by an ``ENUM`` cast, numbers clamped and binned, a missing or
   unknown value its code or the record left out), then one ``GROUP BY`` over
-  the codes.  When the class table would hold more than
-  :data:`MAX_CLASS_BYTES` (estimated first: at most the number of rows or
-  of cells of the domain, else a HyperLogLog count of the distinct records),
-  every marginal the synthesis needs is counted instead by one query of
-  ``GROUPING SETS`` (:class:`MarginalQueries`).
+  the codes, into a table of the engine (spilled to disk past the memory
+  limit), whose size is counted before anything is fetched.  When it holds
+  more than :data:`MAX_CLASS_BYTES`, it is not fetched: every marginal the
+  synthesis needs (all 1-, 2- and 3-way) is summed from it in the engine by
+  one query of ``GROUPING SETS`` (:class:`MarginalQueries`).  Either way the
+  file is scanned once.
 
 The values are read as the engines read them (CSV as text with veil's
 missing-value texts, Parquet values formatted as labels), and a value reads
@@ -27,10 +28,11 @@ as a number when DuckDB casts it to a double, except a text holding ``_``
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -40,7 +42,8 @@ from veil.engines._duckdb import DuckDBEngine
 from veil.engines._source import as_source as engine_source_of
 from veil.errors import ParameterError
 
-__all__ = ["DuckDBSynthesisSource", "MarginalQueries", "MarginalTally", "MAX_CLASS_BYTES", "encoded_sql",
+__all__ = ["DuckDBSynthesisSource", "MarginalQueries", "MarginalTally", "MAX_CLASS_BYTES", "encoded_sql", "arrow",
+           "grouping_sets",
            "q_ident", "q_text", "q_real", "ENGINES", "check_engine", "synthesis_source"]
 
 #: The largest class table fetched (codes and counts, in bytes); past it, marginals are counted one by one.
@@ -102,7 +105,7 @@ class DuckDBSynthesisSource(DuckDBEngine):
     memory_limit, threads, temp_directory
         As :class:`veil.engines.DuckDBEngine` (default memory limit 2GB: bounded memory).
     max_class_bytes : int
-        Past this estimated size of the class table, marginals are counted one query each.
+        Past this size of the class table (counted in the engine first), its marginals are summed there.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, sep: str | None = None, memory_limit: str | None = None,
@@ -121,36 +124,33 @@ class DuckDBSynthesisSource(DuckDBEngine):
         """Nothing to release: each query opens and closes its own connection."""
 
     # ------------------------------------------------------------ plumbing
-    def query(self, sql: str, setup: Sequence[str] = ()) -> Any:
-        """Run ``setup`` then ``sql``; the result as an Arrow table (DuckDB's errors in veil's words)."""
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A DuckDB connection with the engine's settings (bounded memory, spill folder), its
+        errors in veil's words."""
         import duckdb
 
         with self._spill_dir() as spill:
             con = self._connect(Path(spill))
             try:
                 con.execute("SET enable_progress_bar = false")
-                for statement in setup:
-                    con.execute(statement)
-                relation = con.sql(sql)
-                fetch = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
-                return fetch()
+                yield con
             except duckdb.Error as exc:
                 raise self._translate(exc, self.source) from None
             finally:
                 con.close()
 
+    def query(self, sql: str, setup: Sequence[str] = ()) -> Any:
+        """Run ``setup`` then ``sql``; the result as an Arrow table."""
+        with self.connection() as con:
+            for statement in setup:
+                con.execute(statement)
+            return arrow(con, sql)
+
     def types(self) -> dict[str, str]:
         if self._types_cache is None:
-            import duckdb
-
-            with self._spill_dir() as spill:
-                con = self._connect(Path(spill))
-                try:
-                    self._types_cache = self._types(con, self.source)
-                except duckdb.Error as exc:
-                    raise self._translate(exc, self.source) from None
-                finally:
-                    con.close()
+            with self.connection() as con:
+                self._types_cache = self._types(con, self.source)
         return self._types_cache
 
     def label(self, name: str) -> str:
@@ -199,31 +199,55 @@ class DuckDBSynthesisSource(DuckDBEngine):
         keep = " AND ".join(f"c{j} >= 0" for j in range(len(domains)))
         return setup, f"SELECT * FROM (SELECT {select} FROM {self.scan()}) WHERE {keep}"
 
-    def estimated_classes(self, domains: list[ColumnDomain]) -> float:
-        """An upper estimate of the class table's size: the rows, or the domain's cells, or, when
-        both are large, a HyperLogLog count of the distinct encoded records (one scan)."""
-        cells = float(np.prod([float(d.size) for d in domains]))
-        rows = float(self.query(f"SELECT count(*) AS n FROM {self.scan()}").column("n")[0].as_py())
-        bound = min(rows, cells)
-        if bound * 8 * (len(domains) + 1) <= self.max_class_bytes:
-            return bound
-        setup, select = self.encoded(domains)
-        codes = ", ".join(f"c{j}" for j in range(len(domains)))
-        hll = self.query(f"SELECT approx_count_distinct(hash({codes})) AS k FROM ({select})", setup)
-        return float(hll.column("k")[0].as_py()) * 1.1  # HyperLogLog's error is a few percent
-
     def class_table(self, domains: list[ColumnDomain]) -> Any:
-        """The class table by one GROUP BY over the encoded columns, or, when it would be too large,
-        :class:`MarginalQueries`."""
+        """The class table: one GROUP BY over the encoded columns into a table of the engine, whose
+        size is counted before it is fetched; past :attr:`max_class_bytes`, :class:`MarginalQueries`
+        (every 1-, 2- and 3-way marginal summed from that table by ``GROUPING SETS``) instead."""
         sizes = tuple(d.size for d in domains)
-        if self.estimated_classes(domains) * 8 * (len(domains) + 1) > self.max_class_bytes:
-            return MarginalQueries(self, domains)
         setup, select = self.encoded(domains)
         codes = ", ".join(f"c{j}" for j in range(len(domains)))
-        table = self.query(f"SELECT {codes}, count(*) AS n FROM ({select}) GROUP BY ALL", setup)
+        with self.connection() as con:
+            for statement in setup:
+                con.execute(statement)
+            con.execute(f"CREATE TEMP TABLE __veil_classes AS SELECT {codes}, count(*) AS n FROM ({select}) "
+                        "GROUP BY ALL")
+            classes = arrow(con, "SELECT count(*) AS m FROM __veil_classes").column("m")[0].as_py()
+            if classes * 8 * (len(domains) + 1) > self.max_class_bytes:
+                return MarginalQueries(sizes, grouping_sets(con, "__veil_classes", sizes))
+            table = arrow(con, f"SELECT {codes}, n FROM __veil_classes")
         matrix = np.column_stack([table.column(f"c{j}").to_numpy().astype(np.int64) for j in range(len(domains))]) \
             if table.num_rows else np.zeros((0, len(domains)), dtype=np.int64)
         return ClassTable(matrix, table.column("n").to_numpy().astype(np.int64), sizes)
+
+
+def arrow(con: Any, sql: str) -> Any:
+    """The result of ``sql`` as an Arrow table."""
+    relation = con.sql(sql)
+    fetch = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
+    return fetch()
+
+
+def grouping_sets(con: Any, classes: str, sizes: Sequence[int],
+                  max_way: int = 3) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
+    """Every 1- to ``max_way``-way marginal of the class table ``classes`` (codes ``c0 …``, counts
+    ``n``) by one query of ``GROUPING SETS``: per combination, its non-empty cells' keys (sorted)
+    and counts."""
+    d = len(sizes)
+    combos = [c for w in range(1, min(max_way, d) + 1) for c in itertools.combinations(range(d), w)]
+    codes = ", ".join(f"c{j}" for j in range(d))
+    sets = ", ".join("(" + ", ".join(f"c{j}" for j in c) + ")" for c in combos)
+    table = arrow(con, f"SELECT {codes}, GROUPING({codes}) AS g, sum(n) AS n FROM {classes} "
+                       f"GROUP BY GROUPING SETS ({sets})")
+    g = table.column("g").to_numpy()
+    n = table.column("n").to_numpy(zero_copy_only=False).astype(float)
+    cols = [table.column(f"c{j}").to_numpy(zero_copy_only=False) for j in range(d)]
+    out = {}
+    for c in combos:  # GROUPING(): bit d-1-j set when column j is not grouped
+        mask = g == sum(1 << (d - 1 - j) for j in range(d) if j not in c)
+        key = np.ravel_multi_index(tuple(cols[j][mask].astype(np.int64) for j in c), tuple(sizes[j] for j in c))
+        order = np.argsort(key)
+        out[c] = (key[order], n[mask][order])
+    return out
 
 
 class MarginalTally:
@@ -259,57 +283,33 @@ class MarginalTally:
 
 
 class MarginalQueries:
-    """The marginals of the encoded file, each a group count, all counted by one scan with
-    ``GROUPING SETS`` (every 1-, 2- and 3-way combination) when first asked."""
+    """The marginals of a class table too large to fetch, counted in the engine (every 1-, 2- and
+    3-way combination, :func:`grouping_sets`): what MST measures and the report compares."""
 
-    def __init__(self, source: DuckDBSynthesisSource, domains: list[ColumnDomain], max_way: int = 3) -> None:
-        self.source, self.domains = source, domains
-        self.sizes = tuple(d.size for d in domains)
+    def __init__(self, sizes: Sequence[int], sparse: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]],
+                 max_way: int = 3) -> None:
+        self.sizes = tuple(int(k) for k in sizes)
         self.max_way = max_way
-        self._sparse: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] | None = None
+        self._sparse = sparse
 
     @property
     def total(self) -> float:
-        """The number of records kept (counted with the marginals)."""
-        first = self.sparse((0,))
-        return float(first[1].sum())
+        """The number of records kept."""
+        return float(self._sparse[(0,)][1].sum())
 
     def tally(self) -> MarginalTally:
         return MarginalTally(self.sizes, self.max_way)
 
-    def _count(self) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
-        d = len(self.sizes)
-        combos = [c for w in range(1, min(self.max_way, d) + 1) for c in itertools.combinations(range(d), w)]
-        setup, select = self.source.encoded(self.domains)
-        codes = ", ".join(f"c{j}" for j in range(d))
-        sets = ", ".join("(" + ", ".join(f"c{j}" for j in c) + ")" for c in combos)
-        table = self.source.query(f"SELECT {codes}, GROUPING({codes}) AS g, count(*) AS n FROM ({select}) "
-                                  f"GROUP BY GROUPING SETS ({sets})", setup)
-        g = table.column("g").to_numpy()
-        n = table.column("n").to_numpy().astype(float)
-        cols = [table.column(f"c{j}").to_numpy(zero_copy_only=False) for j in range(d)]
-        out = {}
-        for c in combos:  # GROUPING(): bit d-1-j set when column j is not grouped
-            mask = g == sum(1 << (d - 1 - j) for j in range(d) if j not in c)
-            dims = tuple(self.sizes[j] for j in c)
-            key = np.ravel_multi_index(tuple(cols[j][mask].astype(np.int64) for j in c), dims)
-            order = np.argsort(key)
-            out[c] = (key[order], n[mask][order])
-        return out
-
     def sparse(self, cols: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        if self._sparse is None:
-            self._sparse = self._count()
-        return self._sparse[tuple(int(c) for c in cols)]
+        key = tuple(int(c) for c in cols)
+        if key not in self._sparse:
+            raise ValueError(f"the marginal of columns {key} is not counted (at most {self.max_way} columns)")
+        return self._sparse[key]
 
     def marginal(self, cols: Sequence[int]) -> np.ndarray:
-        cols = [int(c) for c in cols]
-        dims = tuple(self.sizes[c] for c in cols)
-        keys, counts = self.sparse(cols) if len(cols) <= self.max_way else self._extra(cols)
+        dims = tuple(self.sizes[int(c)] for c in cols)
+        keys, counts = self.sparse(cols)
         return np.bincount(keys, weights=counts, minlength=int(np.prod(dims))).reshape(dims)
-
-    def _extra(self, cols: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        raise ValueError(f"marginals of {len(cols)} columns are not counted (at most {self.max_way})")
 
 
 ENGINES = ("local", "duckdb", "spark")
