@@ -188,3 +188,41 @@ def test_spark_gives_the_local_class_table(csv_file, parquet_file):
         for a, b in zip(_canonical(actual), _canonical(expected)):
             np.testing.assert_array_equal(a, b)
         spark.close()
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_LABEL = st.text(alphabet=st.sampled_from(list('ab ,;"\n\r\'é[)')), min_size=0, max_size=6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(labels=st.lists(st.lists(_LABEL, min_size=1, max_size=4, unique=True), min_size=2, max_size=3),
+       rows=st.integers(0, 30), chunk=st.integers(1, 12), seed=st.integers(0, 2**16))
+def test_chunked_csv_is_write_frame_byte_for_byte_for_any_labels(tmp_path_factory, labels, rows, chunk, seed):
+    doms = [ColumnDomain(f"c{j}", categories=tuple(cats)) for j, cats in enumerate(labels)]
+    rng = np.random.default_rng(seed)
+    codes = np.column_stack([rng.integers(0, d.size, rows) for d in doms]) if rows else \
+        np.zeros((0, len(doms)), dtype=np.int64)
+    folder = tmp_path_factory.mktemp("csv")
+    write_frame(decode(codes, doms), folder / "whole.csv")
+    with ChunkWriter(folder / "chunks.csv") as sink:
+        for start in range(0, max(rows, 1), chunk):
+            sink(decode_chunk(codes[start:start + chunk], doms))
+    assert (folder / "chunks.csv").read_bytes() == (folder / "whole.csv").read_bytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(1, 5), min_size=1, max_size=4), rows=st.integers(0, 200),
+       parts=st.integers(1, 6), seed=st.integers(0, 2**16))
+def test_a_class_tally_over_any_chunking_is_the_class_table(sizes, rows, parts, seed):
+    rng = np.random.default_rng(seed)
+    codes = np.column_stack([rng.integers(0, k, rows) for k in sizes])
+    tally = ClassTally(sizes)
+    for chunk in np.array_split(codes, parts):
+        tally.add(chunk)
+    whole = class_table(codes, sizes)
+    for a, b in zip(_canonical(tally.table()), _canonical(whole)):
+        np.testing.assert_array_equal(a, b)
+    for cols in itertools.combinations(range(len(sizes)), min(2, len(sizes))):
+        np.testing.assert_array_equal(whole.marginal(cols), marginal(codes, None, sizes, cols))

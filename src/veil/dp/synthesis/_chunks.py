@@ -20,6 +20,9 @@ at all.  Sampling is post-processing of the noisy marginals.
 
 from __future__ import annotations
 
+import csv
+import io
+import os
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -93,11 +96,13 @@ def draw(tree: TreeModel, parts: list[Compressed], domains: list[ColumnDomain], 
 
 
 def _escape(text: str, sep: str) -> str:
-    """``text`` as a CSV field as pandas writes it (quoted only when it holds the separator, a
-    quote or a line break; quotes doubled)."""
-    if any(mark in text for mark in (sep, '"', "\n", "\r")):
-        return '"' + text.replace('"', '""') + '"'
-    return text
+    """``text`` as a CSV field exactly as pandas writes it: Python's ``csv`` writer with pandas'
+    dialect (minimal quoting, quotes doubled, the line end ``os.linesep``), as the first of two
+    fields (a lone empty field would be quoted)."""
+    out = io.StringIO()
+    csv.writer(out, delimiter=sep, quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator=os.linesep,
+               doublequote=True).writerow([text, "x"])
+    return out.getvalue()[: -len(sep + "x" + os.linesep)]
 
 
 def csv_lines(table: pa.Table, sep: str) -> pa.Buffer:
@@ -110,7 +115,7 @@ def csv_lines(table: pa.Table, sep: str) -> pa.Buffer:
         array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
         if not pa.types.is_dictionary(array.type):
             array = pc.dictionary_encode(array)
-        end = "\n" if len(fields) == table.num_columns - 1 else ""  # the line end, with the last field
+        end = os.linesep if len(fields) == table.num_columns - 1 else ""  # the line end, with the last field
         labels = pa.array([_escape(str(v), sep) + end for v in array.dictionary.to_pylist()], pa.string())
         fields.append(labels.take(array.indices))
     lines = pc.binary_join_element_wise(*fields, sep)
@@ -161,7 +166,7 @@ class ChunkWriter:
             self._handle.write(frame.to_csv(sep=self.sep, index=False, header=first).encode("utf-8"))
             return
         if first:
-            header = self.sep.join(_escape(str(n), self.sep) for n in table.column_names) + "\n"
+            header = self.sep.join(_escape(str(n), self.sep) for n in table.column_names) + os.linesep
             self._handle.write(header.encode("utf-8"))
         if table.num_rows:
             self._handle.write(csv_lines(table, self.sep))
