@@ -92,7 +92,8 @@ def main() -> None:
     result = {"rows_in": args.rows, "rows_out": rep["rows"], "seconds": round(seconds, 1),
               "peak_rss_gib": round(peak_gib, 3), "output_format": args.format,
               "output_mib": round(size / 2**20, 1), "marginal_error": rep["marginal_error"],
-              "command": " ".join(cmd), "machine": platform.platform(), "cpus": os.cpu_count()}
+              "command": "veil " + " ".join(cmd[3:]), "machine": platform.platform(), "cpus": os.cpu_count(),
+              "load_average_after": [round(x, 1) for x in os.getloadavg()]}
     print(json.dumps(result, indent=2))
     results = ROOT / "benchmarks" / "results" / f"synthesize_scale_{args.rows}.json"
     results.parent.mkdir(exist_ok=True)
