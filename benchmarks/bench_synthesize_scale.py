@@ -12,7 +12,7 @@ runs in a child process, with the full domain given (Adult's published
 categories, age in 20 bins of 5 years, as ``bench_synthesize.py``), and
 writes the N synthetic rows in chunks; its wall time and its peak resident
 memory (the child and its children: ``getrusage(RUSAGE_CHILDREN)``) are
-printed and written to ``benchmarks/results/synthesize_scale_<N>.json``.
+printed and written to ``benchmarks/results/synthesize_scale_<N>_<format>.json``.
 The synthetic table is removed afterwards; the generated input is kept.
 """
 
@@ -95,7 +95,7 @@ def main() -> None:
               "command": "veil " + " ".join(cmd[3:]), "machine": platform.platform(), "cpus": os.cpu_count(),
               "load_average_after": [round(x, 1) for x in os.getloadavg()]}
     print(json.dumps(result, indent=2))
-    results = ROOT / "benchmarks" / "results" / f"synthesize_scale_{args.rows}.json"
+    results = ROOT / "benchmarks" / "results" / f"synthesize_scale_{args.rows}_{args.format}.json"
     results.parent.mkdir(exist_ok=True)
     results.write_text(json.dumps(result, indent=2) + "\n")
     shutil.rmtree(args.scratch / "duckdb_tmp", ignore_errors=True)

@@ -166,7 +166,7 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
     ----------
     frame : DataFrame or synthesis source
         The data, read as text; or an engine's source
-        (:func:`veil.dp.synthesis._engine.engine_source`), whose marginals are group counts.
+        (:func:`veil.dp.synthesis._engine.synthesis_source`), whose marginals are group counts.
     epsilon, delta : float
         The guarantee of the whole release (defaults as the authors' reference: ε=1, δ=1e-9).
     domain : mapping or path, optional

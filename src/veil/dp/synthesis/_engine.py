@@ -115,6 +115,7 @@ class DuckDBSynthesisSource(DuckDBEngine):
         self.source = engine_source_of(path, sep=sep)
         self.max_class_bytes = int(max_class_bytes)
         self._types_cache: dict[str, str] | None = None
+        self._facts: dict[tuple, dict[str, ColumnFacts]] = {}
 
     @property
     def columns(self) -> list[str]:
@@ -162,7 +163,14 @@ class DuckDBSynthesisSource(DuckDBEngine):
     # ------------------------------------------------------------ the questions of a synthesis
     def column_facts(self, names: Sequence[str], max_categories: int) -> dict[str, ColumnFacts]:
         """For each column: numeric (every present value reads as a number, and there is one) and
-        more than ``max_categories`` distinct present values; one scan for all."""
+        more than ``max_categories`` distinct present values; one scan for all (remembered: the
+        command checks the domains before the ledger opens, the synthesis again)."""
+        memo = (tuple(names), int(max_categories))
+        if memo not in self._facts:
+            self._facts[memo] = self._column_facts(names, max_categories)
+        return self._facts[memo]
+
+    def _column_facts(self, names: Sequence[str], max_categories: int) -> dict[str, ColumnFacts]:
         parts = []
         for i, name in enumerate(names):
             label = self.label(name)

@@ -39,6 +39,7 @@ class SparkSynthesisSource(SparkEngine):
         super().__init__(spark, master=master, config=config)
         self.source = engine_source_of(path, sep=sep)
         self._frame = None
+        self._facts: dict[tuple, dict[str, ColumnFacts]] = {}
 
     @property
     def columns(self) -> list[str]:
@@ -73,6 +74,13 @@ class SparkSynthesisSource(SparkEngine):
         return F.when(label.contains("_") | F.isnan(value), F.lit(None).cast("double")).otherwise(value)
 
     def column_facts(self, names: Sequence[str], max_categories: int) -> dict[str, ColumnFacts]:
+        """As :meth:`veil.dp.synthesis._engine.DuckDBSynthesisSource.column_facts` (remembered)."""
+        memo = (tuple(names), int(max_categories))
+        if memo not in self._facts:
+            self._facts[memo] = self._column_facts(names, max_categories)
+        return self._facts[memo]
+
+    def _column_facts(self, names: Sequence[str], max_categories: int) -> dict[str, ColumnFacts]:
         from pyspark.sql import functions as F
 
         def build() -> Any:
