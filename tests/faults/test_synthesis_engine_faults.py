@@ -87,3 +87,32 @@ def test_a_refusal_is_the_same_line_on_spark(tmp_path, faults):
     assert lines[0] == lines[1]
 
 
+
+
+def test_a_write_failing_after_the_first_chunk_publishes_nothing(tmp_path, faults, monkeypatch):
+    from veil.dp.synthesis import _api, _chunks
+
+    _refusals(tmp_path)
+    monkeypatch.setattr(_api, "draw", _small_chunks(_chunks.draw))  # 600 rows: chunks of 100
+    real = _chunks.ChunkWriter._write
+    calls = []
+
+    def failing(self, table):
+        calls.append(len(table))
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real(self, table)
+
+    monkeypatch.setattr(_chunks.ChunkWriter, "_write", failing)
+    before = faults.snapshot(tmp_path)
+    out = faults.invoke("synthesize", tmp_path / "people.csv", "--epsilon", "1", "--domain", tmp_path / "good.json",
+                        "--engine", "duckdb", "-o", tmp_path / "out.csv", "--json", tmp_path / "report.json")
+    faults.assert_refused(out, before, faults.snapshot(tmp_path), "Cannot write", "out.csv", "No space left")
+    assert calls == [100, 100]
+
+
+def _small_chunks(draw):
+    def small(*args, **kwargs):
+        kwargs["chunk_rows"] = 100
+        return draw(*args, **kwargs)
+    return small
