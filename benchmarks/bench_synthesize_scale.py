@@ -19,7 +19,6 @@ The synthetic table is removed afterwards; the generated input is kept.
 from __future__ import annotations
 
 import argparse
-import tempfile
 import json
 import os
 import platform
@@ -27,6 +26,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
