@@ -64,7 +64,7 @@ def test_a_run_writes_run_specific_files_and_a_second_run_keeps_the_first(web):
     assert job.status == "done", job.as_json()
     first = {p.name: p.read_bytes() for p in workspace.root.glob("run-1-*")}
     assert sorted(first) == ["run-1-config.yaml", "run-1-release.csv", "run-1-report.html", "run-1-report.json"]
-    assert client.get("/run/status").json()["status"] == "done"
+    assert client.get("/job").json()["status"] == "done"
     client.post(f"/run/start?csrf={client.csrf}")
     assert app.state.jobs.wait(120).status == "done"
     assert sorted(p.name for p in workspace.root.glob("run-2-*")) == [
@@ -78,7 +78,7 @@ def test_an_invalid_configuration_is_the_cli_error_and_starts_no_job(web):
     workspace = prepared(app, attributes={"age": {"role": "insensitive"}, "disease": {"role": "sensitive"}})
     page = client.get("/run").text
     assert "error: attributes: no attribute has role quasi-identifier; there is nothing to anonymize." in page
-    assert '<button type="submit" id="run" disabled>' in page
+    assert '<button type="submit" id="run" data-problem="yes" disabled>' in page
     answer = client.post(f"/run/start?csrf={client.csrf}")
     assert answer.status_code == 400
     assert "error: attributes: no attribute has role quasi-identifier" in answer.text
@@ -110,8 +110,8 @@ def test_one_job_at_a_time_and_cancel_stops_it_with_nothing_written(web, monkeyp
     assert entered.wait(30)
     second = client.post(f"/run/start?csrf={client.csrf}")
     assert second.status_code == 400 and "a job (anonymize) is running" in second.text
-    assert client.get("/run/status").json()["status"] == "running"
-    client.post(f"/run/cancel?csrf={client.csrf}")
+    assert client.get("/job").json()["status"] == "running"
+    client.post(f"/job/cancel?csrf={client.csrf}")
     release.set()
     assert app.state.jobs.wait(30).status == "cancelled"
     assert "run" not in workspace.state.results and not list(workspace.root.glob("run-*-release.csv"))

@@ -148,7 +148,7 @@ async def start(request: Request):
         text = document_text(document(workspace))
         config = load_document(workspace, text, files["config"])
         workspace.state.results["runs"] = number
-    jobs.start("anonymize", _work(workspace, number, config, files))
+    jobs.start("anonymize", _work(workspace, number, config, files), then="/results")
     if "application/json" in request.headers.get("accept", ""):
         return JSONResponse({"started": number})
     return RedirectResponse(f"/run?started={number}", status_code=303)
@@ -188,23 +188,8 @@ async def load(request: Request):
     return RedirectResponse("/run", status_code=303)
 
 
-async def status(request: Request):
-    job = request.app.state.jobs.job
-    answer = job.as_json() if job is not None else {"status": "none"}
-    return JSONResponse(answer)
-
-
-async def cancel(request: Request):
-    request.app.state.jobs.cancel()
-    if "application/json" in request.headers.get("accept", ""):
-        return JSONResponse({"cancelled": True})
-    return RedirectResponse("/run", status_code=303)
-
-
 ROUTES = [
     Route("/run", page, methods=["GET"]),
     Route("/run/start", start, methods=["POST"]),
-    Route("/run/status", status, methods=["GET"]),
     Route("/run/config", load, methods=["POST"]),
-    Route("/run/cancel", cancel, methods=["POST"]),
 ]
