@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-httpx = pytest.importorskip("httpx2")
+import httpx2 as httpx  # noqa: E402 - the test client the web tests use
 
 LINE = re.compile(r"^veil serve: http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]{40,})$")
 SRC = str(Path(__file__).resolve().parents[3] / "src")

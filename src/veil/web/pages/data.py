@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Route
 
-from veil.errors import ColumnNotFoundError, ParameterError, VeilError
+from veil.errors import ColumnNotFoundError, OutputError, ParameterError, VeilError
 from veil.web._render import render, workspace_of
 from veil.web._workspace import safe_name
 
@@ -182,8 +182,11 @@ async def upload(request: Request):
     target = workspace.path(name)
     fd, tmp = tempfile.mkstemp(dir=workspace.root, prefix=".upload-", suffix=Path(name).suffix.lower())
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(await item.read())
+        try:  # in chunks, from the spooled upload: never the whole file in memory
+            with os.fdopen(fd, "wb") as handle:
+                shutil.copyfileobj(item.file, handle, 1 << 20)
+        except OSError as exc:
+            raise OutputError(f"cannot write {name!r} in the workspace: {exc.strerror}.") from None
         rows = await off_loop(workspace, _open, name, Path(tmp), None)
         os.replace(tmp, target)
     finally:
