@@ -120,6 +120,15 @@ def test_the_whole_adult_flow(chrome, web_server, screenshot, tmp_path):  # noqa
     assert node["satisfied"] == "yes" and node["suppressed"].startswith(f"{int(figures['suppressed'])} ")
     chrome.execute_script("document.getElementById('node').scrollIntoView()")
     screenshot("7-node")
+    # any node: every quasi-identifier at its top level puts all the records in one group
+    from selenium.webdriver.support.ui import Select
+
+    for select in chrome.find_elements(By.CSS_SELECTOR, "#node-picker select"):
+        Select(select).select_by_index(len(select.find_elements(By.TAG_NAME, "option")) - 1)
+    chrome.find_element(By.ID, "show-node").click()
+    _wait(chrome, lambda d: d.find_element(By.CSS_SELECTOR, "#node-figures tr[data-figure=k] td").text == "30162")
+    assert chrome.find_element(By.CSS_SELECTOR, "#node-figures tr[data-figure=classes] td").text == "1"
+    screenshot("8-top-node")
 
     # the downloaded configuration, run by the CLI beside a copy of the data: the same figures
     (tmp_path / "release-config.yaml").write_text(_fetch(chrome, "/results/download/config"))

@@ -121,6 +121,7 @@ async def page(request: Request):
 def _work(workspace, number: int, config: Any, files: dict[str, str]):
     """The job: :func:`veil.release.run_config` into the run's files; the record the Results page reads."""
     from veil.release import run_config
+    from veil.web.pages._results import results_view
 
     def work(progress):
         paths = {role: str(workspace.path(files[role])) for role in ("data", "report", "html")}
@@ -129,6 +130,7 @@ def _work(workspace, number: int, config: Any, files: dict[str, str]):
         report = json.loads(Path(written["report"]).read_text(encoding="utf-8"))
         record = {"number": number, "files": files, "report": report, "config": config,
                   "classes": getattr(result, "classes", None)}
+        record["view"] = results_view(record)  # the Results page's plots, drawn before the page is asked
         with workspace.lock:
             workspace.state.results["run"] = record
             workspace.state.results.pop("lattice", None)
