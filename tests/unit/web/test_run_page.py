@@ -152,3 +152,22 @@ def test_a_run_after_another_table_was_opened_does_not_overwrite_the_earlier_fil
     assert app.state.jobs.wait(120).status == "done"
     assert (workspace.root / "run-1-release.csv").read_bytes() == first
     assert (workspace.root / "run-2-release.csv").is_file() and workspace.state.results["run"]["number"] == 2
+
+
+def test_before_the_roles_are_saved_the_run_uses_the_scanner_suggestions_and_says_so(web):
+    from veil.web.pages._roles_config import default_attributes
+    from veil.web.pages.data import column_summary
+
+    client, app = web
+    client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("people.csv", people().to_csv(index=False).encode())})
+    workspace = app.state.workspace
+    assert "attributes" not in workspace.state.config
+    page = client.get("/run").text
+    assert 'id="suggested-roles"' in page and 'href="/roles"' in page
+    suggested = default_attributes(column_summary(workspace))
+    assert yaml.safe_load(shown_yaml(page))["attributes"] == suggested
+    assert any(a["role"] == "quasi-identifier" and a["hierarchy"] == {"spec": "auto"} for a in suggested.values())
+    assert 'id="suggested-roles"' in client.get("/models").text
+    client.post(f"/run/start?csrf={client.csrf}")
+    assert app.state.jobs.wait(120).status == "done"
+    assert "attributes" not in workspace.state.config  # nothing was saved for the steward

@@ -21,7 +21,7 @@ from veil.web._render import render, workspace_of
 from veil.web.pages._forms import (DEFAULTS, algorithm_choices, check_models, metric_choices, model_forms,
                                    parse_models, parse_options)
 
-__all__ = ["NAV", "ROUTES", "settings", "violations", "roles", "VIOLATION_KS"]
+__all__ = ["NAV", "ROUTES", "settings", "violations", "roles", "attributes", "VIOLATION_KS"]
 
 NAV = ("Models", "/models")
 #: The k of the violation counts (sdcApp's "records violating 2-, 3- and 5-anonymity").
@@ -35,10 +35,22 @@ def settings(workspace) -> dict[str, Any]:
         "label": config.get("label"), "target": config.get("target")}
 
 
+def attributes(workspace) -> tuple[dict[str, Any], bool]:
+    """The configuration's ``attributes`` and ``False``; before the Roles page was saved, the
+    scanner's suggested roles with ``auto`` hierarchies (the Roles page's own defaults) and ``True``."""
+    saved = workspace.state.config.get("attributes")
+    if saved is not None or workspace.state.data is None:
+        return saved or {}, False
+    from veil.web.pages._roles_config import default_attributes
+    from veil.web.pages.data import column_summary
+
+    return default_attributes(column_summary(workspace)), True
+
+
 def roles(workspace) -> dict[str, list[str]]:
-    """Column names by role, from the configuration's ``attributes``."""
+    """Column names by role, from the configuration's ``attributes`` (see :func:`attributes`)."""
     out: dict[str, list[str]] = {"quasi-identifier": [], "sensitive": [], "insensitive": [], "identifier": []}
-    for name, spec in (workspace.state.config.get("attributes") or {}).items():
+    for name, spec in attributes(workspace)[0].items():
         role = spec.get("role") if isinstance(spec, dict) else getattr(spec, "role", None)
         out.setdefault(str(role), []).append(name)
     return out
@@ -88,7 +100,8 @@ def _page(request: Request, chosen: dict[str, Any], *, error: str | None = None,
     return render(request, "models.html.j2", status=status, error=error, chosen=chosen,
                   forms=model_forms(chosen["models"], by_role["sensitive"]), algorithms=algorithm_choices(),
                   metrics=metric_choices(), qis=by_role["quasi-identifier"], sensitive=by_role["sensitive"],
-                  others=others, counts=before_counts(workspace), options_text=_options_text(chosen))
+                  others=others, counts=before_counts(workspace), options_text=_options_text(chosen),
+                  suggested=attributes(workspace)[1])
 
 
 def _options_text(chosen: dict[str, Any]) -> str:

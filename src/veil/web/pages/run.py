@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from veil.errors import ConfigError, VeilError
 from veil.web._render import render, workspace_of
-from veil.web.pages.models import settings
+from veil.web.pages.models import attributes, settings
 
 __all__ = ["NAV", "ROUTES", "document", "document_text", "load_document", "DOWNLOAD_NAMES", "run_files"]
 
@@ -46,7 +46,7 @@ def document(workspace) -> dict[str, Any]:
     if state.sep:
         source["sep"] = state.sep
     doc: dict[str, Any] = {"input": {**(config.get("input") or {}), **source},
-                           "attributes": config.get("attributes") or {}}
+                           "attributes": attributes(workspace)[0]}
     doc["models"] = chosen["models"]
     doc["suppression_limit"] = chosen["suppression_limit"]
     doc["metric"] = chosen["metric"]
@@ -115,6 +115,7 @@ async def page(request: Request):
     text, problem = _draft(workspace)
     last = workspace.state.results.get("run")
     return render(request, "run.html.j2", yaml_text=text, problem=problem, error=None,
+                  suggested=workspace.state.data is not None and attributes(workspace)[1],
                   last=None if last is None else last["number"])
 
 
