@@ -112,7 +112,14 @@ def suggested_role(finding) -> str:
         return "quasi-identifier"
     category = {k.name: k.category.value for k in KINDS}.get(finding.candidate)
     named = any(e.source == "name" and e.kind == finding.candidate for e in finding.evidence)
-    return "quasi-identifier" if named and category == "quasi-identifier" else "insensitive"
+    suggested = named and category == "quasi-identifier" and not _contradicted(finding, finding.candidate)
+    return "quasi-identifier" if suggested else "insensitive"
+
+
+def _contradicted(finding, kind: str | None) -> bool:
+    """Whether the values contradict the kind the name suggests (most do not match its pattern:
+    ``visit_count`` holding 0 to 4 is no date)."""
+    return any(e.source == "pattern" and e.kind == kind and (e.share or 0.0) < _WEAK for e in finding.evidence)
 
 
 def reason(finding) -> str:
@@ -131,6 +138,7 @@ def reason(finding) -> str:
 
     kept = [e for e in finding.evidence
             if not (e.source == "pattern" and e.kind != kind and strength.get(e.kind, 0.0) < _WEAK)
+            and not (e.source == "pattern" and (e.share or 0.0) < _WEAK)  # said below, as a contradiction
             and not (e.source == "uniqueness" and not finding.unique)]
     kept.sort(key=lambda e: (e.kind != kind, e.source != "name", -score(e)))
     if not kept:
@@ -140,7 +148,10 @@ def reason(finding) -> str:
     # value is distinct always counts
     shown = [first] + [e for e in kept[1:] if e.source == "uniqueness"
                        or (first.source == "pattern" and e.source == "pattern" and e.kind == first.kind)][:1]
-    return "; ".join(e.detail for e in shown)
+    text = "; ".join(e.detail for e in shown)
+    if first.source == "name" and _contradicted(finding, first.kind):
+        text += "; but most of its values do not look like it"
+    return text
 
 
 async def home(request: Request):
