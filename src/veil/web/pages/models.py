@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from veil.errors import ConfigError, VeilError
 from veil.web._render import render, workspace_of
+from veil.web.pages.data import off_loop
 from veil.web.pages._forms import (DEFAULTS, algorithm_choices, check_models, metric_choices, model_forms,
                                    parse_models, parse_options)
 
@@ -93,14 +94,15 @@ def before_counts(workspace) -> list[dict[str, Any]] | None:
     return counts
 
 
-def _page(request: Request, chosen: dict[str, Any], *, error: str | None = None, status: int = 200):
+async def _page(request: Request, chosen: dict[str, Any], *, error: str | None = None, status: int = 200):
     workspace = workspace_of(request)
+    counts = await off_loop(workspace, before_counts, workspace)  # a read of the table: off the server's loop
     by_role = roles(workspace)
     others = [n for role in ("sensitive", "insensitive") for n in by_role.get(role, [])]
     return render(request, "models.html.j2", status=status, error=error, chosen=chosen,
                   forms=model_forms(chosen["models"], by_role["sensitive"]), algorithms=algorithm_choices(),
                   metrics=metric_choices(), qis=by_role["quasi-identifier"], sensitive=by_role["sensitive"],
-                  others=others, counts=before_counts(workspace), options_text=_options_text(chosen),
+                  others=others, counts=counts, options_text=_options_text(chosen),
                   suggested=attributes(workspace)[1])
 
 
@@ -112,7 +114,7 @@ def _options_text(chosen: dict[str, Any]) -> str:
 
 
 async def page(request: Request):
-    return _page(request, settings(workspace_of(request)))
+    return await _page(request, settings(workspace_of(request)))
 
 
 def _limit(text: Any) -> Any:
@@ -153,11 +155,11 @@ async def save(request: Request):
     try:
         chosen = _chosen(form)
     except VeilError as exc:
-        return _page(request, settings(workspace), error=f"error: {exc}", status=400)
+        return await _page(request, settings(workspace), error=f"error: {exc}", status=400)
     try:
         _check(chosen, roles(workspace)["sensitive"])
     except VeilError as exc:
-        return _page(request, chosen, error=f"error: {exc}", status=400)
+        return await _page(request, chosen, error=f"error: {exc}", status=400)
     with workspace.lock:
         config = workspace.state.config
         for key, value in chosen.items():

@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from veil.errors import ConfigError, VeilError
 from veil.web._render import render, workspace_of
+from veil.web.pages.data import off_loop
 from veil.web.pages.models import attributes, settings
 
 __all__ = ["NAV", "ROUTES", "document", "document_text", "load_document", "DOWNLOAD_NAMES", "run_files"]
@@ -112,7 +113,7 @@ def _draft(workspace) -> tuple[str, str | None]:
 
 async def page(request: Request):
     workspace = workspace_of(request)
-    text, problem = _draft(workspace)
+    text, problem = await off_loop(workspace, _draft, workspace)
     last = workspace.state.results.get("run")
     return render(request, "run.html.j2", yaml_text=text, problem=problem, error=None,
                   suggested=workspace.state.data is not None and attributes(workspace)[1],
@@ -140,17 +141,21 @@ def _work(workspace, number: int, config: Any, files: dict[str, str]):
     return work
 
 
+def _prepare(workspace) -> tuple[int, dict[str, str], Any]:
+    """The next run's number, its files, and its configuration written and read back as the CLI reads it."""
+    number = next_number(workspace)
+    files = run_files(number)
+    config = load_document(workspace, document_text(document(workspace)), files["config"])
+    workspace.state.results["runs"] = number
+    return number, files, config
+
+
 async def start(request: Request):
     workspace = workspace_of(request)
     jobs = request.app.state.jobs
     if jobs.busy:
         raise ConfigError(f"a job ({jobs.job.name}) is running: wait for it or cancel it.")
-    with workspace.lock:
-        number = next_number(workspace)
-        files = run_files(number)
-        text = document_text(document(workspace))
-        config = load_document(workspace, text, files["config"])
-        workspace.state.results["runs"] = number
+    number, files, config = await off_loop(workspace, _prepare, workspace)
     jobs.start("anonymize", _work(workspace, number, config, files), then="/results")
     if "application/json" in request.headers.get("accept", ""):
         return JSONResponse({"started": number})
