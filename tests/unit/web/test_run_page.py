@@ -9,6 +9,7 @@ import threading
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from veil.config import ReleaseConfig, load_config
@@ -171,3 +172,22 @@ def test_before_the_roles_are_saved_the_run_uses_the_scanner_suggestions_and_say
     client.post(f"/run/start?csrf={client.csrf}")
     assert app.state.jobs.wait(120).status == "done"
     assert "attributes" not in workspace.state.config  # nothing was saved for the steward
+
+
+def test_a_release_that_cannot_be_made_fails_with_the_cli_line_and_writes_nothing(web, tmp_path):
+    from veil.errors import VeilError
+    from veil.release import run_config
+
+    client, app = web
+    workspace = prepared(app, models=[{"type": "k-anonymity", "k": 1000}])  # more than the 300 records
+    client.post(f"/run/start?csrf={client.csrf}")
+    job = app.state.jobs.wait(120)
+    assert job.status == "failed"
+    (tmp_path / "people.csv").write_bytes((workspace.root / "people.csv").read_bytes())
+    (tmp_path / "c.yaml").write_bytes((workspace.root / "run-1-config.yaml").read_bytes())
+    with pytest.raises(VeilError) as raised:  # what `veil anonymize c.yaml` prints after "error: "
+        run_config(load_config(tmp_path / "c.yaml"))
+    expected = str(raised.value)
+    assert job.error == expected and "1000" in expected
+    assert client.get("/job").json()["error"] == expected
+    assert not list(workspace.root.glob("run-1-release*")) and "run" not in workspace.state.results
