@@ -135,7 +135,6 @@ def _work(workspace, number: int, config: Any, files: dict[str, str]):
         record["view"] = results_view(record)  # the Results page's plots, drawn before the page is asked
         with workspace.lock:
             workspace.state.results["run"] = record
-            workspace.state.results.pop("lattice", None)
         return {"number": number}
 
     return work
