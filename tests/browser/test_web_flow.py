@@ -25,9 +25,12 @@ WAIT = 180
 
 
 def _wait(chrome, condition, message=""):
+    """Wait for ``condition``; an element of the page being replaced (a form's answer) is looked up again."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(chrome, WAIT).until(condition, message)
+    ignored = (NoSuchElementException, StaleElementReferenceException)
+    return WebDriverWait(chrome, WAIT, ignored_exceptions=ignored).until(condition, message)
 
 
 def _roles_and_hierarchies(chrome, origin, screenshot):
