@@ -3,8 +3,8 @@ sensitive), hierarchies by builder, 5-anonymity + distinct 2-diversity, run, res
 show the figures `veil anonymize` gives on the downloaded configuration, and the downloaded release
 passes `veil check` with the same k and l.
 
-Roles and hierarchies go through the Roles and Hierarchies pages when the server has them;
-otherwise through the Run page's "Start from a configuration file" form, with builder specs.
+Roles and hierarchies go through the Roles and Hierarchies pages' forms: age by intervals, the
+other quasi-identifiers by the automatic builder (no hierarchy file).
 """
 
 from __future__ import annotations
@@ -21,18 +21,19 @@ import pytest
 pytestmark = pytest.mark.browser
 
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
-#: The hierarchies, by builder (no file): intervals for age, the automatic choice for the others.
-BUILDERS = {"age": "interval:5,10,20", **{q: "auto" for q in QIS if q != "age"}}
 WAIT = 180
 
 
 def _wait(chrome, condition, message=""):
+    """Wait for ``condition``; an element of the page being replaced (a form's answer) is looked up again."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(chrome, WAIT).until(condition, message)
+    ignored = (NoSuchElementException, StaleElementReferenceException)
+    return WebDriverWait(chrome, WAIT, ignored_exceptions=ignored).until(condition, message)
 
 
-def _roles_by_form(chrome, origin):
+def _roles_and_hierarchies(chrome, origin, screenshot):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -42,6 +43,7 @@ def _roles_by_form(chrome, origin):
         Select(select).select_by_value("sensitive" if column == "salary-class" else "quasi-identifier")
     chrome.find_element(By.ID, "save-roles").click()
     _wait(chrome, lambda d: d.find_elements(By.ID, "next-hierarchies"))
+    screenshot("2-roles")
     chrome.get(origin + "/hierarchies")
     section = chrome.find_element(By.CSS_SELECTOR, 'section[data-qi="age"]')
     Select(section.find_element(By.CSS_SELECTOR, "select.builder-select")).select_by_value("interval")
@@ -49,22 +51,13 @@ def _roles_by_form(chrome, origin):
     params.clear()
     params.send_keys("5,10,20")
     section.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    _wait(chrome, lambda d: "interval:5,10,20" in d.find_element(By.CSS_SELECTOR, 'section[data-qi="age"]').text)
-
-
-def _roles_by_configuration(chrome, origin):
-    from selenium.webdriver.common.by import By
-
-    lines = ["attributes:"]
-    for q in QIS:
-        kind = ", kind: numeric" if q == "age" else ""
-        lines.append(f"  {q}: {{role: quasi-identifier{kind}, hierarchy: '{BUILDERS[q]}'}}")
-    lines.append("  salary-class: {role: sensitive}")
-    chrome.get(origin + "/run")
-    chrome.find_element(By.CSS_SELECTOR, "#load-config summary").click()
-    chrome.find_element(By.ID, "config-text").send_keys("\n".join(lines) + "\n")
-    chrome.find_element(By.ID, "load-config-button").click()
-    _wait(chrome, lambda d: "salary-class:" in d.find_element(By.ID, "config-yaml").text)
+    saved_age = 'section[data-qi="age"] code.saved-entry'
+    _wait(chrome, lambda d: d.find_element(By.CSS_SELECTOR, saved_age).text == "interval:5,10,20")
+    for qi in QIS:  # every hierarchy is a builder's: intervals for age, the automatic choice for the others
+        saved = chrome.find_element(By.CSS_SELECTOR, f'section[data-qi="{qi}"] code.saved-entry').text
+        assert saved == ("interval:5,10,20" if qi == "age" else "auto"), (qi, saved)
+    chrome.execute_script("document.querySelector('section[data-qi=\"age\"]').scrollIntoView()")
+    screenshot("3-hierarchies")
 
 
 def _fetch(chrome, path: str) -> str:
@@ -89,9 +82,7 @@ def test_the_whole_adult_flow(chrome, web_server, screenshot, tmp_path):  # noqa
     _wait(chrome, lambda d: d.find_elements(By.ID, "columns"))
     screenshot("1-open")
 
-    nav = [a.text for a in chrome.find_elements(By.CSS_SELECTOR, "header nav a")]
-    (_roles_by_form if "Roles" in nav else _roles_by_configuration)(chrome, origin)
-    screenshot("2-roles-and-hierarchies")
+    _roles_and_hierarchies(chrome, origin, screenshot)
 
     chrome.get(origin + "/models")
     counts = {row.get_attribute("data-k"): row.find_element(By.CSS_SELECTOR, ".violating").text
@@ -105,12 +96,12 @@ def test_the_whole_adult_flow(chrome, web_server, screenshot, tmp_path):  # noqa
     l_field.send_keys("2")
     sensitive = chrome.find_element(By.CSS_SELECTOR, 'input[name="distinct-l-diversity.sensitive"][value="salary-class"]')
     assert sensitive.is_selected()
-    screenshot("3-models")
+    screenshot("4-models")
     chrome.find_element(By.ID, "save-models").click()
     _wait(chrome, lambda d: d.current_url.startswith(origin + "/run"))
     shown = chrome.find_element(By.ID, "config-yaml").text
     assert "distinct-l-diversity" in shown and "sensitive: salary-class" in shown
-    screenshot("4-run")
+    screenshot("5-run")
 
     chrome.find_element(By.ID, "run").click()
     _wait(chrome, lambda d: d.current_url == origin + "/results" and d.find_elements(By.ID, "summary"),
@@ -121,7 +112,7 @@ def test_the_whole_adult_flow(chrome, web_server, screenshot, tmp_path):  # noqa
               for row in chrome.find_elements(By.CSS_SELECTOR, "#levels tr[data-level]")}
     assert chrome.find_element(By.ID, "verified").text.startswith("met and verified")
     assert chrome.find_element(By.ID, "risk-chart").is_displayed()
-    screenshot("5-results")
+    screenshot("6-results")
 
     # the lattice: the least generalized solutions; a click shows a node's figures
     _wait(chrome, lambda d: d.find_elements(By.CSS_SELECTOR, "#frontier button.node"), "no lattice")
@@ -131,7 +122,16 @@ def test_the_whole_adult_flow(chrome, web_server, screenshot, tmp_path):  # noqa
             for r in chrome.find_elements(By.CSS_SELECTOR, "#node-figures tr[data-figure]")}
     assert node["satisfied"] == "yes" and node["suppressed"].startswith(f"{int(figures['suppressed'])} ")
     chrome.execute_script("document.getElementById('node').scrollIntoView()")
-    screenshot("6-node")
+    screenshot("7-node")
+    # any node: every quasi-identifier at its top level puts all the records in one group
+    from selenium.webdriver.support.ui import Select
+
+    for select in chrome.find_elements(By.CSS_SELECTOR, "#node-picker select"):
+        Select(select).select_by_index(len(select.find_elements(By.TAG_NAME, "option")) - 1)
+    chrome.find_element(By.ID, "show-node").click()
+    _wait(chrome, lambda d: d.find_element(By.CSS_SELECTOR, "#node-figures tr[data-figure=k] td").text == "30162")
+    assert chrome.find_element(By.CSS_SELECTOR, "#node-figures tr[data-figure=classes] td").text == "1"
+    screenshot("8-top-node")
 
     # the downloaded configuration, run by the CLI beside a copy of the data: the same figures
     (tmp_path / "release-config.yaml").write_text(_fetch(chrome, "/results/download/config"))
@@ -151,3 +151,35 @@ def test_the_whole_adult_flow(chrome, web_server, screenshot, tmp_path):  # noqa
     check = _veil("check", "downloaded-release.csv", "--qi", ",".join(QIS), "--sensitive", "salary-class",
                   "--require", "k>=5,l[salary-class]>=2", cwd=tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_an_own_csv_runs_with_the_defaults_alone(chrome, web_server, screenshot, tmp_path):
+    """A steward who opens their own CSV and presses Run: the scanner's roles, automatic
+    hierarchies and 5-anonymity with 5 % suppression give a verified release."""
+    import numpy as np
+    import pandas as pd
+    from selenium.webdriver.common.by import By
+
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"age": rng.integers(18, 90, 600), "zip": rng.choice([f"1{i:04d}" for i in range(40)], 600),
+                          "sex": rng.choice(["female", "male"], 600), "diagnosis": rng.choice(["flu", "asthma", "gout"], 600)})
+    path = tmp_path / "clinic.csv"
+    frame.to_csv(path, index=False)
+    chrome.get(web_server.url)
+    closers = chrome.find_elements(By.CSS_SELECTOR, "form[action^='/close'] button")
+    if closers:  # the module's server may still have Adult open
+        closers[0].click()
+        _wait(chrome, lambda d: d.find_elements(By.ID, "upload-file"))
+    chrome.find_element(By.ID, "upload-file").send_keys(str(path))
+    chrome.find_element(By.CSS_SELECTOR, "#upload button[type=submit]").click()
+    _wait(chrome, lambda d: d.find_elements(By.ID, "columns"))
+    chrome.find_element(By.LINK_TEXT, "Run").click()
+    _wait(chrome, lambda d: d.find_elements(By.ID, "config-yaml"))
+    assert chrome.find_element(By.ID, "suggested-roles").is_displayed()
+    screenshot("run-with-defaults")
+    chrome.find_element(By.ID, "run").click()
+    _wait(chrome, lambda d: d.current_url.endswith("/results") and d.find_elements(By.ID, "summary"))
+    figures = {r.get_attribute("data-figure"): r.get_attribute("data-value")
+               for r in chrome.find_elements(By.CSS_SELECTOR, "#summary tr[data-figure]")}
+    assert int(figures["k"]) >= 5 and figures["verified"] == "True"
+    screenshot("results-with-defaults")

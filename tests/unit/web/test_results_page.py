@@ -80,6 +80,9 @@ def test_the_sections_are_shown_with_plots_as_inline_images(ran):
         assert f'<section id="{section}"' in page, section
     assert page.count('src="data:image/png;base64,') >= 3 + len(ROLES) - 1  # risk, bands, sizes, one per QI
     assert "<script>" not in page and "style=" not in page  # the CSP forbids inline script and style
+    text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", page)
+    for value in ("12345", "12399", "flu", "hiv"):  # no value of the table in the page's text
+        assert value not in text, value
 
 
 def test_violation_counts_after_are_counted_on_the_released_file(ran):

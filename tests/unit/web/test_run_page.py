@@ -9,6 +9,7 @@ import threading
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from veil.config import ReleaseConfig, load_config
@@ -64,7 +65,7 @@ def test_a_run_writes_run_specific_files_and_a_second_run_keeps_the_first(web):
     assert job.status == "done", job.as_json()
     first = {p.name: p.read_bytes() for p in workspace.root.glob("run-1-*")}
     assert sorted(first) == ["run-1-config.yaml", "run-1-release.csv", "run-1-report.html", "run-1-report.json"]
-    assert client.get("/run/status").json()["status"] == "done"
+    assert client.get("/job").json()["status"] == "done"
     client.post(f"/run/start?csrf={client.csrf}")
     assert app.state.jobs.wait(120).status == "done"
     assert sorted(p.name for p in workspace.root.glob("run-2-*")) == [
@@ -78,7 +79,7 @@ def test_an_invalid_configuration_is_the_cli_error_and_starts_no_job(web):
     workspace = prepared(app, attributes={"age": {"role": "insensitive"}, "disease": {"role": "sensitive"}})
     page = client.get("/run").text
     assert "error: attributes: no attribute has role quasi-identifier; there is nothing to anonymize." in page
-    assert '<button type="submit" id="run" disabled>' in page
+    assert '<button type="submit" id="run" data-problem="yes" disabled>' in page
     answer = client.post(f"/run/start?csrf={client.csrf}")
     assert answer.status_code == 400
     assert "error: attributes: no attribute has role quasi-identifier" in answer.text
@@ -110,8 +111,8 @@ def test_one_job_at_a_time_and_cancel_stops_it_with_nothing_written(web, monkeyp
     assert entered.wait(30)
     second = client.post(f"/run/start?csrf={client.csrf}")
     assert second.status_code == 400 and "a job (anonymize) is running" in second.text
-    assert client.get("/run/status").json()["status"] == "running"
-    client.post(f"/run/cancel?csrf={client.csrf}")
+    assert client.get("/job").json()["status"] == "running"
+    client.post(f"/job/cancel?csrf={client.csrf}")
     release.set()
     assert app.state.jobs.wait(30).status == "cancelled"
     assert "run" not in workspace.state.results and not list(workspace.root.glob("run-*-release.csv"))
@@ -152,3 +153,41 @@ def test_a_run_after_another_table_was_opened_does_not_overwrite_the_earlier_fil
     assert app.state.jobs.wait(120).status == "done"
     assert (workspace.root / "run-1-release.csv").read_bytes() == first
     assert (workspace.root / "run-2-release.csv").is_file() and workspace.state.results["run"]["number"] == 2
+
+
+def test_before_the_roles_are_saved_the_run_uses_the_scanner_suggestions_and_says_so(web):
+    from veil.web.pages._roles_config import default_attributes
+    from veil.web.pages.data import column_summary
+
+    client, app = web
+    client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("people.csv", people().to_csv(index=False).encode())})
+    workspace = app.state.workspace
+    assert "attributes" not in workspace.state.config
+    page = client.get("/run").text
+    assert 'id="suggested-roles"' in page and 'href="/roles"' in page
+    suggested = default_attributes(column_summary(workspace))
+    assert yaml.safe_load(shown_yaml(page))["attributes"] == suggested
+    assert any(a["role"] == "quasi-identifier" and a["hierarchy"] == {"spec": "auto"} for a in suggested.values())
+    assert 'id="suggested-roles"' in client.get("/models").text
+    client.post(f"/run/start?csrf={client.csrf}")
+    assert app.state.jobs.wait(120).status == "done"
+    assert "attributes" not in workspace.state.config  # nothing was saved for the steward
+
+
+def test_a_release_that_cannot_be_made_fails_with_the_cli_line_and_writes_nothing(web, tmp_path):
+    from veil.errors import VeilError
+    from veil.release import run_config
+
+    client, app = web
+    workspace = prepared(app, models=[{"type": "k-anonymity", "k": 1000}])  # more than the 300 records
+    client.post(f"/run/start?csrf={client.csrf}")
+    job = app.state.jobs.wait(120)
+    assert job.status == "failed"
+    (tmp_path / "people.csv").write_bytes((workspace.root / "people.csv").read_bytes())
+    (tmp_path / "c.yaml").write_bytes((workspace.root / "run-1-config.yaml").read_bytes())
+    with pytest.raises(VeilError) as raised:  # what `veil anonymize c.yaml` prints after "error: "
+        run_config(load_config(tmp_path / "c.yaml"))
+    expected = str(raised.value)
+    assert job.error == expected and "1000" in expected
+    assert client.get("/job").json()["error"] == expected
+    assert not list(workspace.root.glob("run-1-release*")) and "run" not in workspace.state.results

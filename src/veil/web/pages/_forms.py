@@ -41,7 +41,7 @@ def parameter_default(cls: type, param: Any) -> Any:
     if param.kind == "float":
         if param.high is not None and param.high <= 1:
             return 0.2 if param.low is None or param.low < 0.2 else param.low
-        return 1.0 if param.low is None or param.low < 1.0 else param.low
+        return 1.0 if param.low is None or param.low < 1.0 else float(max(param.low, 2))  # entropy l: 2
     return False if param.kind == "bool" else ""
 
 

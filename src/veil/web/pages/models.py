@@ -18,10 +18,11 @@ from starlette.routing import Route
 
 from veil.errors import ConfigError, VeilError
 from veil.web._render import render, workspace_of
+from veil.web.pages.data import off_loop
 from veil.web.pages._forms import (DEFAULTS, algorithm_choices, check_models, metric_choices, model_forms,
                                    parse_models, parse_options)
 
-__all__ = ["NAV", "ROUTES", "settings", "violations", "roles", "VIOLATION_KS"]
+__all__ = ["NAV", "ROUTES", "settings", "violations", "roles", "attributes", "VIOLATION_KS"]
 
 NAV = ("Models", "/models")
 #: The k of the violation counts (sdcApp's "records violating 2-, 3- and 5-anonymity").
@@ -35,10 +36,22 @@ def settings(workspace) -> dict[str, Any]:
         "label": config.get("label"), "target": config.get("target")}
 
 
+def attributes(workspace) -> tuple[dict[str, Any], bool]:
+    """The configuration's ``attributes`` and ``False``; before the Roles page was saved, the
+    scanner's suggested roles with ``auto`` hierarchies (the Roles page's own defaults) and ``True``."""
+    saved = workspace.state.config.get("attributes")
+    if saved is not None or workspace.state.data is None:
+        return saved or {}, False
+    from veil.web.pages._roles_config import default_attributes
+    from veil.web.pages.data import column_summary
+
+    return default_attributes(column_summary(workspace)), True
+
+
 def roles(workspace) -> dict[str, list[str]]:
-    """Column names by role, from the configuration's ``attributes``."""
+    """Column names by role, from the configuration's ``attributes`` (see :func:`attributes`)."""
     out: dict[str, list[str]] = {"quasi-identifier": [], "sensitive": [], "insensitive": [], "identifier": []}
-    for name, spec in (workspace.state.config.get("attributes") or {}).items():
+    for name, spec in attributes(workspace)[0].items():
         role = spec.get("role") if isinstance(spec, dict) else getattr(spec, "role", None)
         out.setdefault(str(role), []).append(name)
     return out
@@ -81,14 +94,16 @@ def before_counts(workspace) -> list[dict[str, Any]] | None:
     return counts
 
 
-def _page(request: Request, chosen: dict[str, Any], *, error: str | None = None, status: int = 200):
+async def _page(request: Request, chosen: dict[str, Any], *, error: str | None = None, status: int = 200):
     workspace = workspace_of(request)
+    counts = await off_loop(workspace, before_counts, workspace)  # a read of the table: off the server's loop
     by_role = roles(workspace)
     others = [n for role in ("sensitive", "insensitive") for n in by_role.get(role, [])]
     return render(request, "models.html.j2", status=status, error=error, chosen=chosen,
                   forms=model_forms(chosen["models"], by_role["sensitive"]), algorithms=algorithm_choices(),
                   metrics=metric_choices(), qis=by_role["quasi-identifier"], sensitive=by_role["sensitive"],
-                  others=others, counts=before_counts(workspace), options_text=_options_text(chosen))
+                  others=others, counts=counts, options_text=_options_text(chosen),
+                  suggested=attributes(workspace)[1])
 
 
 def _options_text(chosen: dict[str, Any]) -> str:
@@ -99,7 +114,7 @@ def _options_text(chosen: dict[str, Any]) -> str:
 
 
 async def page(request: Request):
-    return _page(request, settings(workspace_of(request)))
+    return await _page(request, settings(workspace_of(request)))
 
 
 def _limit(text: Any) -> Any:
@@ -140,11 +155,11 @@ async def save(request: Request):
     try:
         chosen = _chosen(form)
     except VeilError as exc:
-        return _page(request, settings(workspace), error=f"error: {exc}", status=400)
+        return await _page(request, settings(workspace), error=f"error: {exc}", status=400)
     try:
         _check(chosen, roles(workspace)["sensitive"])
     except VeilError as exc:
-        return _page(request, chosen, error=f"error: {exc}", status=400)
+        return await _page(request, chosen, error=f"error: {exc}", status=400)
     with workspace.lock:
         config = workspace.state.config
         for key, value in chosen.items():

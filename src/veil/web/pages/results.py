@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from veil.errors import ParameterError
 from veil.web._render import render, workspace_of
+from veil.web.pages.data import off_loop
 from veil.web.pages._results import results_view
 from veil.web.pages._results_node import frontier, node_figures, parse_levels
 
@@ -44,14 +45,15 @@ async def page(request: Request):
         return render(request, "results.html.j2", view=None)
     view = record.get("view")
     if view is None:
-        view = record["view"] = results_view(record)
+        view = record["view"] = await off_loop(workspace, results_view, record)
     return render(request, "results.html.j2", view=view)
 
 
 async def node(request: Request):
-    record = last_run(workspace_of(request))
+    workspace = workspace_of(request)
+    record = last_run(workspace)
     levels = parse_levels(request.query_params.get("levels", ""), record)
-    return JSONResponse(node_figures(record, levels))
+    return JSONResponse(await off_loop(workspace, node_figures, record, levels))
 
 
 async def lattice(request: Request):
@@ -59,7 +61,7 @@ async def lattice(request: Request):
     record = last_run(workspace)
     cached = record.get("frontier")
     if cached is None:
-        cached = record["frontier"] = frontier(record)
+        cached = record["frontier"] = await off_loop(workspace, frontier, record)
     return JSONResponse(cached)
 
 

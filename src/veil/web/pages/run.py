@@ -23,7 +23,8 @@ from starlette.routing import Route
 
 from veil.errors import ConfigError, VeilError
 from veil.web._render import render, workspace_of
-from veil.web.pages.models import settings
+from veil.web.pages.data import off_loop
+from veil.web.pages.models import attributes, settings
 
 __all__ = ["NAV", "ROUTES", "document", "document_text", "load_document", "DOWNLOAD_NAMES", "run_files"]
 
@@ -46,7 +47,7 @@ def document(workspace) -> dict[str, Any]:
     if state.sep:
         source["sep"] = state.sep
     doc: dict[str, Any] = {"input": {**(config.get("input") or {}), **source},
-                           "attributes": config.get("attributes") or {}}
+                           "attributes": attributes(workspace)[0]}
     doc["models"] = chosen["models"]
     doc["suppression_limit"] = chosen["suppression_limit"]
     doc["metric"] = chosen["metric"]
@@ -112,15 +113,17 @@ def _draft(workspace) -> tuple[str, str | None]:
 
 async def page(request: Request):
     workspace = workspace_of(request)
-    text, problem = _draft(workspace)
+    text, problem = await off_loop(workspace, _draft, workspace)
     last = workspace.state.results.get("run")
     return render(request, "run.html.j2", yaml_text=text, problem=problem, error=None,
+                  suggested=workspace.state.data is not None and attributes(workspace)[1],
                   last=None if last is None else last["number"])
 
 
 def _work(workspace, number: int, config: Any, files: dict[str, str]):
     """The job: :func:`veil.release.run_config` into the run's files; the record the Results page reads."""
     from veil.release import run_config
+    from veil.web.pages._results import results_view
 
     def work(progress):
         paths = {role: str(workspace.path(files[role])) for role in ("data", "report", "html")}
@@ -129,12 +132,21 @@ def _work(workspace, number: int, config: Any, files: dict[str, str]):
         report = json.loads(Path(written["report"]).read_text(encoding="utf-8"))
         record = {"number": number, "files": files, "report": report, "config": config,
                   "classes": getattr(result, "classes", None)}
+        record["view"] = results_view(record)  # the Results page's plots, drawn before the page is asked
         with workspace.lock:
             workspace.state.results["run"] = record
-            workspace.state.results.pop("lattice", None)
         return {"number": number}
 
     return work
+
+
+def _prepare(workspace) -> tuple[int, dict[str, str], Any]:
+    """The next run's number, its files, and its configuration written and read back as the CLI reads it."""
+    number = next_number(workspace)
+    files = run_files(number)
+    config = load_document(workspace, document_text(document(workspace)), files["config"])
+    workspace.state.results["runs"] = number
+    return number, files, config
 
 
 async def start(request: Request):
@@ -142,13 +154,8 @@ async def start(request: Request):
     jobs = request.app.state.jobs
     if jobs.busy:
         raise ConfigError(f"a job ({jobs.job.name}) is running: wait for it or cancel it.")
-    with workspace.lock:
-        number = next_number(workspace)
-        files = run_files(number)
-        text = document_text(document(workspace))
-        config = load_document(workspace, text, files["config"])
-        workspace.state.results["runs"] = number
-    jobs.start("anonymize", _work(workspace, number, config, files))
+    number, files, config = await off_loop(workspace, _prepare, workspace)
+    jobs.start("anonymize", _work(workspace, number, config, files), then="/results")
     if "application/json" in request.headers.get("accept", ""):
         return JSONResponse({"started": number})
     return RedirectResponse(f"/run?started={number}", status_code=303)
@@ -188,23 +195,8 @@ async def load(request: Request):
     return RedirectResponse("/run", status_code=303)
 
 
-async def status(request: Request):
-    job = request.app.state.jobs.job
-    answer = job.as_json() if job is not None else {"status": "none"}
-    return JSONResponse(answer)
-
-
-async def cancel(request: Request):
-    request.app.state.jobs.cancel()
-    if "application/json" in request.headers.get("accept", ""):
-        return JSONResponse({"cancelled": True})
-    return RedirectResponse("/run", status_code=303)
-
-
 ROUTES = [
     Route("/run", page, methods=["GET"]),
     Route("/run/start", start, methods=["POST"]),
-    Route("/run/status", status, methods=["GET"]),
     Route("/run/config", load, methods=["POST"]),
-    Route("/run/cancel", cancel, methods=["POST"]),
 ]

@@ -30,6 +30,28 @@
     f.violations.forEach(v => row(table, `records violating ${v.k}-anonymity`, String(v.records), `violating-${v.k}`));
   }
 
+  // any node: one level per quasi-identifier, from 0 to its hierarchy's height
+  function picker(lattice) {
+    const form = el("form"); form.id = "node-picker";
+    form.append(el("span", "Any node: ", "muted"));
+    const chosen = lattice.chosen.split(",");
+    const selects = lattice.quasi_identifiers.map((q, i) => {
+      const label = el("label", `${q} `, "choice");
+      const select = el("select"); select.name = q; select.dataset.index = i;
+      for (let level = 0; level <= lattice.maxima[i]; level++) {
+        const option = el("option", String(level)); option.value = String(level);
+        if (String(level) === chosen[i]) option.selected = true;
+        select.append(option);
+      }
+      label.append(select); form.append(label);
+      return select;
+    });
+    const go = el("button", "Show its figures", "secondary"); go.type = "submit"; go.id = "show-node";
+    form.append(go);
+    form.addEventListener("submit", e => { e.preventDefault(); show(selects.map(s => s.value).join(","), null); });
+    return form;
+  }
+
   async function load() {
     const lattice = await veilFetch("/results/lattice");
     if (lattice.error) { box.replaceChildren(el("p", lattice.error, "muted")); return; }
@@ -48,6 +70,7 @@
       }
       box.append(line);
     }
+    box.append(picker(lattice));
     if (!chosenShown) {
       const b = el("button", `${lattice.chosen} (chosen)`, "node secondary chosen"); b.type = "button"; b.dataset.levels = lattice.chosen;
       b.addEventListener("click", () => show(lattice.chosen, b));
