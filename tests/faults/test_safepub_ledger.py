@@ -111,6 +111,23 @@ def test_the_ledger_is_never_an_output(faults, work: Path) -> None:
     faults.assert_refused(outcome, before, faults.snapshot(work), "o.json")
 
 
+def test_the_ledger_options_beside_a_configuration(faults, work: Path) -> None:
+    (work / "release.yaml").write_text(
+        "input: {path: data.csv}\nattributes:\n"
+        + "".join(f"  {n}: {{role: quasi-identifier, hierarchy: {{file: {n}.csv}}}}\n" for n in ("age", "sex", "zip"))
+        + "models: [{type: dp, epsilon: 2, delta: 0.001}]\nalgorithm: safepub\nsuppression_limit: 1\n"
+        + "suppressed: drop\noutput: {path: out.csv, report: out.json}\n")
+    led = ["--budget-file", work / "ledger.json", "--dataset-name", "d"]
+    first = faults.invoke("anonymize", work / "release.yaml", *led, "--budget", "3", "-q")
+    assert first.exit_code == 0, first.text
+    assert json.loads((work / "out.json").read_text())["ledger"]["remaining"]["epsilon"] == pytest.approx(1.0)
+    (work / "out.csv").unlink()
+    (work / "out.json").unlink()
+    before = faults.snapshot(work)
+    outcome = faults.invoke("anonymize", work / "release.yaml", *led, "-q")
+    faults.assert_refused(outcome, before, faults.snapshot(work), "epsilon and delta are short")
+
+
 def test_a_spend_refused_at_the_charge_writes_nothing(work: Path) -> None:
     """Another process spent between the check and the charge: the charge refuses, nothing is released."""
     import veil

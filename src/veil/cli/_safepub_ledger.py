@@ -23,7 +23,8 @@ def _refuse(remaining: Any, cost: Any, when: str) -> None:
     hint = (" (a dataset's δ budget is given the first time it is charged: --budget-delta)"
             if short == ("delta",) else "")
     raise BudgetExceededError(
-        f"The budget's {' and '.join(short) or 'epsilon'} is short: the safepub release costs "
+        f"The budget's {' and '.join(short) or 'epsilon'} {'are' if len(short) > 1 else 'is'} short: the safepub "
+        f"release costs "
         f"epsilon={cost.epsilon:g}, delta={cost.delta:g}, but only epsilon={remaining.epsilon:g}, "
         f"delta={remaining.delta:g} of the budget remains{hint}; nothing was {when}spent or written.")
 
