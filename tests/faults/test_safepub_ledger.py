@@ -171,3 +171,34 @@ def test_the_issue_example_synthesize_with_budget_and_no_budget_delta(work: Path
     (key,) = [k for k in json.loads(ledger.read_text())["datasets"]]
     budget = BudgetLedger(ledger).open_dataset(key, budget=None)["budget"]
     assert (budget.epsilon, budget.delta) == (3.0, pytest.approx(3e-9, rel=1e-12))
+
+
+def _release_once(args: tuple[str, str]) -> str:
+    import veil
+    from veil.errors import BudgetExceededError
+    from veil.models import DifferentialPrivacy
+
+    ledger, folder = args
+    frame = pd.read_csv(Path(folder) / "data.csv", dtype=str)
+    hierarchies = {n: from_csv(str(Path(folder) / f"{n}.csv"), name=n) for n in ("age", "sex", "zip")}
+    acc = PrivacyAccountant.from_ledger(BudgetLedger(ledger), "shared")
+    try:
+        veil.anonymize(frame, [DifferentialPrivacy(epsilon=2, delta=1e-3)], quasi_identifiers=["age", "sex", "zip"],
+                       hierarchies=hierarchies, algorithm="safepub", suppression=1.0, suppressed="drop",
+                       options={"accountant": acc})
+    except BudgetExceededError:
+        return "refused"
+    return "released"
+
+
+@pytest.mark.slow
+def test_six_concurrent_releases_never_overspend(work: Path) -> None:
+    import multiprocessing
+
+    # budget ε = 5, each release ε = 2: exactly 2 of the 6 processes may release
+    ledger = work / "ledger.json"
+    PrivacyAccountant.from_ledger(BudgetLedger(ledger), "shared", budget=PrivacyBudget(epsilon=5.0, delta=1e-2))
+    with multiprocessing.get_context("fork").Pool(6) as pool:
+        results = pool.map(_release_once, [(str(ledger), str(work))] * 6, chunksize=1)
+    assert results.count("released") == 2 and results.count("refused") == 4
+    assert sum(s["cost"]["epsilon"] for s in _spends(ledger)) == pytest.approx(4.0)
