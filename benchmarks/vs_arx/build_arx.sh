@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build ARX from a checkout of its public source, and the benchmark driver ArxBench.java, with javac.
+# Build ARX from a checkout of its public source, and the benchmark drivers ArxBench.java and ArxSafePub.java, with javac.
 #
 # Usage:  ARX_SRC=/path/to/arx [ARX_BUILD=/scratch/arx-build] benchmarks/vs_arx/build_arx.sh
 #
@@ -13,7 +13,7 @@
 #     org.apache.hadoop.io.Writable, written into the build folder (only ARX's logistic-regression
 #     classifier needs Hadoop, and the benchmark never runs it);
 #   * poi-ooxml-schemas (Excel import): not needed to compile.
-# Output: $ARX_BUILD/classes (ARX), $ARX_BUILD/bench (ArxBench), $ARX_BUILD/classpath.txt.
+# Output: $ARX_BUILD/classes (ARX), $ARX_BUILD/bench (ArxBench, ArxSafePub), $ARX_BUILD/classpath.txt.
 set -euo pipefail
 : "${ARX_SRC:?set ARX_SRC to an ARX source checkout (see the header of this script)}"
 ARX_BUILD="${ARX_BUILD:-${TMPDIR:-/tmp}/veil-arx-build}"
@@ -56,7 +56,7 @@ javac -nowarn -encoding UTF-8 -d "$ARX_BUILD/classes" -cp "$CP" @"$SOURCES" 2>&1
 [ -f "$ARX_BUILD/classes/org/deidentifier/arx/ARXAnonymizer.class" ] || { echo "build_arx.sh: ARX did not compile" >&2; exit 1; }
 # ARX loads a few resources (risk tables, certificate images) from its class path.
 (cd "$ARX_SRC/src/main" && find . -type f ! -name '*.java' -exec cp --parents {} "$ARX_BUILD/classes/" \;)
-javac -encoding UTF-8 -d "$ARX_BUILD/bench" -cp "$ARX_BUILD/classes:$CP" "$HERE/ArxBench.java"
+javac -encoding UTF-8 -d "$ARX_BUILD/bench" -cp "$ARX_BUILD/classes:$CP" "$HERE/ArxBench.java" "$HERE/ArxSafePub.java"
 echo "$ARX_BUILD/bench:$ARX_BUILD/classes:$CP" > "$ARX_BUILD/classpath.txt"
 # A checkout has its tag; an exported tree may carry an ARX_REVISION file ("v3.9.2 <commit>").
 REV="$(git -C "$ARX_SRC" describe --tags --always 2>/dev/null || cat "$ARX_SRC/ARX_REVISION" 2>/dev/null || echo unknown)"

@@ -195,6 +195,7 @@ def run_config(
     html: str | None = None,
     config_path: str | Path | None = None,
     holdout: Any = None,
+    accountant: Any = None,
 ) -> tuple["AnonymizationResult | FileRelease", dict[str, str]]:
     """Run the release a configuration describes; publish the outputs it names as one set.
 
@@ -203,7 +204,7 @@ def run_config(
     ``progress(phase, done, total)`` hears each phase (see :mod:`veil.progress`).
 
     ``holdout`` (a :class:`veil.evaluate.Holdout`) withholds a share of the records from the release
-    and writes them with the outputs, as its control set (in memory only).
+    and writes them with the outputs, as its control set (in memory only).  ``accountant`` is safepub's.
 
     Returns the result and the paths written (``{"data": ..., "report": ..., "html": ...}``).
     Nothing is written unless the anonymization succeeded and the written
@@ -231,7 +232,7 @@ def run_config(
         if config.engine != "local":
             result: AnonymizationResult | FileRelease = _run_with_engine(config, models, out, phase)
         else:
-            result = _run_in_memory(config, models, out, phase, len(files), holdout)
+            result = _run_in_memory(config, models, out, phase, len(files), holdout, accountant)
         result.report["provenance"] = provenance(config)
         phase("write", int("data" in out), len(files))
         if "report" in out:
@@ -249,7 +250,7 @@ def run_config(
 
 def _run_in_memory(config: ReleaseConfig, models: list[Any], out: Outputs,
                    phase: Callable[[str, int | None, int | None], None], files: int,
-                   holdout: Any = None) -> AnonymizationResult:
+                   holdout: Any = None, accountant: Any = None) -> AnonymizationResult:
     """The release in memory (:func:`veil.anonymize`), its data written into ``out`` and re-read."""
     sources: dict[str, str] = {}
     dataset = dataset_from_config(config, sources=sources)
@@ -262,7 +263,10 @@ def _run_in_memory(config: ReleaseConfig, models: list[Any], out: Outputs,
         from veil.utility import check_workload_target
 
         check_workload_target(dataset, config.target)
-    result = anonymize(dataset, models, progress=phase, policy=policy_from_config(config), **_options(config))
+    options = _options(config)
+    if accountant is not None:  # the ledger safepub charges (veil anonymize --budget-file)
+        options["options"] = {**options["options"], "accountant": accountant}
+    result = anonymize(dataset, models, progress=phase, policy=policy_from_config(config), **options)
     result.report["hierarchies"] = sources
     if config.target is not None:
         result.report["workload"] = _workload(config, dataset, result)

@@ -92,7 +92,7 @@ def test_budget_that_does_not_fit_is_refused_before_anything_is_written(faults, 
 def test_a_new_dataset_whose_budget_cannot_cover_the_synthesis(faults, work):
     before = faults.snapshot(work)
     outcome = faults.invoke(*_args(work, "--epsilon", "1", "--budget-file", work / "ledger.json",
-                                   "--dataset-name", "d", "--budget", "3"))  # no --budget-delta: δ=0
+                                   "--dataset-name", "d", "--budget", "3", "--budget-delta", "0"))
     faults.assert_refused(outcome, before, faults.snapshot(work), "--budget-delta")
 
 

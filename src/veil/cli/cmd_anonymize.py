@@ -179,7 +179,8 @@ def _options(values: list[str] | None) -> dict[str, object]:
 
 #: The options that may be given beside a configuration: where to write, and how much to print.
 #: Every other option describes the release, which the configuration sets.
-BESIDE_CONFIG = ("output", "json_out", "html_out", "quiet", "holdout", "holdout_out", "evaluate")
+BESIDE_CONFIG = ("output", "json_out", "html_out", "quiet", "holdout", "holdout_out", "evaluate", "budget_file",
+                 "budget", "budget_delta", "dataset_name")
 #: The configuration key each other option stands for (the remedy the refusal names).
 _CONFIG_KEYS = {
     "qi": "attributes", "sensitive": "attributes", "identifier": "attributes", "insensitive": "attributes",
@@ -270,6 +271,10 @@ def anonymize_command(
     epsilon: float = typer.Option(None, "--epsilon", help="safepub: the differential-privacy epsilon (> 0); adds dp(epsilon, delta) to --require."),
     delta: float = typer.Option(None, "--delta", help="safepub: the differential-privacy delta, in (0, 1)."),
     search_budget: float = typer.Option(None, "--search-budget", help="safepub: share of epsilon spent on the search, in (0, 1) (default 0.1)."),
+    budget_file: Path = typer.Option(None, "--budget-file", help="safepub: charge (epsilon, delta) to this budget ledger, shared with veil query and veil synthesize."),
+    budget: float = typer.Option(None, "--budget", help="safepub: total epsilon of the dataset in the ledger (the first time)."),
+    budget_delta: float = typer.Option(None, "--budget-delta", help="safepub: total delta of the dataset (the first time; default: --delta times the releases --budget allows)."),
+    dataset_name: str = typer.Option(None, "--dataset-name", help="safepub: the dataset's key in the ledger (default: a fingerprint of the records)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress on stderr (the summary is still printed)."),
 ) -> None:
     # long: a Typer command: one line per flag
@@ -278,6 +283,7 @@ def anonymize_command(
     from veil.cli._summary import print_summary
     from veil.release import run_config
     from veil.algorithms.safepub._flags import dp_flags
+    from veil.cli._safepub_ledger import safepub_charge
 
     with user_errors():
         if html_out is not None:
@@ -305,11 +311,14 @@ def anonymize_command(
                 max_nodes=max_nodes,
             )
         held = _holdout(holdout, holdout_out, evaluate)
+        charge = safepub_charge(config, budget_file=budget_file, dataset_name=dataset_name, budget=budget,
+                                budget_delta=budget_delta, files=(target, output, json_out, html_out, holdout_out))
         with phase_display(err_console, quiet=quiet) as progress:  # stderr: stdout keeps the summary only
             result, written = run_config(
                 config, output=str(output) if output else None, report=str(json_out) if json_out else None,
                 progress=progress, html=str(html_out) if html_out else None,
                 config_path=target if target.suffix.lower() in _CONFIG_SUFFIXES else None, holdout=held,
+                accountant=charge,
             )
     for note in notes:
         err_console.print(note, highlight=False, soft_wrap=True)

@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 import typer
 
 from veil.cli._app import app, console, user_errors
+from veil.cli._ledger_options import ledger_files, ledger_key
 from veil.errors import BudgetExceededError, ParameterError
 
 
@@ -40,14 +41,14 @@ def _bounds_text(ans: Any) -> str:
 
 def _accountant(frame: Any, budget_file: Optional[Path], dataset_name: Optional[str],
                 budget: Optional[float], budget_delta: float) -> Any:
-    from veil.dp import BudgetLedger, PrivacyAccountant, PrivacyBudget, dataset_fingerprint
+    from veil.dp import BudgetLedger, PrivacyAccountant, PrivacyBudget
 
     total = None if budget is None else PrivacyBudget(epsilon=budget, delta=budget_delta)
     if budget_file is None:
         if total is None:
             raise ParameterError("Give --budget TOTAL_EPSILON (and --budget-file F to persist it).")
         return PrivacyAccountant(budget=total)
-    key = f"name:{dataset_name}" if dataset_name else dataset_fingerprint(frame)
+    key = ledger_key(dataset_name, lambda: frame)
     return PrivacyAccountant.from_ledger(BudgetLedger(budget_file), key, budget=total)
 
 
@@ -115,7 +116,7 @@ def query(
         ask = _Ask(epsilon, delta, lower, upper, missing_as, keys)
         ledger = {"budget_file": budget_file, "dataset_name": dataset_name, "budget": budget,
                   "budget_delta": budget_delta}
-        with Outputs({"json": json_out}, inputs=[file, *_ledger_files(budget_file, file)]) as out:
+        with Outputs({"json": json_out}, inputs=[file, *ledger_files(budget_file, file)]) as out:
             units = (privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group)
             if engine.strip().lower() != "local":
                 answers = _engine_answers(engine, file, specs, ask, sep=sep, unit_options=units, **ledger)
@@ -229,19 +230,6 @@ def _check_batch(specs: list[Any], frame: Any, ask: _Ask) -> None:
                 raise ParameterError(
                     "A histogram without --categories releases keys found in the data; give public keys "
                     "with --categories or a --delta > 0 for private partition selection. Nothing was spent.")
-
-
-def _ledger_files(budget_file: Optional[Path], file: Path) -> list[Path]:
-    """The ledger's index, journal and lock (none without ``--budget-file``), refused if one is the data."""
-    from veil.dp import BudgetLedger
-    from veil.pipeline import Outputs
-
-    if budget_file is None:
-        return []
-    ledger = BudgetLedger(budget_file)
-    Outputs({"ledger": ledger.path, "journal": ledger.journal, "lock": ledger.lock_path},
-            inputs=[file])  # the ledger never overwrites the data
-    return [ledger.path, ledger.journal, ledger.lock_path]
 
 
 def _print_answers(answers: list[Any], as_json: bool) -> None:

@@ -15,15 +15,14 @@ from typing import Any, Optional
 import typer
 
 from veil.cli._app import app, console, parse_assignments, split_list, user_errors
+from veil.cli._ledger_options import budget_total, check_fits, ledger_files, ledger_key
 from veil.errors import BudgetExceededError, ParameterError
 
 
-def _accountant(budget_file: Optional[Path], key: Optional[str], budget: Optional[float],
-                budget_delta: float) -> Any:
+def _accountant(budget_file: Optional[Path], key: Optional[str], total: Any) -> Any:
     """The accountant charged (None without --budget-file and --budget): a ledger's, or one in memory."""
-    from veil.dp import BudgetLedger, PrivacyAccountant, PrivacyBudget
+    from veil.dp import BudgetLedger, PrivacyAccountant
 
-    total = None if budget is None else PrivacyBudget(epsilon=budget, delta=budget_delta)
     if budget_file is None:
         return None if total is None else PrivacyAccountant(budget=total)
     return PrivacyAccountant.from_ledger(BudgetLedger(budget_file), key, budget=total)
@@ -44,40 +43,6 @@ def _precheck(accountant: Any, epsilon: float, delta: float, when: str = "") -> 
         _refuse(accountant.remaining, epsilon, delta, when)
 
 
-def _precheck_ledger(budget_file: Path, key: str, budget: Optional[float], budget_delta: float,
-                     epsilon: float, delta: float) -> None:
-    """Before any row is read, and without writing the ledger: refuse a synthesis that cannot fit
-    in the budget given for a new dataset, or in what a known dataset has left."""
-    from veil.dp import BudgetLedger, PrivacyAccountant, PrivacyBudget
-
-    if budget is not None:
-        total = PrivacyBudget(epsilon=budget, delta=budget_delta)
-        if not total.covers(PrivacyBudget(epsilon=epsilon, delta=delta)):
-            _refuse(total, epsilon, delta, "read, ")
-    ledger = BudgetLedger(budget_file)
-    if not ledger.path.exists():
-        return
-    try:
-        ledger.open_dataset(key, budget=None)  # a known dataset: read only
-    except ParameterError:
-        if budget is None:
-            raise
-        return  # a new dataset: its budget was checked above
-    _precheck(PrivacyAccountant.from_ledger(ledger, key, budget=None if budget is None else PrivacyBudget(
-        epsilon=budget, delta=budget_delta)), epsilon, delta, "read, ")
-
-
-def _ledger_files(budget_file: Optional[Path], file: Path) -> list[Path]:
-    from veil.dp import BudgetLedger
-    from veil.pipeline import Outputs
-
-    if budget_file is None:
-        return []
-    ledger = BudgetLedger(budget_file)
-    Outputs({"ledger": ledger.path, "journal": ledger.journal, "lock": ledger.lock_path}, inputs=[file])
-    return [ledger.path, ledger.journal, ledger.lock_path]
-
-
 @app.command("synthesize")
 def synthesize_command(
     file: Path = typer.Argument(..., readable=False, help="Input CSV or Parquet file."),
@@ -93,7 +58,8 @@ def synthesize_command(
                                        "a text column with more needs a --domain."),
     identifiers: Optional[str] = typer.Option(None, "--identifiers", help="Columns never synthesized nor written."),
     budget: Optional[float] = typer.Option(None, "--budget", help="Total ε of the dataset (the first time)."),
-    budget_delta: float = typer.Option(0.0, "--budget-delta", help="Total δ of the dataset (the first time)."),
+    budget_delta: Optional[float] = typer.Option(None, "--budget-delta", help="Total δ of the dataset (the first "
+                                                 "time; default: --delta times the releases --budget allows)."),
     budget_file: Optional[Path] = typer.Option(None, "--budget-file", help="The budget ledger, shared with "
                                                "veil query (its .journal and .lock sit beside it)."),
     dataset_name: Optional[str] = typer.Option(None, "--dataset-name", help="The ledger key, declared by "
@@ -130,12 +96,12 @@ def synthesize_command(
 
 def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Path, json_out: Optional[Path],
          domain: Optional[Path], bins: Optional[list[str]], max_categories: int, identifiers: Optional[str],
-         budget_file: Optional[Path], dataset_name: Optional[str], budget: Optional[float], budget_delta: float,
-         seed: Optional[int], sep: Optional[str], report_options: Any = None, engine: str = "local") -> dict:
+         budget_file: Optional[Path], dataset_name: Optional[str], budget: Optional[float],
+         budget_delta: Optional[float], seed: Optional[int], sep: Optional[str], report_options: Any = None,
+         engine: str = "local") -> dict:
     from veil.data import read_table
-    from veil.dp import dataset_fingerprint
     from veil.dp.synthesis import parse_bins, parse_domain, synthesize
-    from veil.dp.synthesis._api import check_privacy, column_domains
+    from veil.dp.synthesis._api import check_privacy, column_domains, plan_budget, synthesis_cost
     from veil.dp.synthesis._chunks import ChunkWriter
     from veil.dp.synthesis._engine import check_engine, synthesis_source
     from veil.pipeline import Outputs
@@ -149,12 +115,12 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
     given.update(parse_bins(parse_assignments(bins, "--bins")))
     extra = report_options or _report_options(None, None, None, False, None, False)
     with Outputs({"data": output, "json": json_out, **extra.destinations},
-                 inputs=[file, domain, *_ledger_files(budget_file, file)]) as out:
+                 inputs=[file, domain, *ledger_files(budget_file, file)]) as out:
         ids = tuple(split_list(identifiers, "--identifiers"))
-        if budget_file is None:
-            _precheck(_accountant(None, None, budget, budget_delta), eps, dlt, "read, ")
-        elif dataset_name:
-            _precheck_ledger(budget_file, f"name:{dataset_name}", budget, budget_delta, eps, dlt)
+        named = f"name:{dataset_name}" if dataset_name else None  # a key known before any row is read
+        check_fits(budget_file, named, budget_total(budget, budget_delta, epsilon=eps, delta=dlt,
+                                                    budget_file=budget_file, key=named),
+                   lambda acc: synthesis_cost(acc, plan_budget(eps, dlt)), lambda rem: _refuse(rem, eps, dlt, "read, "))
         if engine != "local" and extra.holdout is not None:
             raise ParameterError("--holdout withholds records in memory: use the local engine (--engine local).")
         # as text, so that a category such as ZIP code 02139 keeps its leading zero (an engine: the same labels)
@@ -162,10 +128,11 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
             synthesis_source(engine, file, sep=sep)
         doms = column_domains(frame, given, None, ids, max_categories)  # every domain checked before the ledger opens
         frame, control = extra.split(frame, doms)
-        # the ledger key of veil query: the fingerprint of the typed records
-        key = f"name:{dataset_name}" if dataset_name else None if budget_file is None else dataset_fingerprint(
-            read_table(file, sep=sep, typed=True).to_pandas())
-        accountant = _accountant(budget_file, key, budget, budget_delta)
+        # the ledger key of veil query: the fingerprint of the typed records (read only for a ledger file)
+        key = None if budget_file is None else ledger_key(dataset_name, lambda: read_table(file, sep=sep,
+                                                                                          typed=True).to_pandas())
+        accountant = _accountant(budget_file, key, budget_total(budget, budget_delta, epsilon=eps, delta=dlt,
+                                                                budget_file=budget_file, key=key))
         _precheck(accountant, eps, dlt)
         try:
             if control is not None:  # the evaluation reads the synthetic rows: they stay in memory

@@ -87,6 +87,14 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
             "details": _public_details(outcome.recoding.details),
         }
         _blank_rule(report, outcome.recoding.details)
+    return _with_ledger(report, outcome)
+
+
+def _with_ledger(report: dict[str, Any], outcome: Any) -> dict[str, Any]:
+    """A release charged to a privacy budget (safepub) reports the ledger's spend at the top level."""
+    details = outcome.recoding.details if outcome.recoding is not None else {}
+    if "ledger" in details:
+        report["ledger"] = details["ledger"]
     return report
 
 
@@ -162,8 +170,8 @@ def lattice_section(algorithm: str, search: Any, quasi_identifiers: Any) -> dict
 
 
 def _public_details(details: Mapping[str, Any]) -> dict[str, Any]:
-    """An algorithm's facts without a seed (no secret in any output)."""
-    return {key: value for key, value in details.items() if key != "seed"}
+    """An algorithm's facts without a seed (no secret in any output) or the ledger (reported at the top level)."""
+    return {key: value for key, value in details.items() if key not in ("seed", "ledger")}
 
 
 #: Utility metrics that read the suppressed records' values (their surprise, their labels): with

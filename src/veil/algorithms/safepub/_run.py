@@ -12,14 +12,16 @@ import numpy as np
 from veil.algorithms._recoding import SUPPRESSED_LABEL, Recoding
 from veil.algorithms._registry import Outcome, Problem
 from veil.algorithms.safepub._parameters import safepub_parameters
-from veil.algorithms.safepub._search import GranularityScore, walk
+from veil.algorithms.safepub._search import GranularityScore, search
 from veil.data._schema import Role
 from veil.errors import ParameterError
 
-__all__ = ["run_safepub", "sample_records", "DEFAULT_STEPS"]
+__all__ = ["run_safepub", "sample_records", "DEFAULT_STEPS", "DEFAULT_WALK_SHARE"]
 
 #: Steps of the exponential-mechanism walk (ARX's tests use 10 and 100 expansions).
 DEFAULT_STEPS = 100
+#: The share of the search budget the walk spends; the rest draws the released node among the nodes scored.
+DEFAULT_WALK_SHARE = 0.01
 
 
 def sample_records(n: int, beta: float) -> np.ndarray:
@@ -44,16 +46,44 @@ def _model(problem: Problem) -> Any:
     return found[0]
 
 
-def _steps(options: Any) -> int:
-    unknown = sorted(set(options) - {"steps"})
+def _options(options: Any) -> tuple[int, float]:
+    """``steps`` and ``walk_share`` from the algorithm's options (``accountant`` is read apart)."""
+    unknown = sorted(set(options) - {"steps", "walk_share", "accountant"})
     if unknown:
-        raise ParameterError(f"Bad option for the safepub algorithm: {unknown[0]!r} (it takes steps=N).")
+        raise ParameterError(f"Bad option for the safepub algorithm: {unknown[0]!r} (it takes steps=N and "
+                             "walk_share=S).")
     steps = options.get("steps", DEFAULT_STEPS)
     if isinstance(steps, str) and steps.strip().isdigit():
         steps = int(steps)
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ParameterError(f"The 'steps' option of safepub must be an int in [1, inf). Got {steps!r} instead.")
-    return steps
+    share = options.get("walk_share", DEFAULT_WALK_SHARE)
+    try:
+        number = float(share)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(share, bool) or not 0.0 < number <= 1.0:
+        raise ParameterError(f"The 'walk_share' option of safepub must be a number in (0, 1]. Got {share!r} instead.")
+    return steps, number
+
+
+def _charge(accountant: Any, model: Any) -> dict | None:
+    """Charge (ε, δ) to ``accountant`` (the ``accountant`` option) and return what it spent and has left.
+
+    The accountant is anything that spends as :meth:`veil.dp.PrivacyAccountant.spend` (refusing, with
+    :class:`~veil.errors.BudgetExceededError`, a cost that does not fit) and then reads as one.
+    """
+    if accountant is None:
+        return None
+    if not callable(getattr(accountant, "spend", None)):
+        raise ParameterError("The 'accountant' option of safepub must be a veil.dp.PrivacyAccountant (on the "
+                             f"command line: --budget-file and --budget). Got {type(accountant).__name__} instead.")
+    from veil.dp import PrivacyBudget
+    from veil.dp.synthesis._api import ledger_report
+
+    accountant.spend(PrivacyBudget(epsilon=model.epsilon, delta=model.delta),
+                     label=f"anonymize safepub epsilon={model.epsilon:g} delta={model.delta:g}")
+    return ledger_report(accountant)
 
 
 def _released(problem: Problem, node: tuple[int, ...], sampled: np.ndarray, k: int) -> tuple[Any, np.ndarray, int]:
@@ -72,11 +102,8 @@ def _released(problem: Problem, node: tuple[int, ...], sampled: np.ndarray, k: i
     return data, suppressed, int(kept.sum())
 
 
-def run_safepub(problem: Problem) -> Outcome:
-    """Run SafePub on the rows of ``problem`` (see :mod:`veil.algorithms.safepub`)."""
-    start = time.perf_counter()
-    model = _model(problem)
-    steps = _steps(problem.options)
+def _refuse(problem: Problem) -> None:
+    """What SafePub cannot release under its guarantee, refused before anything is charged or sampled."""
     if problem.suppression_limit < 1.0:
         raise ParameterError(
             "The safepub algorithm suppresses every unsampled record and every class under k; it needs a "
@@ -94,24 +121,34 @@ def run_safepub(problem: Problem) -> Outcome:
             f"The safepub algorithm releases only quasi-identifiers: its guarantee covers whole records, so "
             f"{others[0]!r} must be a quasi-identifier with a hierarchy (--qi) or withheld."
         )
+
+
+def run_safepub(problem: Problem) -> Outcome:
+    """Run SafePub on the rows of ``problem`` (see :mod:`veil.algorithms.safepub`)."""
+    start = time.perf_counter()
+    model = _model(problem)
+    steps, walk_share = _options(problem.options)
+    _refuse(problem)
     params = safepub_parameters(model.epsilon_anonymization, model.delta)
+    ledger = _charge(problem.options.get("accountant"), model)  # once, before the records are sampled
     base = problem.base
     rows = base.row_classes()
     sampled = sample_records(len(rows), params.beta)
     per_class = np.bincount(rows[sampled & (rows >= 0)], minlength=base.n_classes)
     score = GranularityScore(base, per_class, params.k)
-    from veil.dp import ExponentialMechanism
-
-    mechanism = ExponentialMechanism(epsilon=model.epsilon_search / steps, sensitivity=1.0)
-    node, scored = walk(score, problem.min_levels, problem.max_levels, steps=steps, select=mechanism.select)
+    node, scored = search(score, problem.min_levels, problem.max_levels, steps=steps, epsilon=model.epsilon_search,
+                          walk_share=walk_share)
     data, suppressed, groups = _released(problem, node, sampled, params.k)
     seconds = time.perf_counter() - start
     details = {
         "epsilon": model.epsilon, "delta": model.delta, "search_budget": model.search_budget,
         "epsilon_search": model.epsilon_search, "epsilon_anonymization": model.epsilon_anonymization,
-        "beta": params.beta, "k": params.k, "steps": steps, "nodes_scored": scored, "metric": "granularity",
+        "beta": params.beta, "k": params.k, "steps": steps, "walk_share": walk_share, "nodes_scored": scored,
+        "metric": "granularity",
         "sampled": int(sampled.sum()),
     }
+    if ledger is not None:
+        details["ledger"] = ledger
     recoding = Recoding(data=data, algorithm="safepub", suppressed=int(suppressed.sum()), groups=groups,
                         seconds=seconds, details=details)
     qis = base.quasi_identifiers

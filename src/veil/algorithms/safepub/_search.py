@@ -16,6 +16,12 @@ more or fewer changes the bracket by at most k - 1 (it can lift a class of
 k - 1 records out of suppression), so u has sensitivity 1 and each step of
 the exponential mechanism draws candidate g with probability
 :math:`\\propto e^{\\varepsilon_{step} u(g) / 2}`.
+
+The walk spends a small share of the search budget (``walk_share``); the
+node released is then drawn by the exponential mechanism, with the rest,
+among every node the walk scored.  ARX releases instead the best pivot of its
+walk by exact score, a choice made by no mechanism (see
+``docs/algorithms/safepub.md``, "Differences from ARX").
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import numpy as np
 
 from veil.classes import ClassTable
 
-__all__ = ["GranularityScore", "walk"]
+__all__ = ["GranularityScore", "walk", "search"]
 
 
 class GranularityScore:
@@ -73,28 +79,49 @@ def _predecessors(node: tuple[int, ...], low: Sequence[int]) -> list[tuple[int, 
     return [node[:i] + (node[i] - 1,) + node[i + 1:] for i in range(len(node)) if node[i] > low[i]]
 
 
-def walk(score: GranularityScore, low: Sequence[int], high: Sequence[int], *, steps: int, select) -> tuple[tuple[int, ...], int]:
-    """The node SafePub releases, and how many nodes it scored.
+def walk(score: GranularityScore, low: Sequence[int], high: Sequence[int], *, steps: int,
+         select) -> tuple[tuple[int, ...], dict[tuple[int, ...], float]]:
+    """SafePub's walk (ARX's ``DataDependentEDDPAlgorithm``): the last pivot, and every node it scored.
 
     From the top node, each step adds the pivot's direct predecessors (one
     level lower in one QI) to the candidates, removes the pivot, and draws the
     next pivot among the candidates with ``select(scores) -> index`` (the
-    exponential mechanism at ε_search / steps).  The last pivot drawn is
-    returned: every choice of it is a draw of the mechanism, so the search
-    spends exactly ε_search (ARX instead returns the best-scoring pivot, a
-    choice made on the exact scores).
+    exponential mechanism at the walk's ε / steps).  The scores of the top and
+    of every candidate ever drawn from are returned with the last pivot.
     """
     pivot = tuple(int(x) for x in high)
+    scored = {pivot: score(pivot)}
     candidates: dict[tuple[int, ...], float] = {}
-    scored = 0
     for _ in range(steps):  # steps of the walk (tens to hundreds), not rows
         for node in _predecessors(pivot, low):
             if node not in candidates:
-                candidates[node] = score(node)
-                scored += 1
+                candidates[node] = scored[node] if node in scored else score(node)
+                scored[node] = candidates[node]
         candidates.pop(pivot, None)
         if not candidates:
             break
         nodes = list(candidates)
         pivot = nodes[select([candidates[n] for n in nodes])]
     return pivot, scored
+
+
+def search(score: GranularityScore, low: Sequence[int], high: Sequence[int], *, steps: int, epsilon: float,
+           walk_share: float) -> tuple[tuple[int, ...], int]:
+    """The node SafePub releases, and how many nodes it scored, spending exactly ``epsilon``.
+
+    The walk spends ``walk_share · epsilon`` (ε / steps at each of its
+    draws); the node released is then drawn by the exponential mechanism,
+    with the rest of ``epsilon``, among every node the walk scored.  (ARX
+    releases the best-scoring pivot of its walk, chosen on the exact scores:
+    a choice no mechanism makes, outside the guarantee.)  With
+    ``walk_share = 1`` the last pivot is released.
+    """
+    from veil.dp import ExponentialMechanism
+
+    step = ExponentialMechanism(epsilon=epsilon * walk_share / steps, sensitivity=1.0)
+    pivot, scored = walk(score, low, high, steps=steps, select=step.select)
+    if walk_share >= 1.0:
+        return pivot, len(scored)
+    final = ExponentialMechanism(epsilon=epsilon * (1.0 - walk_share), sensitivity=1.0)
+    nodes = list(scored)
+    return nodes[final.select([scored[n] for n in nodes])], len(scored)

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import veil
 from veil.algorithms.safepub._run import sample_records
-from veil.algorithms.safepub._search import GranularityScore, walk
+from veil.algorithms.safepub._search import GranularityScore, search, walk
 from veil.classes import ClassTable
 from veil.cli import app
 from veil.errors import ParameterError
@@ -52,7 +52,8 @@ def test_every_released_class_holds_k_records(n: int, seed: int, pair: tuple[flo
     model, data, report = _release(frame, *pair)
     sizes = data.groupby(["age", "sex", "zip"], observed=True).size()
     assert (sizes >= model.k).all()
-    assert "*" not in set(data["age"]) or (data[["age", "sex", "zip"]] == "*").all(axis=1).sum() == 0
+    top = report["transformation"] == {"age": 2, "sex": 1, "zip": 2}  # one class of '*': released, not suppressed
+    assert top or "*" not in set(data["age"]) or (data[["age", "sex", "zip"]] == "*").all(axis=1).sum() == 0
     assert len(data) <= n
 
 
@@ -92,7 +93,7 @@ def test_granularity_score_by_hand() -> None:
 
 
 def test_walk_follows_the_selection_from_the_top() -> None:
-    scores = {(0, 0): -1.0, (1, 0): -2.0, (0, 1): -3.0}
+    scores = {(1, 1): -4.0, (0, 0): -1.0, (1, 0): -2.0, (0, 1): -3.0}
     picked = []
 
     def best(values):  # a deterministic stand-in for the exponential mechanism: argmax
@@ -101,12 +102,41 @@ def test_walk_follows_the_selection_from_the_top() -> None:
 
     # step 1: the top's predecessors (0,1), (1,0) -> (1,0); step 2: + (0,0) -> (0,0); step 3: (0,0) has none,
     # leaves -> (0,1); step 4: (0,0) comes back as (0,1)'s predecessor (ARX re-adds a former pivot) -> (0,0);
-    # step 5: no candidate left: the walk stops at (0,0), having scored 4 nodes
+    # step 5: no candidate left: the walk stops at (0,0), having scored the top and 3 nodes (each once)
     node, scored = walk(lambda n: scores[tuple(n)], (0, 0), (1, 1), steps=5, select=best)
-    assert (node, scored) == ((0, 0), 4)
+    assert (node, scored) == ((0, 0), scores)
     assert picked[:3] == [[-3.0, -2.0], [-3.0, -1.0], [-3.0]]
-    node, _ = walk(lambda n: scores[tuple(n)], (0, 0), (1, 1), steps=1, select=best)
-    assert node == (1, 0)
+    node, scored = walk(lambda n: scores[tuple(n)], (0, 0), (1, 1), steps=1, select=best)
+    assert node == (1, 0) and set(scored) == {(1, 1), (0, 1), (1, 0)}
+
+
+def test_search_spends_exactly_the_search_budget(monkeypatch) -> None:
+    """The walk's draws (ε·walk_share/steps each) and the final draw (ε·(1 - walk_share)) add up to ε."""
+    import veil.dp
+
+    scores = {(1, 1): -4.0, (0, 0): -1.0, (1, 0): -2.0, (0, 1): -3.0}
+    spent: list[float] = []
+
+    class Recording(veil.dp.ExponentialMechanism):
+        def select(self, values):
+            spent.append(self.epsilon)
+            return super().select(values)
+
+    monkeypatch.setattr(veil.dp, "ExponentialMechanism", Recording)
+    node, scored = search(lambda n: scores[tuple(n)], (0, 0), (1, 1), steps=3, epsilon=0.3, walk_share=0.1)
+    assert scored == 4 and node in scores
+    assert spent[:3] == [pytest.approx(0.01)] * 3 and spent[3] == pytest.approx(0.27) and len(spent) == 4
+    assert sum(spent) == pytest.approx(0.3)
+    spent.clear()
+    search(lambda n: scores[tuple(n)], (0, 0), (1, 1), steps=3, epsilon=0.3, walk_share=1.0)  # the last pivot
+    assert spent == [pytest.approx(0.1)] * 3
+
+
+def test_search_releases_the_best_scored_node_when_epsilon_is_large() -> None:
+    scores = {(1, 1): -40.0, (0, 0): -10.0, (1, 0): -20.0, (0, 1): -30.0}
+    for _ in range(20):  # two steps score every node; the final draw at ε = 9,900 gives any other node
+        node, n = search(lambda n: scores[tuple(n)], (0, 0), (1, 1), steps=2, epsilon=1e4, walk_share=0.01)
+        assert (node, n) == ((0, 0), 4)  # probability below e^-49,000
 
 
 def test_dp_model_needs_safepub() -> None:
