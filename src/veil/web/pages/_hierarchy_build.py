@@ -16,7 +16,7 @@ from typing import Any
 
 from veil.errors import ColumnNotFoundError, ConfigError, ParameterError
 from veil.web._workspace import safe_name
-from veil.web.pages._roles_config import validated
+from veil.web.pages._roles_config import input_of, validated
 from veil.web.pages.data import file_key
 
 __all__ = ["BUILDER_FORMS", "quasi_identifiers", "entry_of", "form_of", "hierarchy_of", "preview", "csv_text",
@@ -119,12 +119,13 @@ def _base(workspace, config: dict[str, Any]):
     from veil.release import dataset_from_config
 
     plain = {n: {k: v for k, v in a.items() if k != "hierarchy"} for n, a in config["attributes"].items()}
-    key = (file_key(workspace), json.dumps([config.get("input"), plain], sort_keys=True, default=str))
+    source = input_of(workspace, config)
+    key = (file_key(workspace), json.dumps([source, plain], sort_keys=True, default=str))
     cached = workspace.state.results.get("hierarchies.base")
     if cached is not None and cached[0] == key:
         return cached[1]
     # the identifiers' de-identification leaves the quasi-identifiers as they are: not run here
-    release = validated(workspace, {"input": config["input"], "attributes": _with_auto(plain)})
+    release = validated(workspace, {"input": source, "attributes": _with_auto(plain)})
     dataset = dataset_from_config(release.model_copy(update={"attributes": {
         n: a.model_copy(update={"hierarchy": None}) for n, a in release.attributes.items()}}))
     workspace.state.results["hierarchies.base"] = (key, dataset)
@@ -147,7 +148,7 @@ def hierarchy_of(workspace, config: dict[str, Any], qi: str, entry: dict[str, An
     key = (file_key(workspace), qi, json.dumps([entry, stamp, config["attributes"][qi].get("kind")], sort_keys=True))
     cache = workspace.state.results.setdefault("hierarchies.cache", {})
     if key not in cache:
-        one = {"input": config["input"], "attributes": {qi: {**config["attributes"][qi], "hierarchy": entry}}}
+        one = {"input": input_of(workspace, config), "attributes": {qi: {**config["attributes"][qi], "hierarchy": entry}}}
         resolution = build_hierarchies(validated(workspace, one), dataset)
         if len(cache) > 64:
             cache.clear()

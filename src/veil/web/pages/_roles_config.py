@@ -17,7 +17,7 @@ from typing import Any
 from veil.errors import ConfigError
 
 __all__ = ["ROLES", "KINDS", "WITHHELD", "IDENTIFIER_ACTIONS", "PLACEHOLDER_MODELS", "default_attributes",
-           "with_roles", "validated", "treatments", "action_of", "KEY_VARIABLE", "key_missing"]
+           "with_roles", "validated", "treatments", "action_of", "KEY_VARIABLE", "key_missing", "input_of"]
 
 #: A column left out of ``attributes``: withheld by the release policy (never written).
 WITHHELD = "withheld"
@@ -93,7 +93,7 @@ def with_roles(config: dict[str, Any], choices: dict[str, tuple[str, str, str | 
         if action not in IDENTIFIER_ACTIONS:
             raise ConfigError(f"deidentify.columns.{column}: the action must be one of "
                               f"{', '.join(IDENTIFIER_ACTIONS)}. Got {action!r} instead.")
-        if actions.get(column, {}).get("action") == "pseudonymize":
+        if isinstance(actions.get(column), dict) and actions[column].get("action") == "pseudonymize":
             del actions[column]
         if role == "identifier" and IDENTIFIER_ACTIONS[action] is not None:
             actions[column] = dict(IDENTIFIER_ACTIONS[action])
@@ -118,7 +118,7 @@ def validated(workspace, config: dict[str, Any]):
 
     from veil.config import ReleaseConfig, check_consistency
 
-    payload = {**config, "base_dir": str(workspace.root)}
+    payload = {**config, "input": input_of(workspace, config), "base_dir": str(workspace.root)}
     if not payload.get("models"):
         payload["models"] = PLACEHOLDER_MODELS
     try:
@@ -127,6 +127,21 @@ def validated(workspace, config: dict[str, Any]):
         raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
     check_consistency(release)
     return release
+
+
+def input_of(workspace, config: dict[str, Any]) -> dict[str, Any]:
+    """The configuration's ``input`` section with the open table of the workspace as its path (and
+    separator), as the Run page writes it: a configuration pasted without ``input``, or naming
+    another path, is read against the table that is open."""
+    state = workspace.state
+    section = config.get("input")
+    section = dict(section) if isinstance(section, dict) else {}
+    if state.data is None:
+        return section
+    section["path"] = state.data
+    if state.sep:
+        section["sep"] = state.sep
+    return section
 
 
 def treatments(release, columns: list[str], frame=None) -> dict[str, dict[str, str]]:
