@@ -38,7 +38,7 @@ def test_roles_and_hierarchies_work_from_a_pasted_configuration(adult, with_inpu
     state = app.state.workspace.state
     state.config = adult_config(with_input)
     page = client.get("/roles")
-    assert page.status_code == 200 and 'id="policy-error"' not in page.text
+    assert page.status_code == 200 and re.search(r"class=\"error hidden\" id=\"policy-error\"", page.text)
     treatments = dict(re.findall(r'<tr data-column="([^"]+)">.*?data-treatment="([^"]*)"', page.text, flags=re.S))
     assert treatments == {**dict.fromkeys(QIS, "generalized"), "salary-class": "unchanged"}
     roles = {f"role-{i}": "quasi-identifier" for i in range(8)} | {"role-8": "sensitive"}
@@ -56,3 +56,67 @@ def test_roles_and_hierarchies_work_from_a_pasted_configuration(adult, with_inpu
                         follow_redirects=False)
     assert saved.status_code == 303
     assert state.config["attributes"]["age"]["hierarchy"] == {"spec": "interval:5,10,20"}
+
+
+PLANS = ["Public", "Private", "Self-pay", "Military", "Other"]
+WARDS = ["W1", "W2", "W3"]
+PATIENTS = "patient_name,mrn,zip,ward,insurance,diagnosis,annual_income,smoker\n" + "".join(
+    f"Person{chr(65 + i % 26)}{chr(97 + i // 26)},MRN{5000000 + 7 * i},{(i * 37) % 5000:05d},{WARDS[i % 3]},"
+    f"{PLANS[i % 5]},J{i % 9}.{i % 4},{20000 + 1000 * (i % 13)},{'yes' if i % 4 else 'no'}\n" for i in range(120))
+COLUMNS = ["patient_name", "mrn", "zip", "ward", "insurance", "diagnosis", "annual_income", "smoker"]
+
+
+@pytest.fixture
+def patients(web):
+    client, app = web
+    client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("patients.csv", PATIENTS.encode())})
+    return client, app
+
+
+def roles_form(roles: dict[str, str], allow: tuple[str, ...] = ()) -> dict[str, str]:
+    out = {f"role-{COLUMNS.index(c)}": r for c, r in roles.items()}
+    out.update({f"allow-{COLUMNS.index(c)}": "1" for c in allow})
+    return out
+
+
+ROLES = {"patient_name": "identifier", "mrn": "identifier", "zip": "quasi-identifier", "ward": "quasi-identifier",
+         "insurance": "insensitive", "diagnosis": "sensitive", "annual_income": "sensitive", "smoker": "insensitive"}
+
+
+def test_a_flagged_column_can_be_published_once_checked(patients):
+    client, app = patients
+    state = app.state.workspace.state
+    page = client.post(f"/roles?csrf={client.csrf}", data=roles_form(ROLES)).text
+    row = page.split('<tr data-column="insurance">')[1].split("</tr>")[0]
+    assert '<span class="bad refused">' in row  # flagged by its name (health plan number)
+    assert '<label class="allow small"' in row and "5 distinct values" in row  # the override, with evidence
+    saved = client.post(f"/roles?csrf={client.csrf}", data=roles_form(ROLES, allow=("insurance",)),
+                        follow_redirects=False)
+    assert saved.status_code == 303 and state.config["allow_identifiers"] == ["insurance"]
+    page = client.get("/roles").text
+    row = page.split('<tr data-column="insurance">')[1].split("</tr>")[0]
+    assert "published as it is (you checked it)" in row and '<span class="bad refused hidden">' in row
+    assert 'data-allow-for="insurance" checked' in row
+    # a checked column later generalized: the allowance goes (the release refuses one that does nothing)
+    client.post(f"/roles?csrf={client.csrf}", data=roles_form({**ROLES, "insurance": "quasi-identifier"},
+                                                              allow=("insurance",)))
+    assert "allow_identifiers" not in state.config
+    assert state.config["attributes"]["insurance"]["role"] == "quasi-identifier"
+
+
+def test_the_release_column_follows_the_form_before_saving(patients):
+    client, app = patients
+    state = app.state.workspace.state
+    client.post(f"/roles?csrf={client.csrf}", data=roles_form(ROLES))
+    before = dict(state.config)
+    answer = client.post("/roles/preview", headers={"X-CSRF-Token": client.csrf},
+                         data=roles_form({**ROLES, "smoker": "withheld", "ward": "identifier"}, allow=("insurance",)))
+    assert answer.status_code == 200 and answer.json()["policy_error"] is None
+    policy = answer.json()["policy"]
+    assert policy["smoker"]["shown"] == "withheld (not released)"
+    assert policy["ward"]["treatment"] == "dropped"
+    assert policy["insurance"] == {"treatment": "unchanged", "role": "insensitive", "refused": False,
+                                   "shown": "published as it is (you checked it)"}
+    assert state.config == before  # nothing saved
+    refused = client.post("/roles/preview", headers={"X-CSRF-Token": client.csrf}, data=roles_form(ROLES)).json()
+    assert refused["policy"]["insurance"]["refused"] is True

@@ -17,7 +17,8 @@ from typing import Any
 from veil.errors import ConfigError
 
 __all__ = ["ROLES", "KINDS", "WITHHELD", "IDENTIFIER_ACTIONS", "PLACEHOLDER_MODELS", "default_attributes",
-           "with_roles", "validated", "treatments", "action_of", "KEY_VARIABLE", "key_missing", "input_of"]
+           "with_roles", "validated", "treatments", "action_of", "KEY_VARIABLE", "key_missing", "input_of",
+           "PUBLISHED_AS_IS", "allowed_of"]
 
 #: A column left out of ``attributes``: withheld by the release policy (never written).
 WITHHELD = "withheld"
@@ -29,6 +30,9 @@ IDENTIFIER_ACTIONS: dict[str, dict[str, str] | None] = {
     "pseudonymize": {"action": "pseudonymize"},
     "pseudonymize-random": {"action": "pseudonymize", "method": "random"},
 }
+#: The roles whose column is published as it is, the only ones ``allow_identifiers`` may name (a
+#: withheld column too when the configuration keeps unlisted columns).
+PUBLISHED_AS_IS = ("sensitive", "insensitive")
 #: The models a check uses while the Models page has set none (never written to the state).
 PLACEHOLDER_MODELS = [{"type": "k-anonymity", "k": 5}]
 
@@ -72,14 +76,31 @@ def action_of(config: dict[str, Any], column: str) -> str:
     return "drop"
 
 
-def with_roles(config: dict[str, Any], choices: dict[str, tuple[str, str, str | None]]) -> dict[str, Any]:
-    """A copy of ``config`` with ``attributes`` and ``deidentify`` from ``{column: (role, action, kind)}``.
+def allowed_of(config: dict[str, Any]) -> set[str]:
+    """The columns the configuration publishes although the identifier scan flags them."""
+    allowed = config.get("allow_identifiers")
+    return {str(c) for c in allowed} if isinstance(allowed, list) else set()
+
+
+def with_roles(config: dict[str, Any], choices: dict[str, tuple[str, str, str | None]],
+               allowed: set[str] | None = None) -> dict[str, Any]:
+    """A copy of ``config`` with ``attributes``, ``deidentify`` and ``allow_identifiers`` from
+    ``{column: (role, action, kind)}`` and the columns the steward checked (``allowed``; the
+    configuration's own when None).
 
     Role :data:`WITHHELD` leaves the column out (the release withholds it); an identifier's action
     other than ``drop`` becomes its ``deidentify.columns`` entry.  A quasi-identifier keeps its
-    hierarchy (``auto`` when it had none).
+    hierarchy (``auto`` when it had none).  ``allow_identifiers`` keeps the checked columns that
+    are published as they are (an allowance on any other would be refused by the release).
     """
     out = copy.deepcopy(config)
+    allowed = allowed_of(config) if allowed is None else set(allowed)
+    as_is = (*PUBLISHED_AS_IS, WITHHELD) if config.get("keep_unlisted") else PUBLISHED_AS_IS
+    allow = [c for c, (role, _, _) in choices.items() if c in allowed and role in as_is]
+    if allow:
+        out["allow_identifiers"] = allow
+    else:
+        out.pop("allow_identifiers", None)
     before = out.get("attributes") or {}
     section = dict(out.get("deidentify") or {})
     actions = dict(section.get("columns") or {})
@@ -157,17 +178,18 @@ def treatments(release, columns: list[str], frame=None) -> dict[str, dict[str, s
     if frame is not None:
         as_is = [c.name for c in decided if c.treatment not in ("dropped", "generalized", "pseudonymized")]
         flagged = set(policy.flagged_identifiers(frame, as_is))
-    return {c.name: {"treatment": c.treatment, "role": c.role, "shown": _shown(c.treatment, c.role),
-                     "refused": c.name in flagged} for c in decided}
+    allowed = set(release.allow_identifiers)
+    return {c.name: {"treatment": c.treatment, "role": c.role, "refused": c.name in flagged,
+                     "shown": _shown(c.treatment, c.role, c.name in allowed)} for c in decided}
 
 
-def _shown(treatment: str, role: str) -> str:
+def _shown(treatment: str, role: str, allowed: bool) -> str:
     if treatment == "dropped":
-        return "dropped (an identifier is never written)" if role == "identifier" else "withheld (no role)"
+        return "dropped (an identifier is never written)" if role == "identifier" else "withheld (not released)"
     if treatment == "generalized":
         return "generalized"
     if treatment == "unchanged":
-        return "published as it is"
+        return "published as it is (you checked it)" if allowed else "published as it is"
     return treatment
 
 
