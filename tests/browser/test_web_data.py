@@ -41,7 +41,8 @@ def test_start_url_opens_the_app_and_adult_shows_its_columns(chrome, web_server,
     assert "Bachelors" not in chrome.page_source  # no value until asked
     chrome.find_element(By.CSS_SELECTOR, 'button[data-values="education"]').click()
     shown = _wait(chrome, lambda d: d.find_elements(By.CSS_SELECTOR, "#columns tr.values li"), "the values")
-    assert shown[0].text == "HS-grad · 9,840" and len(shown) == 10
+    assert shown[0].text == "HS-grad: 9,840 records" and len(shown) == 10
+    assert "each with its number of records (of 30,162)" in chrome.find_element(By.CSS_SELECTOR, "#columns tr.values").text
     assert "and 6 other value(s)" in chrome.find_element(By.CSS_SELECTOR, "#columns tr.values").text
     screenshot("columns")
 

@@ -120,3 +120,33 @@ def test_the_release_column_follows_the_form_before_saving(patients):
     assert state.config == before  # nothing saved
     refused = client.post("/roles/preview", headers={"X-CSRF-Token": client.csrf}, data=roles_form(ROLES)).json()
     assert refused["policy"]["insurance"]["refused"] is True
+
+
+def suggestions(page: str) -> dict[str, tuple[str, str, str]]:
+    """Per column of the Data page: (kind cell, suggested role, why)."""
+    rows = re.findall(r'<tr data-column="([^"]+)"><td>[^<]*</td><td class="kind">(.*?)</td>.*?'
+                      r'<td class="role-([a-z-]+)">[^<]*</td><td class="reason">([^<]*)</td>', page, flags=re.S)
+    return {name: (re.sub(r"<[^>]+>", " ", kind), role, why) for name, kind, role, why in rows}
+
+
+def test_sensitive_is_suggested_by_the_name_and_a_zero_padded_zip_is_text(web):
+    client, _ = web
+    page = client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("patients.csv", PATIENTS.encode())}).text
+    shown = suggestions(page)
+    assert shown["diagnosis"][1:] == ("sensitive", "the name says it is sensitive (diagnosis): what must not be "
+                                                   "learnt about a person")
+    assert shown["annual_income"][1] == "sensitive"
+    assert shown["smoker"][1] == "insensitive" and shown["mrn"][1] == "identifier"
+    assert shown["zip"][0].split() == "text codes with leading zeros: read as text, zeros kept".split()
+    from veil.data import read_table  # veil's reader keeps the zeros: the column is text
+    assert read_table(client.app.state.workspace.path("patients.csv")).to_pandas()["zip"].iloc[0] == "00000"
+    roles = client.get("/roles").text  # the suggestion pre-fills the Roles page
+    assert re.search(r'data-role-for="diagnosis">.*?<option value="sensitive" selected>', roles, flags=re.S)
+
+
+@pytest.mark.parametrize(("name", "word"), [("DiagnosisCode", "diagnosis"), ("icd10_primary", "icd10"),
+                                            ("salary-class", "salary"), ("zip", None), ("conditional_x", None)])
+def test_the_sensitive_words_match_whole_words_of_the_name(name, word):
+    from veil.web.pages.data import sensitive_word
+
+    assert sensitive_word(name) == word
