@@ -150,3 +150,68 @@ def test_the_sensitive_words_match_whole_words_of_the_name(name, word):
     from veil.web.pages.data import sensitive_word
 
     assert sensitive_word(name) == word
+
+
+def adult_roles(client):
+    roles = {f"role-{i}": "quasi-identifier" for i in range(8)} | {"role-8": "sensitive"}
+    client.post(f"/roles?csrf={client.csrf}", data=roles)
+
+
+def test_hierarchies_count_the_records_below_k_and_say_where_k_comes_from(adult):
+    client, app = adult
+    adult_roles(client)
+    state = app.state.workspace.state
+    page = client.get("/hierarchies").text
+    assert "k = 5 (the default, until you choose the privacy models" in page
+    assert "The level buttons are a preview to explore:" in page and "records in classes below k = 5" in page
+    from veil.datasets import load_adult
+
+    table = load_adult().frame.astype(str)
+    others = [q for q in QIS if q != "sex"]
+    for k in (5, 3):
+        answer = client.post("/hierarchies/sex/preview", headers={"X-CSRF-Token": client.csrf},
+                             json={"builder": "auto", "levels": dict.fromkeys(others, 0)}).json()
+        assert answer["k"] == k
+        for row, columns in zip(answer["levels"], (QIS, others)):  # sex as it is, then sex hidden (*)
+            counts = table[columns].value_counts()
+            assert (row["smallest_class"], row["below_k"]) == (counts.min(), counts[counts < k].sum())
+        state.config["models"] = [{"type": "k-anonymity", "k": 3}]
+    assert "k = 3, from your privacy models" in client.get("/hierarchies").text
+
+
+def test_the_file_choice_lists_hierarchy_files_only(adult):
+    client, app = adult
+    adult_roles(client)
+    workspace = app.state.workspace
+    workspace.write_bytes("run-1-release.csv", b"sex;age\n*;*\n")
+    workspace.write_bytes("patients.csv", PATIENTS.encode())
+    workspace.write_bytes("age-hierarchy.csv", b"17;*\n")
+    rows = "".join(f"{v};*\n" for v in range(17, 91))
+    client.post(f"/hierarchies/age/upload?csrf={client.csrf}", files={"file": ("my age.csv", rows.encode())})
+    page = client.get("/hierarchies").text
+    listed = set(re.findall(r"<option(?: selected)?>([^<]+)</option>", page))
+    assert {"adult_hierarchy_age.csv", "age-hierarchy.csv", "my age.csv"} <= listed
+    assert not listed & {"run-1-release.csv", "patients.csv", "adult.csv"}
+
+
+def test_the_levels_the_run_may_use_are_saved_as_min_and_max_level(adult):
+    client, app = adult
+    adult_roles(client)
+    attribute = app.state.workspace.state.config["attributes"]["age"]
+    saved = client.post(f"/hierarchies/age?csrf={client.csrf}", follow_redirects=False,
+                        data={"builder": "interval", "params": "5,10,20", "min_level": "1", "max_level": "3"})
+    assert saved.status_code == 303 and (attribute["min_level"], attribute["max_level"]) == (1, 3)
+    answer = client.post("/hierarchies/age/preview", headers={"X-CSRF-Token": client.csrf},
+                         json={"builder": "interval", "params": "5,10,20", "levels": {}}).json()
+    assert (answer["min_level"], answer["max_level"]) == (1, 3)
+    refused = client.post(f"/hierarchies/age?csrf={client.csrf}",
+                          data={"builder": "interval", "params": "5,10,20", "min_level": "", "max_level": "9"})
+    assert refused.status_code == 400
+    assert "attributes.age.max_level must be a level of the hierarchy, 0 to 4. Got &#39;9&#39; instead." in refused.text
+    assert (attribute["min_level"], attribute["max_level"]) == (1, 3)  # nothing changed
+    client.post(f"/hierarchies/age?csrf={client.csrf}", data={"builder": "interval", "params": "5,10,20",
+                                                              "min_level": "", "max_level": ""})
+    assert "min_level" not in attribute and "max_level" not in attribute
+    from veil.web.pages._roles_config import validated
+
+    validated(app.state.workspace, app.state.workspace.state.config)  # still a configuration the CLI reads

@@ -11,6 +11,7 @@ together are a :class:`veil.classes.ClassTable` generalized to the chosen levels
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from veil.web.pages._roles_config import input_of, validated
 from veil.web.pages.data import file_key
 
 __all__ = ["BUILDER_FORMS", "quasi_identifiers", "entry_of", "form_of", "hierarchy_of", "preview", "csv_text",
-           "hierarchy_files", "check_covers", "saved_entry", "check_qi"]
+           "hierarchy_files", "check_covers", "saved_entry", "check_qi", "UPLOADED", "search_levels"]
 
 #: The builders of the spec grammar (veil.hierarchy.BUILDERS) as the form offers them: a label,
 #: what the parameters field holds, and its default.
@@ -40,6 +41,13 @@ BUILDER_FORMS: dict[str, dict[str, str]] = {
 }
 #: How many labels of each level the preview shows.
 EXAMPLES = 6
+#: state.results: the hierarchy files uploaded on the page (listed whatever their name).
+UPLOADED = "hierarchies.uploaded"
+#: A file name that says it holds a hierarchy (the bundled ``adult_hierarchy_age.csv``, a download
+#: ``age-hierarchy.csv``, a ``taxonomy`` file).
+_HIERARCHY_NAME = re.compile(r"hierarch|taxonom", re.IGNORECASE)
+#: The files a run writes (``run-3-release.csv``): never a hierarchy.
+_RUN_OUTPUT = re.compile(r"run-\d+-")
 
 
 def quasi_identifiers(config: dict[str, Any]) -> list[str]:
@@ -58,8 +66,25 @@ def check_qi(config: dict[str, Any], qi: str) -> None:
 
 
 def hierarchy_files(workspace) -> list[str]:
-    """The CSV files of the workspace a hierarchy can be read from (not the open table)."""
-    return [f for f in workspace.files() if f.lower().endswith(".csv") and f != workspace.state.data]
+    """The CSV files of the workspace that look like hierarchy files: named so (``hierarchy``,
+    ``taxonomy``), uploaded on the page, or named by the configuration; never the open table nor
+    a run's output."""
+    config = workspace.state.config
+    named = set(workspace.state.results.get(UPLOADED, ()))
+    for name, attribute in (config.get("attributes") or {}).items():
+        if isinstance(attribute, dict) and attribute.get("role") == "quasi-identifier":
+            try:
+                named.update(_files(_entry(config, name)))
+            except (ValueError, TypeError, AttributeError, ConfigError):
+                continue  # an entry the page cannot read names no file here
+    return [f for f in workspace.files() if f.lower().endswith(".csv") and f != workspace.state.data
+            and not _RUN_OUTPUT.match(f) and (_HIERARCHY_NAME.search(f) or f in named)]
+
+
+def search_levels(config: dict[str, Any], qi: str) -> tuple[int | None, int | None]:
+    """The levels the run's search may choose for ``qi`` (``min_level``, ``max_level``; None: any)."""
+    attribute = config["attributes"][qi]
+    return attribute.get("min_level"), attribute.get("max_level")
 
 
 def entry_of(workspace, qi: str, builder: str, params: str, file: str) -> dict[str, str]:
@@ -174,10 +199,10 @@ def check_covers(workspace, config: dict[str, Any], qi: str, hierarchy) -> list:
 
 
 def preview(workspace, config: dict[str, Any], qi: str, entry: dict[str, Any], levels: dict[str, int],
-            *, show_values: bool = False) -> dict[str, Any]:
+            *, k: int = 5, show_values: bool = False) -> dict[str, Any]:
     """Per level of ``qi``'s hierarchy: its groups (classes of ``qi`` alone) and smallest group, a
-    sample of labels, and the classes and smallest class of all quasi-identifiers together, the
-    others at their chosen ``levels``."""
+    sample of labels, and the classes, smallest class and records in classes below ``k`` of all
+    quasi-identifiers together, the others at their chosen ``levels``."""
     from veil.classes import ClassTable
 
     hierarchy, source = hierarchy_of(workspace, config, qi, entry)
@@ -190,11 +215,14 @@ def preview(workspace, config: dict[str, Any], qi: str, entry: dict[str, Any], l
     for summary in alone:
         together = table.generalize({**chosen, qi: summary.level})
         labels = [label for label, _ in summary.examples] if summary.level or show_values else None
+        counts = together.counts
         rows.append({"level": summary.level, "groups": summary.groups, "smallest": summary.smallest,
                      "largest": summary.largest, "labels": labels, "classes": int(together.n_classes),
-                     "smallest_class": int(together.counts.min()) if together.n_classes else 0})
-    return {"qi": qi, "entry": entry, "source": source, "levels": rows, "chosen": chosen[qi],
-            "others": {q: level for q, level in chosen.items() if q != qi}}
+                     "smallest_class": int(counts.min()) if together.n_classes else 0,
+                     "below_k": int(counts[counts < k].sum())})
+    low, high = search_levels(config, qi)
+    return {"qi": qi, "entry": entry, "source": source, "levels": rows, "chosen": chosen[qi], "k": k,
+            "min_level": low, "max_level": high, "others": {q: level for q, level in chosen.items() if q != qi}}
 
 
 def _entry(config: dict[str, Any], qi: str) -> dict[str, Any]:

@@ -4,7 +4,6 @@
 (function () {
   const sections = Array.from(document.querySelectorAll("section.hierarchy"));
   const timers = new Map();
-  const k = parseInt(document.getElementById("hierarchies")?.dataset.k || "5", 10);
 
   function levels() {
     const out = {};
@@ -71,7 +70,11 @@
       cell(row, l.groups.toLocaleString(), "num groups");
       cell(row, l.smallest.toLocaleString(), "num smallest");
       cell(row, l.classes.toLocaleString(), "num classes");
-      cell(row, l.smallest_class.toLocaleString(), "num smallest-class" + (l.smallest_class < k ? " bad" : " ok"));
+      cell(row, l.smallest_class.toLocaleString(), "num smallest-class");
+      cell(row, l.below_k.toLocaleString(), "num below-k" + (l.below_k > 0 ? " bad" : " ok"));
+      const outside = (answer.min_level !== null && l.level < answer.min_level) ||
+                      (answer.max_level !== null && l.level > answer.max_level);
+      if (outside) { row.classList.add("muted"); row.title = "the run does not use this level (saved range)"; }
       body.appendChild(row);
     });
   }
