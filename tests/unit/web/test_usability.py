@@ -215,3 +215,14 @@ def test_the_levels_the_run_may_use_are_saved_as_min_and_max_level(adult):
     from veil.web.pages._roles_config import validated
 
     validated(app.state.workspace, app.state.workspace.state.config)  # still a configuration the CLI reads
+
+
+def test_the_release_column_is_shown_with_the_error_when_no_column_is_a_quasi_identifier(patients):
+    client, _ = patients
+    roles = {**ROLES, "zip": "identifier", "ward": "insensitive"}
+    answer = client.post("/roles/preview", headers={"X-CSRF-Token": client.csrf}, data=roles_form(roles)).json()
+    assert answer["policy_error"] == ("error: attributes: no attribute has role quasi-identifier; "
+                                      "there is nothing to anonymize.")
+    assert answer["policy"]["zip"]["treatment"] == "dropped" and answer["policy"]["ward"]["treatment"] == "unchanged"
+    page = client.post(f"/roles?csrf={client.csrf}", data=roles_form(roles)).text
+    assert page.count('data-treatment="dropped"') == 3 and 'data-treatment=""' not in page

@@ -18,7 +18,7 @@ from veil.errors import ConfigError
 
 __all__ = ["ROLES", "KINDS", "WITHHELD", "IDENTIFIER_ACTIONS", "PLACEHOLDER_MODELS", "default_attributes",
            "with_roles", "validated", "treatments", "action_of", "KEY_VARIABLE", "key_missing", "input_of",
-           "PUBLISHED_AS_IS", "allowed_of"]
+           "PUBLISHED_AS_IS", "allowed_of", "release_policy"]
 
 #: A column left out of ``attributes``: withheld by the release policy (never written).
 WITHHELD = "withheld"
@@ -132,9 +132,26 @@ def with_roles(config: dict[str, Any], choices: dict[str, tuple[str, str, str | 
     return out
 
 
-def validated(workspace, config: dict[str, Any]):
+def release_policy(workspace, config: dict[str, Any], columns: list[str], frame=None) -> tuple[dict, str | None]:
+    """``(treatments, error)``: what the release does with each column (:func:`treatments`) and the
+    CLI's one-line error when the configuration does not pass its checks; the treatments are still
+    given when only the consistency check fails (no quasi-identifier yet, say)."""
+    from veil.errors import VeilError
+
+    try:
+        return treatments(validated(workspace, config), columns, frame), None
+    except VeilError as exc:
+        error = f"error: {exc}"
+    try:
+        return treatments(validated(workspace, config, consistent=False), columns, frame), error
+    except VeilError:
+        return {}, error
+
+
+def validated(workspace, config: dict[str, Any], *, consistent: bool = True):
     """``config`` as a :class:`veil.config.ReleaseConfig` (relative paths in the workspace), checked
-    as ``veil anonymize`` checks it; the Models page's models, or :data:`PLACEHOLDER_MODELS`."""
+    as ``veil anonymize`` checks it (``consistent=False``: its schema only); the Models page's
+    models, or :data:`PLACEHOLDER_MODELS`."""
     from pydantic import ValidationError
 
     from veil.config import ReleaseConfig, check_consistency
@@ -146,7 +163,8 @@ def validated(workspace, config: dict[str, Any]):
         release = ReleaseConfig(**payload)
     except ValidationError as exc:
         raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
-    check_consistency(release)
+    if consistent:
+        check_consistency(release)
     return release
 
 

@@ -53,12 +53,7 @@ async def _page(request: Request, config: dict, *, error: str | None = None, sta
 def _context(workspace, config: dict) -> dict:
     rows = _rows(workspace, config)
     shown = config if "attributes" in config else {**config, "attributes": rc.default_attributes(rows)}
-    policy, policy_error = {}, None
-    try:
-        release = rc.validated(workspace, shown)
-        policy = rc.treatments(release, [r["name"] for r in rows], read_current(workspace))
-    except VeilError as exc:
-        policy_error = f"error: {exc}"
+    policy, policy_error = rc.release_policy(workspace, shown, [r["name"] for r in rows], read_current(workspace))
     return {"rows": rows, "roles": (*rc.ROLES, rc.WITHHELD), "kinds": rc.KINDS, "actions": ACTION_LABELS,
             "role_help": ROLE_HELP, "policy": policy, "policy_error": policy_error,
             "as_is": (*rc.PUBLISHED_AS_IS, rc.WITHHELD) if config.get("keep_unlisted") else rc.PUBLISHED_AS_IS,
@@ -95,13 +90,9 @@ async def save_roles(request: Request):
 
 
 def _policy_of(workspace, form) -> dict:
-    config = _from_form(workspace, form)
-    try:
-        release = rc.validated(workspace, config)
-        names = [c["name"] for c in column_summary(workspace)]
-        return {"policy": rc.treatments(release, names, read_current(workspace)), "policy_error": None}
-    except VeilError as exc:
-        return {"policy": {}, "policy_error": f"error: {exc}"}
+    names = [c["name"] for c in column_summary(workspace)]
+    policy, error = rc.release_policy(workspace, _from_form(workspace, form), names, read_current(workspace))
+    return {"policy": policy, "policy_error": error}
 
 
 async def preview_roles(request: Request):
