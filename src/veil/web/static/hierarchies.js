@@ -22,8 +22,9 @@
     const builder = select.value;
     const option = select.selectedOptions[0];
     const takesFile = builder === "file" || builder === "taxonomy";
-    section.querySelector(".file-field").classList.toggle("hidden", !takesFile);
-    section.querySelector(".params-field").classList.toggle("hidden", !option.dataset.help);
+    // the hidden attribute (a class would lose to the card's label rule)
+    section.querySelector(".file-field").hidden = !takesFile;
+    section.querySelector(".params-field").hidden = !option.dataset.help;
     section.querySelector(".params-help").textContent = option.dataset.help || "";
     const c = choice(section);
     const link = section.querySelector("a.download");
