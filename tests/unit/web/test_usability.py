@@ -226,3 +226,16 @@ def test_the_release_column_is_shown_with_the_error_when_no_column_is_a_quasi_id
     assert answer["policy"]["zip"]["treatment"] == "dropped" and answer["policy"]["ward"]["treatment"] == "unchanged"
     page = client.post(f"/roles?csrf={client.csrf}", data=roles_form(roles)).text
     assert page.count('data-treatment="dropped"') == 3 and 'data-treatment=""' not in page
+
+
+def test_a_broken_saved_hierarchy_of_another_column_is_named_in_the_preview(adult):
+    client, app = adult
+    config = adult_config(with_input=False)
+    config["attributes"]["sex"]["hierarchy"] = {"file": "../adult_hierarchy_sex.csv"}  # outside the workspace
+    app.state.workspace.state.config = config
+    answer = client.post("/hierarchies/age/preview", headers={"X-CSRF-Token": client.csrf, "Accept": "application/json"},
+                         json={"builder": "auto", "levels": {}})
+    assert answer.status_code == 400
+    assert answer.json()["error"].startswith("error: the saved hierarchy of 'sex' (the counts of all "
+                                             "quasi-identifiers together need it; fix it on its card): file name")
+    assert "\n" not in answer.json()["error"]

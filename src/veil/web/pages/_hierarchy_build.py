@@ -208,7 +208,7 @@ def preview(workspace, config: dict[str, Any], qi: str, entry: dict[str, Any], l
     hierarchy, source = hierarchy_of(workspace, config, qi, entry)
     alone = check_covers(workspace, config, qi, hierarchy)
     qis = quasi_identifiers(config)
-    built = {q: hierarchy if q == qi else hierarchy_of(workspace, config, q, _entry(config, q))[0] for q in qis}
+    built = {q: hierarchy if q == qi else _saved_hierarchy(workspace, config, q) for q in qis}
     chosen = {q: min(max(int(levels.get(q, 0)), 0), built[q].height) for q in qis}
     table = ClassTable.from_dataset(_base(workspace, config), quasi_identifiers=qis, sensitive=[], hierarchies=built)
     rows = []
@@ -223,6 +223,18 @@ def preview(workspace, config: dict[str, Any], qi: str, entry: dict[str, Any], l
     low, high = search_levels(config, qi)
     return {"qi": qi, "entry": entry, "source": source, "levels": rows, "chosen": chosen[qi], "k": k,
             "min_level": low, "max_level": high, "others": {q: level for q, level in chosen.items() if q != qi}}
+
+
+def _saved_hierarchy(workspace, config: dict[str, Any], qi: str):
+    """The hierarchy saved for another quasi-identifier (the counts of all together need it); its
+    error names that quasi-identifier."""
+    from veil.errors import VeilError
+
+    try:
+        return hierarchy_of(workspace, config, qi, _entry(config, qi))[0]
+    except VeilError as exc:
+        raise ConfigError(f"the saved hierarchy of {qi!r} (the counts of all quasi-identifiers together need it; "
+                        f"fix it on its card): {exc}") from None
 
 
 def _entry(config: dict[str, Any], qi: str) -> dict[str, Any]:
