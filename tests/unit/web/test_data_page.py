@@ -69,8 +69,8 @@ def test_a_name_the_values_contradict_is_said_and_suggests_no_quasi_identifier(w
     client, _ = web
     body = "visit_count,x\n" + "".join(f"{i % 5},{i % 2}\n" for i in range(60))
     page = client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("v.csv", body.encode())}).text
-    assert reasons(page)["visit_count"] == ("column name 'visit_count' matches date (Safe Harbor: any date directly "
-                                            "related to an individual); but most of its values do not look like it")
+    assert reasons(page)["visit_count"] == ("the name suggests date (Safe Harbor: any date directly related to an "
+                                            "individual), but most of its values do not look like it")
     assert re.search(r'<tr data-column="visit_count">.*?<td class="role-insensitive">', page, flags=re.S)
 
 

@@ -239,3 +239,16 @@ def test_a_broken_saved_hierarchy_of_another_column_is_named_in_the_preview(adul
     assert answer.json()["error"].startswith("error: the saved hierarchy of 'sex' (the counts of all "
                                              "quasi-identifiers together need it; fix it on its card): file name")
     assert "\n" not in answer.json()["error"]
+
+
+def test_a_withheld_column_under_keep_unlisted_is_said_to_be_published(patients):
+    client, app = patients
+    app.state.workspace.state.config["keep_unlisted"] = True
+    roles = {**ROLES, "smoker": "withheld", "insurance": "withheld"}
+    answer = client.post("/roles/preview", headers={"X-CSRF-Token": client.csrf},
+                         data=roles_form(roles, allow=("insurance",))).json()
+    assert answer["policy_error"] is None
+    assert answer["policy"]["smoker"]["shown"] == "published as it is (no role: the configuration keeps unlisted columns)"
+    assert answer["policy"]["insurance"]["refused"] is False  # checked: allowed although withheld, as it is published
+    client.post(f"/roles?csrf={client.csrf}", data=roles_form(roles, allow=("insurance",)))
+    assert app.state.workspace.state.config["allow_identifiers"] == ["insurance"]

@@ -206,6 +206,8 @@ def _shown(treatment: str, role: str, allowed: bool) -> str:
         return "dropped (an identifier is never written)" if role == "identifier" else "withheld (not released)"
     if treatment == "generalized":
         return "generalized"
+    if treatment == "unchanged" and role not in ROLES:  # keep_unlisted: a withheld column is published
+        return "published as it is (no role: the configuration keeps unlisted columns)"
     if treatment == "unchanged":
         return "published as it is (you checked it)" if allowed else "published as it is"
     return treatment

@@ -179,10 +179,11 @@ def reason(finding) -> str:
     # value is distinct always counts
     shown = [first] + [e for e in kept[1:] if e.source == "uniqueness"
                        or (first.source == "pattern" and e.source == "pattern" and e.kind == first.kind)][:1]
-    text = "; ".join(e.detail for e in shown)
-    if first.source == "name" and _contradicted(finding, first.kind):
-        text += "; but most of its values do not look like it"
-    return text
+    if first.source == "name" and _contradicted(finding, first.kind):  # said plainly: the values win
+        described = {k.name: k.description for k in KINDS}.get(first.kind, first.kind)
+        return "; ".join([f"the name suggests {described}, but most of its values do not look like it",
+                          *(e.detail for e in shown[1:])])
+    return "; ".join(e.detail for e in shown)
 
 
 async def home(request: Request):
