@@ -3,6 +3,7 @@ Hierarchies pages, each pinned by a test that failed before its fix."""
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -252,3 +253,29 @@ def test_a_withheld_column_under_keep_unlisted_is_said_to_be_published(patients)
     assert answer["policy"]["insurance"]["refused"] is False  # checked: allowed although withheld, as it is published
     client.post(f"/roles?csrf={client.csrf}", data=roles_form(roles, allow=("insurance",)))
     assert app.state.workspace.state.config["allow_identifiers"] == ["insurance"]
+
+
+def test_a_configurations_own_builder_keys_are_used_as_saved(adult):
+    client, app = adult
+    text = (ROOT / "examples" / "adult-t-closeness-builders.yaml").read_text()
+    config = yaml.safe_load(text.replace("../src/veil/datasets/data/adult/", ""))
+    config.pop("input"), config.pop("output")
+    state = app.state.workspace.state
+    state.config = config
+    page = client.get("/hierarchies").text
+    age = page.split('data-qi="age"')[1].split("</section>")[0]
+    assert '<option value="saved" data-default="" data-help="" selected>as saved in the configuration</option>' in age
+    assert 'id="min-level-1" value="1"' in age and 'id="max-level-1" value="3"' in age
+    assert '"intervals":{"widths":[5,10,20]' in html.unescape(age)  # the saved entry, as compact JSON
+    answer = client.post("/hierarchies/age/preview", headers={"X-CSRF-Token": client.csrf},
+                         json={"builder": "saved", "levels": {}}).json()
+    assert [r["groups"] for r in answer["levels"]] == [72, 16, 9, 5, 1]  # widths 5, 10, 20 and *
+    assert answer["entry"] == config["attributes"]["age"]["hierarchy"]
+    sex = client.post("/hierarchies/sex/preview", headers={"X-CSRF-Token": client.csrf},
+                      json={"builder": "saved", "levels": {}}).json()
+    assert [r["groups"] for r in sex["levels"]] == [2, 1]  # flat: the value, then *
+    saved = client.post(f"/hierarchies/age?csrf={client.csrf}", data={"builder": "saved"}, follow_redirects=False)
+    assert saved.status_code == 303
+    assert state.config["attributes"]["age"]["hierarchy"] == {"intervals": {"widths": [5, 10, 20],
+                                                                            "label_format": "{low}-{last}"}}
+    assert (state.config["attributes"]["age"]["min_level"], state.config["attributes"]["age"]["max_level"]) == (1, 3)

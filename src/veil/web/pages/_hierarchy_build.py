@@ -21,7 +21,7 @@ from veil.web.pages._roles_config import input_of, validated
 from veil.web.pages.data import file_key
 
 __all__ = ["BUILDER_FORMS", "quasi_identifiers", "entry_of", "form_of", "hierarchy_of", "preview", "csv_text",
-           "hierarchy_files", "check_covers", "saved_entry", "check_qi", "UPLOADED", "search_levels"]
+           "hierarchy_files", "check_covers", "saved_entry", "check_qi", "UPLOADED", "search_levels", "SAVED", "shown_entry"]
 
 #: The builders of the spec grammar (veil.hierarchy.BUILDERS) as the form offers them: a label,
 #: what the parameters field holds, and its default.
@@ -39,6 +39,9 @@ BUILDER_FORMS: dict[str, dict[str, str]] = {
     "file": {"label": "hierarchy file (ARX layout)", "params": "", "default": ""},
     "taxonomy": {"label": "taxonomy file (parent,child lines)", "params": "", "default": ""},
 }
+#: The builder choice of a hierarchy a configuration holds in its own keys (``intervals: {...}``,
+#: ``flat: true``, ...): used as it is saved.
+SAVED = "saved"
 #: How many labels of each level the preview shows.
 EXAMPLES = 6
 #: state.results: the hierarchy files uploaded on the page (listed whatever their name).
@@ -96,10 +99,12 @@ def entry_of(workspace, qi: str, builder: str, params: str, file: str) -> dict[s
     from veil.hierarchy import parse_spec
 
     builder = builder.strip().lower()
-    if builder not in BUILDER_FORMS:
+    if builder not in (*BUILDER_FORMS, SAVED):
         raise ConfigError(f"attributes.{qi}.hierarchy: the builder must be one of {', '.join(BUILDER_FORMS)}. "
                           f"Got {builder!r} instead.")
-    if builder in ("file", "taxonomy"):
+    if builder == SAVED:  # a configuration's own builder keys (intervals: {...}, flat: true), kept as they are
+        entry = saved_entry(workspace.state.config, qi)
+    elif builder in ("file", "taxonomy"):
         if not file:
             raise ConfigError(f"attributes.{qi}.hierarchy: choose or upload a {builder} file.")
         name = safe_name(file)
@@ -114,7 +119,7 @@ def entry_of(workspace, qi: str, builder: str, params: str, file: str) -> dict[s
     except ValidationError as exc:
         raise ConfigError(f"attributes.{qi}.hierarchy: " + "; ".join(e["msg"].removeprefix("Value error, ")
                                                                     for e in exc.errors())) from None
-    if builder not in ("file", "taxonomy"):  # as the grammar writes it: "interval:5,10", "date:month,year"
+    if builder not in ("file", "taxonomy", SAVED):  # as the grammar writes it: "interval:5,10", "date:month,year"
         entry = {"spec": str(parse_spec(entry["spec"]))}
     return entry
 
@@ -135,8 +140,7 @@ def form_of(entry: dict[str, Any] | str | None) -> dict[str, str]:
             return {"builder": spec.builder, "params": "", "file": spec.path}
         text = str(spec)
         return {"builder": spec.builder, "params": text.partition(":")[2], "file": ""}
-    key = next(iter(entry))  # an older builder key (intervals, masking, ...): shown as it is
-    return {"builder": key, "params": json.dumps(entry[key]), "file": ""}
+    return {"builder": SAVED, "params": "", "file": ""}  # the config's builder keys (intervals: {...}): as saved
 
 
 def _base(workspace, config: dict[str, Any]):
@@ -249,6 +253,12 @@ def csv_text(hierarchy) -> str:
     buffer = io.StringIO()
     hierarchy.to_csv(buffer, sep=";")
     return buffer.getvalue()
+
+
+def shown_entry(entry: dict[str, Any]) -> str:
+    """A ``hierarchy`` entry as the page shows it (and its script compares): the spec, the file,
+    or the entry as compact JSON."""
+    return entry.get("spec") or entry.get("file") or json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
 
 
 def saved_entry(config: dict[str, Any], qi: str) -> dict[str, Any]:

@@ -36,7 +36,7 @@ def _sections(workspace) -> list[dict]:
         entry = hb.saved_entry(config, qi)
         low, high = hb.search_levels(config, qi)
         out.append({"index": i, "name": qi, "anchor": _anchor(qi), "form": hb.form_of(entry),
-                    "saved": entry.get("spec") or entry.get("file") or str(entry), "level": levels.get(qi, 0),
+                    "saved": hb.shown_entry(entry), "level": levels.get(qi, 0),
                     "min_level": "" if low is None else low, "max_level": "" if high is None else high})
     return out
 

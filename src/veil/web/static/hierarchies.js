@@ -45,7 +45,7 @@
     section.dataset.level = String(answer.chosen);
     section.querySelector(".source").textContent = "this choice: " + answer.source;
     const saved = section.querySelector(".saved-entry").textContent;
-    const unsaved = (answer.entry.spec || answer.entry.file) !== saved;
+    const unsaved = (answer.entry.spec || answer.entry.file || JSON.stringify(answer.entry)) !== saved;
     section.querySelector(".unsaved").classList.toggle("hidden", !unsaved);
     answer.levels.forEach(l => {
       const row = document.createElement("tr");
