@@ -41,7 +41,8 @@ def test_start_url_opens_the_app_and_adult_shows_its_columns(chrome, web_server,
     assert "Bachelors" not in chrome.page_source  # no value until asked
     chrome.find_element(By.CSS_SELECTOR, 'button[data-values="education"]').click()
     shown = _wait(chrome, lambda d: d.find_elements(By.CSS_SELECTOR, "#columns tr.values li"), "the values")
-    assert shown[0].text == "HS-grad · 9,840" and len(shown) == 10
+    assert shown[0].text == "HS-grad: 9,840 records" and len(shown) == 10
+    assert "each with its number of records (of 30,162)" in chrome.find_element(By.CSS_SELECTOR, "#columns tr.values").text
     assert "and 6 other value(s)" in chrome.find_element(By.CSS_SELECTOR, "#columns tr.values").text
     screenshot("columns")
 
@@ -112,3 +113,68 @@ def test_roles_then_hierarchies_by_builder_with_a_live_preview(chrome, web_serve
     chrome.execute_script("document.querySelector('section[data-qi=\"age\"]').scrollIntoView()")
     screenshot("hierarchies-built")
     assert "Bachelors" not in web_server.log() and "HS-grad" not in web_server.log()
+
+
+HOSPITAL = "patient_name,mrn,zip,ward,insurance,diagnosis,smoker\n" + "".join(
+    f"Person{chr(65 + i % 26)}{chr(97 + i // 26)},MRN{5000000 + 7 * i},{(i * 37) % 5000:05d},W{i % 3},"
+    f"{['Public', 'Private', 'Self-pay', 'Military', 'Other'][i % 5]},J{i % 9}.{i % 4},{'yes' if i % 4 else 'no'}\n"
+    for i in range(120))
+
+
+def test_a_hospital_table_roles_follow_the_form_and_a_flagged_column_can_be_checked(chrome, web_server, screenshot,
+                                                                                    tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    chrome.get(web_server.origin + "/")
+    if chrome.find_elements(By.ID, "columns"):  # a table is open: open another
+        chrome.find_element(By.CSS_SELECTOR, "form[action^='/close'] button").click()
+        _wait(chrome, lambda d: d.find_elements(By.ID, "upload-file"), "the open page")
+    source = tmp_path / "hospital.csv"
+    source.write_text(HOSPITAL)
+    chrome.find_element(By.ID, "upload-file").send_keys(str(source))
+    chrome.find_element(By.CSS_SELECTOR, "#upload button[type=submit]").click()
+    _wait(chrome, lambda d: d.find_elements(By.ID, "columns"), "the columns of the hospital table")
+    row = chrome.find_element(By.CSS_SELECTOR, 'tr[data-column="zip"]')
+    assert row.find_element(By.CSS_SELECTOR, "td.kind").text.startswith("text")
+    assert chrome.find_element(By.CSS_SELECTOR, 'tr[data-column="diagnosis"] td.role-sensitive').text == "sensitive"
+    screenshot("hospital-columns")
+
+    chrome.find_element(By.ID, "next-roles").click()
+    _wait(chrome, lambda d: d.find_elements(By.ID, "roles-form"), "the roles page")
+
+    def release(column: str) -> str:
+        return chrome.find_element(By.CSS_SELECTOR, f'tr[data-column="{column}"] td.treatment').text
+
+    Select(chrome.find_element(By.CSS_SELECTOR, 'select[data-role-for="zip"]')).select_by_value("quasi-identifier")
+    _wait(chrome, lambda d: release("zip") == "generalized", "the live generalized column")
+    Select(chrome.find_element(By.CSS_SELECTOR, 'select[data-role-for="insurance"]')).select_by_value("insensitive")
+    _wait(chrome, lambda d: "the release would refuse it" in release("insurance"), "the live refusal")
+    assert "published as it is" in release("insurance")
+    allow = chrome.find_element(By.CSS_SELECTOR, 'input[data-allow-for="insurance"]')
+    assert allow.is_displayed() and allow.is_enabled()
+    assert "5 distinct values" in chrome.find_element(By.CSS_SELECTOR, 'tr[data-column="insurance"]').text
+    allow.click()
+    _wait(chrome, lambda d: release("insurance") == "published as it is (you checked it)", "the checked column")
+    Select(chrome.find_element(By.CSS_SELECTOR, 'select[data-role-for="smoker"]')).select_by_value("withheld")
+    _wait(chrome, lambda d: release("smoker") == "withheld (not released)", "the live withheld column")
+    assert "not saved yet" in chrome.page_source  # nothing saved until Save
+    screenshot("hospital-roles-live")
+    chrome.find_element(By.ID, "save-roles").click()
+    _wait(chrome, lambda d: d.find_elements(By.ID, "next-hierarchies"), "the saved roles")
+    assert release("insurance") == "published as it is (you checked it)"
+
+    chrome.find_element(By.ID, "next-hierarchies").click()
+    _wait(chrome, lambda d: d.find_elements(By.CSS_SELECTOR, "section.hierarchy.previewed"), "a preview")
+    assert "k = 5 (the default" in chrome.find_element(By.ID, "k-note").text
+    assert "preview to explore" in chrome.find_element(By.ID, "levels-note").text
+    section = chrome.find_element(By.CSS_SELECTOR, "section.hierarchy")
+    assert Select(section.find_element(By.CSS_SELECTOR, ".builder-select")).first_selected_option.text.startswith("auto")
+    assert not section.find_element(By.CSS_SELECTOR, ".file-field").is_displayed()  # no file for auto
+    assert not section.find_element(By.CSS_SELECTOR, ".params-field").is_displayed()
+    header = chrome.find_element(By.CSS_SELECTOR, "section.hierarchy table.preview thead").text
+    assert "records in classes below k = 5" in header
+    first = chrome.find_element(By.CSS_SELECTOR, "section.hierarchy.previewed table.preview tbody tr")
+    assert first.find_element(By.CSS_SELECTOR, "td.below-k").text.replace(",", "").isdigit()
+    screenshot("hospital-hierarchies")
+    assert "MRN5000000" not in web_server.log() and "Self-pay" not in web_server.log()

@@ -77,7 +77,7 @@ def test_saving_writes_the_attributes_a_release_config_holds(people):
     check_consistency(release)
     assert treatments(answer.text) == {"name": "dropped", "email": "pseudonymized", "age": "generalized",
                                        "zip": "generalized", "diagnosis": "unchanged", "note": "dropped"}
-    assert "withheld (no role)" in answer.text and "dropped (an identifier is never written)" in answer.text
+    assert "withheld (not released)" in answer.text and "dropped (an identifier is never written)" in answer.text
 
 
 def test_the_saved_config_is_read_by_load_config(people, tmp_path):
@@ -139,8 +139,8 @@ def test_a_published_column_the_scanner_flags_is_shown_as_refused(people):
                                "insensitive"]))
     page = client.post(f"/roles?csrf={client.csrf}", data=form(roles, columns)).text
     row = page.split('<tr data-column="email">')[1].split("</tr>")[0]
-    assert "the release would refuse it" in row
-    assert "the release would refuse it" not in page.split('<tr data-column="note">')[1].split("</tr>")[0]
+    assert '<span class="bad refused">' in row and "the release would refuse it" in row
+    assert '<span class="bad refused hidden">' in page.split('<tr data-column="note">')[1].split("</tr>")[0]
 
 
 def test_roles_need_an_open_table(web):

@@ -11,16 +11,17 @@ together are a :class:`veil.classes.ClassTable` generalized to the chosen levels
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from veil.errors import ColumnNotFoundError, ConfigError, ParameterError
 from veil.web._workspace import safe_name
-from veil.web.pages._roles_config import validated
+from veil.web.pages._roles_config import input_of, validated
 from veil.web.pages.data import file_key
 
 __all__ = ["BUILDER_FORMS", "quasi_identifiers", "entry_of", "form_of", "hierarchy_of", "preview", "csv_text",
-           "hierarchy_files", "check_covers", "saved_entry", "check_qi"]
+           "hierarchy_files", "check_covers", "saved_entry", "check_qi", "UPLOADED", "search_levels", "SAVED", "shown_entry"]
 
 #: The builders of the spec grammar (veil.hierarchy.BUILDERS) as the form offers them: a label,
 #: what the parameters field holds, and its default.
@@ -38,8 +39,18 @@ BUILDER_FORMS: dict[str, dict[str, str]] = {
     "file": {"label": "hierarchy file (ARX layout)", "params": "", "default": ""},
     "taxonomy": {"label": "taxonomy file (parent,child lines)", "params": "", "default": ""},
 }
+#: The builder choice of a hierarchy a configuration holds in its own keys (``intervals: {...}``,
+#: ``flat: true``, ...): used as it is saved.
+SAVED = "saved"
 #: How many labels of each level the preview shows.
 EXAMPLES = 6
+#: state.results: the hierarchy files uploaded on the page (listed whatever their name).
+UPLOADED = "hierarchies.uploaded"
+#: A file name that says it holds a hierarchy (the bundled ``adult_hierarchy_age.csv``, a download
+#: ``age-hierarchy.csv``, a ``taxonomy`` file).
+_HIERARCHY_NAME = re.compile(r"hierarch|taxonom", re.IGNORECASE)
+#: The files a run writes (``run-3-release.csv``): never a hierarchy.
+_RUN_OUTPUT = re.compile(r"run-\d+-")
 
 
 def quasi_identifiers(config: dict[str, Any]) -> list[str]:
@@ -58,8 +69,25 @@ def check_qi(config: dict[str, Any], qi: str) -> None:
 
 
 def hierarchy_files(workspace) -> list[str]:
-    """The CSV files of the workspace a hierarchy can be read from (not the open table)."""
-    return [f for f in workspace.files() if f.lower().endswith(".csv") and f != workspace.state.data]
+    """The CSV files of the workspace that look like hierarchy files: named so (``hierarchy``,
+    ``taxonomy``), uploaded on the page, or named by the configuration; never the open table nor
+    a run's output."""
+    config = workspace.state.config
+    named = set(workspace.state.results.get(UPLOADED, ()))
+    for name, attribute in (config.get("attributes") or {}).items():
+        if isinstance(attribute, dict) and attribute.get("role") == "quasi-identifier":
+            try:
+                named.update(_files(_entry(config, name)))
+            except (ValueError, TypeError, AttributeError, ConfigError):
+                continue  # an entry the page cannot read names no file here
+    return [f for f in workspace.files() if f.lower().endswith(".csv") and f != workspace.state.data
+            and not _RUN_OUTPUT.match(f) and (_HIERARCHY_NAME.search(f) or f in named)]
+
+
+def search_levels(config: dict[str, Any], qi: str) -> tuple[int | None, int | None]:
+    """The levels the run's search may choose for ``qi`` (``min_level``, ``max_level``; None: any)."""
+    attribute = config["attributes"][qi]
+    return attribute.get("min_level"), attribute.get("max_level")
 
 
 def entry_of(workspace, qi: str, builder: str, params: str, file: str) -> dict[str, str]:
@@ -71,10 +99,12 @@ def entry_of(workspace, qi: str, builder: str, params: str, file: str) -> dict[s
     from veil.hierarchy import parse_spec
 
     builder = builder.strip().lower()
-    if builder not in BUILDER_FORMS:
+    if builder not in (*BUILDER_FORMS, SAVED):
         raise ConfigError(f"attributes.{qi}.hierarchy: the builder must be one of {', '.join(BUILDER_FORMS)}. "
                           f"Got {builder!r} instead.")
-    if builder in ("file", "taxonomy"):
+    if builder == SAVED:  # a configuration's own builder keys (intervals: {...}, flat: true), kept as they are
+        entry = saved_entry(workspace.state.config, qi)
+    elif builder in ("file", "taxonomy"):
         if not file:
             raise ConfigError(f"attributes.{qi}.hierarchy: choose or upload a {builder} file.")
         name = safe_name(file)
@@ -89,7 +119,7 @@ def entry_of(workspace, qi: str, builder: str, params: str, file: str) -> dict[s
     except ValidationError as exc:
         raise ConfigError(f"attributes.{qi}.hierarchy: " + "; ".join(e["msg"].removeprefix("Value error, ")
                                                                     for e in exc.errors())) from None
-    if builder not in ("file", "taxonomy"):  # as the grammar writes it: "interval:5,10", "date:month,year"
+    if builder not in ("file", "taxonomy", SAVED):  # as the grammar writes it: "interval:5,10", "date:month,year"
         entry = {"spec": str(parse_spec(entry["spec"]))}
     return entry
 
@@ -110,8 +140,7 @@ def form_of(entry: dict[str, Any] | str | None) -> dict[str, str]:
             return {"builder": spec.builder, "params": "", "file": spec.path}
         text = str(spec)
         return {"builder": spec.builder, "params": text.partition(":")[2], "file": ""}
-    key = next(iter(entry))  # an older builder key (intervals, masking, ...): shown as it is
-    return {"builder": key, "params": json.dumps(entry[key]), "file": ""}
+    return {"builder": SAVED, "params": "", "file": ""}  # the config's builder keys (intervals: {...}): as saved
 
 
 def _base(workspace, config: dict[str, Any]):
@@ -119,12 +148,13 @@ def _base(workspace, config: dict[str, Any]):
     from veil.release import dataset_from_config
 
     plain = {n: {k: v for k, v in a.items() if k != "hierarchy"} for n, a in config["attributes"].items()}
-    key = (file_key(workspace), json.dumps([config.get("input"), plain], sort_keys=True, default=str))
+    source = input_of(workspace, config)
+    key = (file_key(workspace), json.dumps([source, plain], sort_keys=True, default=str))
     cached = workspace.state.results.get("hierarchies.base")
     if cached is not None and cached[0] == key:
         return cached[1]
     # the identifiers' de-identification leaves the quasi-identifiers as they are: not run here
-    release = validated(workspace, {"input": config["input"], "attributes": _with_auto(plain)})
+    release = validated(workspace, {"input": source, "attributes": _with_auto(plain)})
     dataset = dataset_from_config(release.model_copy(update={"attributes": {
         n: a.model_copy(update={"hierarchy": None}) for n, a in release.attributes.items()}}))
     workspace.state.results["hierarchies.base"] = (key, dataset)
@@ -147,7 +177,7 @@ def hierarchy_of(workspace, config: dict[str, Any], qi: str, entry: dict[str, An
     key = (file_key(workspace), qi, json.dumps([entry, stamp, config["attributes"][qi].get("kind")], sort_keys=True))
     cache = workspace.state.results.setdefault("hierarchies.cache", {})
     if key not in cache:
-        one = {"input": config["input"], "attributes": {qi: {**config["attributes"][qi], "hierarchy": entry}}}
+        one = {"input": input_of(workspace, config), "attributes": {qi: {**config["attributes"][qi], "hierarchy": entry}}}
         resolution = build_hierarchies(validated(workspace, one), dataset)
         if len(cache) > 64:
             cache.clear()
@@ -173,27 +203,42 @@ def check_covers(workspace, config: dict[str, Any], qi: str, hierarchy) -> list:
 
 
 def preview(workspace, config: dict[str, Any], qi: str, entry: dict[str, Any], levels: dict[str, int],
-            *, show_values: bool = False) -> dict[str, Any]:
+            *, k: int = 5, show_values: bool = False) -> dict[str, Any]:
     """Per level of ``qi``'s hierarchy: its groups (classes of ``qi`` alone) and smallest group, a
-    sample of labels, and the classes and smallest class of all quasi-identifiers together, the
-    others at their chosen ``levels``."""
+    sample of labels, and the classes, smallest class and records in classes below ``k`` of all
+    quasi-identifiers together, the others at their chosen ``levels``."""
     from veil.classes import ClassTable
 
     hierarchy, source = hierarchy_of(workspace, config, qi, entry)
     alone = check_covers(workspace, config, qi, hierarchy)
     qis = quasi_identifiers(config)
-    built = {q: hierarchy if q == qi else hierarchy_of(workspace, config, q, _entry(config, q))[0] for q in qis}
+    built = {q: hierarchy if q == qi else _saved_hierarchy(workspace, config, q) for q in qis}
     chosen = {q: min(max(int(levels.get(q, 0)), 0), built[q].height) for q in qis}
     table = ClassTable.from_dataset(_base(workspace, config), quasi_identifiers=qis, sensitive=[], hierarchies=built)
     rows = []
     for summary in alone:
         together = table.generalize({**chosen, qi: summary.level})
         labels = [label for label, _ in summary.examples] if summary.level or show_values else None
+        counts = together.counts
         rows.append({"level": summary.level, "groups": summary.groups, "smallest": summary.smallest,
                      "largest": summary.largest, "labels": labels, "classes": int(together.n_classes),
-                     "smallest_class": int(together.counts.min()) if together.n_classes else 0})
-    return {"qi": qi, "entry": entry, "source": source, "levels": rows, "chosen": chosen[qi],
-            "others": {q: level for q, level in chosen.items() if q != qi}}
+                     "smallest_class": int(counts.min()) if together.n_classes else 0,
+                     "below_k": int(counts[counts < k].sum())})
+    low, high = search_levels(config, qi)
+    return {"qi": qi, "entry": entry, "source": source, "levels": rows, "chosen": chosen[qi], "k": k,
+            "min_level": low, "max_level": high, "others": {q: level for q, level in chosen.items() if q != qi}}
+
+
+def _saved_hierarchy(workspace, config: dict[str, Any], qi: str):
+    """The hierarchy saved for another quasi-identifier (the counts of all together need it); its
+    error names that quasi-identifier."""
+    from veil.errors import VeilError
+
+    try:
+        return hierarchy_of(workspace, config, qi, _entry(config, qi))[0]
+    except VeilError as exc:
+        raise ConfigError(f"the saved hierarchy of {qi!r} (the counts of all quasi-identifiers together need it; "
+                        f"fix it on its card): {exc}") from None
 
 
 def _entry(config: dict[str, Any], qi: str) -> dict[str, Any]:
@@ -208,6 +253,12 @@ def csv_text(hierarchy) -> str:
     buffer = io.StringIO()
     hierarchy.to_csv(buffer, sep=";")
     return buffer.getvalue()
+
+
+def shown_entry(entry: dict[str, Any]) -> str:
+    """A ``hierarchy`` entry as the page shows it (and its script compares): the spec, the file,
+    or the entry as compact JSON."""
+    return entry.get("spec") or entry.get("file") or json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
 
 
 def saved_entry(config: dict[str, Any], qi: str) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from typing import Any
 from veil.errors import ConfigError
 
 __all__ = ["ROLES", "KINDS", "WITHHELD", "IDENTIFIER_ACTIONS", "PLACEHOLDER_MODELS", "default_attributes",
-           "with_roles", "validated", "treatments", "action_of", "KEY_VARIABLE", "key_missing"]
+           "with_roles", "validated", "treatments", "action_of", "KEY_VARIABLE", "key_missing", "input_of",
+           "PUBLISHED_AS_IS", "allowed_of", "release_policy"]
 
 #: A column left out of ``attributes``: withheld by the release policy (never written).
 WITHHELD = "withheld"
@@ -29,6 +30,9 @@ IDENTIFIER_ACTIONS: dict[str, dict[str, str] | None] = {
     "pseudonymize": {"action": "pseudonymize"},
     "pseudonymize-random": {"action": "pseudonymize", "method": "random"},
 }
+#: The roles whose column is published as it is, the only ones ``allow_identifiers`` may name (a
+#: withheld column too when the configuration keeps unlisted columns).
+PUBLISHED_AS_IS = ("sensitive", "insensitive")
 #: The models a check uses while the Models page has set none (never written to the state).
 PLACEHOLDER_MODELS = [{"type": "k-anonymity", "k": 5}]
 
@@ -72,14 +76,31 @@ def action_of(config: dict[str, Any], column: str) -> str:
     return "drop"
 
 
-def with_roles(config: dict[str, Any], choices: dict[str, tuple[str, str, str | None]]) -> dict[str, Any]:
-    """A copy of ``config`` with ``attributes`` and ``deidentify`` from ``{column: (role, action, kind)}``.
+def allowed_of(config: dict[str, Any]) -> set[str]:
+    """The columns the configuration publishes although the identifier scan flags them."""
+    allowed = config.get("allow_identifiers")
+    return {str(c) for c in allowed} if isinstance(allowed, list) else set()
+
+
+def with_roles(config: dict[str, Any], choices: dict[str, tuple[str, str, str | None]],
+               allowed: set[str] | None = None) -> dict[str, Any]:
+    """A copy of ``config`` with ``attributes``, ``deidentify`` and ``allow_identifiers`` from
+    ``{column: (role, action, kind)}`` and the columns the steward checked (``allowed``; the
+    configuration's own when None).
 
     Role :data:`WITHHELD` leaves the column out (the release withholds it); an identifier's action
     other than ``drop`` becomes its ``deidentify.columns`` entry.  A quasi-identifier keeps its
-    hierarchy (``auto`` when it had none).
+    hierarchy (``auto`` when it had none).  ``allow_identifiers`` keeps the checked columns that
+    are published as they are (an allowance on any other would be refused by the release).
     """
     out = copy.deepcopy(config)
+    allowed = allowed_of(config) if allowed is None else set(allowed)
+    as_is = (*PUBLISHED_AS_IS, WITHHELD) if config.get("keep_unlisted") else PUBLISHED_AS_IS
+    allow = [c for c, (role, _, _) in choices.items() if c in allowed and role in as_is]
+    if allow:
+        out["allow_identifiers"] = allow
+    else:
+        out.pop("allow_identifiers", None)
     before = out.get("attributes") or {}
     section = dict(out.get("deidentify") or {})
     actions = dict(section.get("columns") or {})
@@ -93,7 +114,7 @@ def with_roles(config: dict[str, Any], choices: dict[str, tuple[str, str, str | 
         if action not in IDENTIFIER_ACTIONS:
             raise ConfigError(f"deidentify.columns.{column}: the action must be one of "
                               f"{', '.join(IDENTIFIER_ACTIONS)}. Got {action!r} instead.")
-        if actions.get(column, {}).get("action") == "pseudonymize":
+        if isinstance(actions.get(column), dict) and actions[column].get("action") == "pseudonymize":
             del actions[column]
         if role == "identifier" and IDENTIFIER_ACTIONS[action] is not None:
             actions[column] = dict(IDENTIFIER_ACTIONS[action])
@@ -111,22 +132,55 @@ def with_roles(config: dict[str, Any], choices: dict[str, tuple[str, str, str | 
     return out
 
 
-def validated(workspace, config: dict[str, Any]):
+def release_policy(workspace, config: dict[str, Any], columns: list[str], frame=None) -> tuple[dict, str | None]:
+    """``(treatments, error)``: what the release does with each column (:func:`treatments`) and the
+    CLI's one-line error when the configuration does not pass its checks; the treatments are still
+    given when only the consistency check fails (no quasi-identifier yet, say)."""
+    from veil.errors import VeilError
+
+    try:
+        return treatments(validated(workspace, config), columns, frame), None
+    except VeilError as exc:
+        error = f"error: {exc}"
+    try:
+        return treatments(validated(workspace, config, consistent=False), columns, frame), error
+    except VeilError:
+        return {}, error
+
+
+def validated(workspace, config: dict[str, Any], *, consistent: bool = True):
     """``config`` as a :class:`veil.config.ReleaseConfig` (relative paths in the workspace), checked
-    as ``veil anonymize`` checks it; the Models page's models, or :data:`PLACEHOLDER_MODELS`."""
+    as ``veil anonymize`` checks it (``consistent=False``: its schema only); the Models page's
+    models, or :data:`PLACEHOLDER_MODELS`."""
     from pydantic import ValidationError
 
     from veil.config import ReleaseConfig, check_consistency
 
-    payload = {**config, "base_dir": str(workspace.root)}
+    payload = {**config, "input": input_of(workspace, config), "base_dir": str(workspace.root)}
     if not payload.get("models"):
         payload["models"] = PLACEHOLDER_MODELS
     try:
         release = ReleaseConfig(**payload)
     except ValidationError as exc:
         raise ConfigError("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
-    check_consistency(release)
+    if consistent:
+        check_consistency(release)
     return release
+
+
+def input_of(workspace, config: dict[str, Any]) -> dict[str, Any]:
+    """The configuration's ``input`` section with the open table of the workspace as its path (and
+    separator), as the Run page writes it: a configuration pasted without ``input``, or naming
+    another path, is read against the table that is open."""
+    state = workspace.state
+    section = config.get("input")
+    section = dict(section) if isinstance(section, dict) else {}
+    if state.data is None:
+        return section
+    section["path"] = state.data
+    if state.sep:
+        section["sep"] = state.sep
+    return section
 
 
 def treatments(release, columns: list[str], frame=None) -> dict[str, dict[str, str]]:
@@ -142,17 +196,20 @@ def treatments(release, columns: list[str], frame=None) -> dict[str, dict[str, s
     if frame is not None:
         as_is = [c.name for c in decided if c.treatment not in ("dropped", "generalized", "pseudonymized")]
         flagged = set(policy.flagged_identifiers(frame, as_is))
-    return {c.name: {"treatment": c.treatment, "role": c.role, "shown": _shown(c.treatment, c.role),
-                     "refused": c.name in flagged} for c in decided}
+    allowed = set(release.allow_identifiers)
+    return {c.name: {"treatment": c.treatment, "role": c.role, "refused": c.name in flagged,
+                     "shown": _shown(c.treatment, c.role, c.name in allowed)} for c in decided}
 
 
-def _shown(treatment: str, role: str) -> str:
+def _shown(treatment: str, role: str, allowed: bool) -> str:
     if treatment == "dropped":
-        return "dropped (an identifier is never written)" if role == "identifier" else "withheld (no role)"
+        return "dropped (an identifier is never written)" if role == "identifier" else "withheld (not released)"
     if treatment == "generalized":
         return "generalized"
+    if treatment == "unchanged" and role not in ROLES:  # keep_unlisted: a withheld column is published
+        return "published as it is (no role: the configuration keeps unlisted columns)"
     if treatment == "unchanged":
-        return "published as it is"
+        return "published as it is (you checked it)" if allowed else "published as it is"
     return treatment
 
 

@@ -32,6 +32,15 @@ ADULT_HIERARCHIES = "adult_hierarchy_{}.csv"
 #: How many of a column's most frequent values "show values" lists.
 TOP_VALUES = 10
 _WEAK = 0.5  # a value pattern weaker than this is not evidence for a kind other than the finding's
+#: The words of a column name that suggest the role ``sensitive`` (what must not be learnt about a
+#: person: health, money).  veil's scanner looks for identifiers only; this list is the web's one
+#: place for it (docs/web.md).  A name matches when one of its words (split at anything but letters
+#: and digits, and before a capital of camelCase) is one of these.
+SENSITIVE_WORDS = ("diagnosis", "diagnoses", "diag", "condition", "conditions", "icd", "icd9", "icd10", "disease",
+                   "illness", "treatment", "treatments", "medication", "medications", "drug", "drugs",
+                   "prescription", "procedure", "therapy", "salary", "income", "wage", "wages", "earnings")
+#: A numeric-looking column with a value like this (ZIP 03415) is read as text: its zeros are kept.
+_LEADING_ZERO = r"^0\d"
 
 
 def read_current(workspace):
@@ -88,18 +97,40 @@ def _summarize(path: Path, sep: str | None) -> list[dict]:
     from veil.sanitize import scan
 
     described = Dataset.read(path, sep=sep).describe()
-    findings = scan(_read_text(path, sep)).columns
+    text = _read_text(path, sep)
+    findings = scan(text).columns
     rows = []
     for row in described.itertuples(index=False):
         finding = findings[row.column]
-        rows.append({"name": row.column, "kind": row.kind, "distinct": int(row.distinct),
-                     "missing": row.missing / max(finding.rows, 1), "role": suggested_role(finding),
-                     "reason": reason(finding)})
+        role, why = suggested_role(finding), reason(finding)
+        word = sensitive_word(row.column)
+        if role == "insensitive" and word:
+            role, why = "sensitive", f"the name says it is sensitive ({word}): what must not be learnt about a person"
+        padded = row.kind == "numeric" and _zero_padded(text[row.column])
+        rows.append({"name": row.column, "kind": "text" if padded else row.kind, "distinct": int(row.distinct),
+                     "kind_note": "codes with leading zeros: read as text, zeros kept" if padded else "",
+                     "missing": row.missing / max(finding.rows, 1), "role": role, "reason": why})
     return rows
 
 
+def _zero_padded(column) -> bool:
+    """Whether a column read as text holds a number written with leading zeros (ZIP 03415)."""
+    import pandas as pd
+
+    return pd.api.types.is_string_dtype(column) and bool(column.str.contains(_LEADING_ZERO, na=False).any())
+
+
+def sensitive_word(name: str) -> str | None:
+    """The word of a column name that suggests the role ``sensitive`` (:data:`SENSITIVE_WORDS`), or None."""
+    import re
+
+    words = re.split(r"[^a-z0-9]+", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(name)).lower())
+    return next((w for w in words if w in SENSITIVE_WORDS), None)
+
+
 def suggested_role(finding) -> str:
-    """The role the scanner's finding suggests: identifier, quasi-identifier or insensitive.
+    """The role the scanner's finding suggests: identifier, quasi-identifier or insensitive (the
+    Data page then suggests ``sensitive`` for an insensitive column by its name: :func:`sensitive_word`).
 
     A column whose name points to a quasi-identifier kind below the scanner's threshold (its
     candidate, as ``native_country``: a word of the name) is suggested as a quasi-identifier too:
@@ -148,10 +179,11 @@ def reason(finding) -> str:
     # value is distinct always counts
     shown = [first] + [e for e in kept[1:] if e.source == "uniqueness"
                        or (first.source == "pattern" and e.source == "pattern" and e.kind == first.kind)][:1]
-    text = "; ".join(e.detail for e in shown)
-    if first.source == "name" and _contradicted(finding, first.kind):
-        text += "; but most of its values do not look like it"
-    return text
+    if first.source == "name" and _contradicted(finding, first.kind):  # said plainly: the values win
+        described = {k.name: k.description for k in KINDS}.get(first.kind, first.kind)
+        return "; ".join([f"the name suggests {described}, but most of its values do not look like it",
+                          *(e.detail for e in shown[1:])])
+    return "; ".join(e.detail for e in shown)
 
 
 async def home(request: Request):

@@ -34,7 +34,10 @@ def _sections(workspace) -> list[dict]:
     out = []
     for i, qi in enumerate(hb.quasi_identifiers(config)):
         entry = hb.saved_entry(config, qi)
-        out.append({"index": i, "name": qi, "anchor": _anchor(qi), "form": hb.form_of(entry), "saved": entry.get("spec") or entry.get("file") or str(entry), "level": levels.get(qi, 0)})
+        low, high = hb.search_levels(config, qi)
+        out.append({"index": i, "name": qi, "anchor": _anchor(qi), "form": hb.form_of(entry),
+                    "saved": hb.shown_entry(entry), "level": levels.get(qi, 0),
+                    "min_level": "" if low is None else low, "max_level": "" if high is None else high})
     return out
 
 
@@ -42,13 +45,24 @@ async def hierarchies_page(request: Request, error: str | None = None, status: i
     workspace = workspace_of(request)
     return render(request, "hierarchies.html.j2", status=status, sections=await off_loop(workspace, _sections, workspace),
                   builders=hb.BUILDER_FORMS, files=hb.hierarchy_files(workspace), error=error,
-                  k=_k(workspace.state.config))
+                  k=_k(workspace.state.config), k_saved=_k_saved(workspace.state.config))
+
+
+def _ks(config: dict) -> list:
+    models = config.get("models")
+    return [m.get("k") for m in models if isinstance(m, dict) and m.get("type") == "k-anonymity"] \
+        if isinstance(models, list) else []
+
+
+def _k_saved(config: dict) -> bool:
+    """Whether the k shown is the saved k-anonymity model's (not the default)."""
+    ks = _ks(config)
+    return bool(ks) and isinstance(ks[0], int) and not isinstance(ks[0], bool)
 
 
 def _k(config: dict) -> int:
     """The k of the configuration's k-anonymity model (5, the default the Models page offers, before)."""
-    ks = [m.get("k") for m in config.get("models") or [] if isinstance(m, dict) and m.get("type") == "k-anonymity"]
-    return int(ks[0]) if ks and isinstance(ks[0], int) else 5
+    return int(_ks(config)[0]) if _k_saved(config) else 5
 
 
 def _choice(workspace, qi: str, fields) -> dict:
@@ -74,7 +88,8 @@ async def preview(request: Request):
 
 def _preview(workspace, qi: str, body: dict, levels: dict) -> dict:
     entry = _choice(workspace, qi, body)
-    answer = hb.preview(workspace, workspace.state.config, qi, entry, levels, show_values=bool(body.get("show_values")))
+    answer = hb.preview(workspace, workspace.state.config, qi, entry, levels, k=_k(workspace.state.config),
+                        show_values=bool(body.get("show_values")))
     workspace.state.results[LEVELS] = {**answer["others"], qi: answer["chosen"]}
     return answer
 
@@ -85,9 +100,16 @@ async def save(request: Request):
     form = await request.form()
     try:
         entry = await off_loop(workspace, _checked, workspace, qi, form)
+        bounds = await off_loop(workspace, _search_bounds, workspace, qi, entry, form)
     except VeilError as exc:
         return await hierarchies_page(request, error=f"error: {qi}: {exc}", status=400)
-    workspace.state.config["attributes"][qi]["hierarchy"] = entry
+    attribute = workspace.state.config["attributes"][qi]
+    attribute["hierarchy"] = entry
+    for key, value in bounds.items():
+        if value is None:
+            attribute.pop(key, None)
+        else:
+            attribute[key] = value
     return RedirectResponse(f"/hierarchies#qi-{_anchor(qi)}", status_code=303)
 
 
@@ -97,6 +119,27 @@ def _checked(workspace, qi: str, fields) -> dict:
     hierarchy, _ = hb.hierarchy_of(workspace, workspace.state.config, qi, entry)
     hb.check_covers(workspace, workspace.state.config, qi, hierarchy)
     return entry
+
+
+def _search_bounds(workspace, qi: str, entry: dict, fields) -> dict:
+    """``min_level``/``max_level`` from the form (empty: None, any level), each a level of the hierarchy."""
+    if "min_level" not in fields and "max_level" not in fields:  # a form without them keeps the saved ones
+        low, high = hb.search_levels(workspace.state.config, qi)
+        return {"min_level": low, "max_level": high}
+    height = hb.hierarchy_of(workspace, workspace.state.config, qi, entry)[0].height
+    out = {}
+    for key in ("min_level", "max_level"):
+        text = str(fields.get(key, "")).strip()
+        if not text:
+            out[key] = None
+        elif not text.isdigit() or int(text) > height:
+            raise ParameterError(f"attributes.{qi}.{key} must be a level of the hierarchy, 0 to {height}. "
+                                 f"Got {text!r} instead.")
+        else:
+            out[key] = int(text)
+    if out["min_level"] is not None and out["max_level"] is not None and out["min_level"] > out["max_level"]:
+        raise ParameterError(f"attributes.{qi}: min_level {out['min_level']} is above max_level {out['max_level']}.")
+    return out
 
 
 def _csv(workspace, qi: str, query) -> str:
@@ -144,6 +187,7 @@ async def upload(request: Request):
     finally:
         Path(tmp).unlink(missing_ok=True)
     config["attributes"][qi]["hierarchy"] = {"file": name}
+    workspace.state.results[hb.UPLOADED] = [*workspace.state.results.get(hb.UPLOADED, ()), name]
     return RedirectResponse(f"/hierarchies#qi-{_anchor(qi)}", status_code=303)
 
 

@@ -14,14 +14,19 @@
     if (answer.error) {
       cell.className = "error"; cell.textContent = answer.error;
     } else {
+      const title = document.createElement("p");
+      title.className = "muted small values-title";
+      title.textContent = "Most frequent values, each with its number of records (of " +
+        answer.rows.toLocaleString() + "):";
       const list = document.createElement("ul");
       list.className = "value-list";
       answer.values.forEach(v => {
         const item = document.createElement("li");
-        item.textContent = (v.value === "" ? "(blank)" : v.value) + " · " + v.count.toLocaleString();
+        const n = v.count.toLocaleString();
+        item.textContent = (v.value === "" ? "(blank)" : v.value) + ": " + n + (v.count === 1 ? " record" : " records");
         list.appendChild(item);
       });
-      cell.appendChild(list);
+      cell.append(title, list);
       if (answer.more > 0) {
         const more = document.createElement("p");
         more.className = "muted";

@@ -4,7 +4,6 @@
 (function () {
   const sections = Array.from(document.querySelectorAll("section.hierarchy"));
   const timers = new Map();
-  const k = parseInt(document.getElementById("hierarchies")?.dataset.k || "5", 10);
 
   function levels() {
     const out = {};
@@ -23,8 +22,9 @@
     const builder = select.value;
     const option = select.selectedOptions[0];
     const takesFile = builder === "file" || builder === "taxonomy";
-    section.querySelector(".file-field").classList.toggle("hidden", !takesFile);
-    section.querySelector(".params-field").classList.toggle("hidden", !option.dataset.help);
+    // the hidden attribute (a class would lose to the card's label rule)
+    section.querySelector(".file-field").hidden = !takesFile;
+    section.querySelector(".params-field").hidden = !option.dataset.help;
     section.querySelector(".params-help").textContent = option.dataset.help || "";
     const c = choice(section);
     const link = section.querySelector("a.download");
@@ -45,7 +45,7 @@
     section.dataset.level = String(answer.chosen);
     section.querySelector(".source").textContent = "this choice: " + answer.source;
     const saved = section.querySelector(".saved-entry").textContent;
-    const unsaved = (answer.entry.spec || answer.entry.file) !== saved;
+    const unsaved = (answer.entry.spec || answer.entry.file || JSON.stringify(answer.entry)) !== saved;
     section.querySelector(".unsaved").classList.toggle("hidden", !unsaved);
     answer.levels.forEach(l => {
       const row = document.createElement("tr");
@@ -71,7 +71,11 @@
       cell(row, l.groups.toLocaleString(), "num groups");
       cell(row, l.smallest.toLocaleString(), "num smallest");
       cell(row, l.classes.toLocaleString(), "num classes");
-      cell(row, l.smallest_class.toLocaleString(), "num smallest-class" + (l.smallest_class < k ? " bad" : " ok"));
+      cell(row, l.smallest_class.toLocaleString(), "num smallest-class");
+      cell(row, l.below_k.toLocaleString(), "num below-k" + (l.below_k > 0 ? " bad" : " ok"));
+      const outside = (answer.min_level !== null && l.level < answer.min_level) ||
+                      (answer.max_level !== null && l.level > answer.max_level);
+      if (outside) { row.classList.add("muted"); row.title = "the run does not use this level (saved range)"; }
       body.appendChild(row);
     });
   }
