@@ -38,6 +38,14 @@ class RiskAsk:
     suda_max_size: int | None = None
     dis_fraction: float = 0.01
 
+    def check(self) -> None:
+        """Refuse, before the job starts, what ``veil risk`` refuses before reading (its messages)."""
+        if self.suda_max_size is not None and not 1 <= self.suda_max_size <= len(self.qis):
+            raise ParameterError(f"--suda-max-size must be between 1 and {len(self.qis)} (the number of --qi "
+                                 f"columns). Got {self.suda_max_size} instead.")
+        if not 0.0 < self.dis_fraction <= 1.0:
+            raise ParameterError(f"--dis-fraction must be in (0, 1]. Got {self.dis_fraction} instead.")
+
     def as_json(self) -> dict[str, Any]:
         return {"qi": list(self.qis), "sensitive": list(self.sensitive), "threshold": self.threshold,
                 "population_fraction": self.population_fraction, "weight": self.weight,

@@ -52,7 +52,7 @@ def _ask(form: Any, columns: list[str]) -> RiskAsk:
     method = text_field(form, "risk_method") or "approx"
     if method not in ("approx", "exact"):
         raise ParameterError(f"--risk-method must be approx or exact. Got {method!r} instead.")
-    return RiskAsk(
+    ask = RiskAsk(
         qis=qis, sensitive=sensitive, weight=weight, household=household, risk_method=method,
         threshold=number_field(form, "threshold", "--threshold", 0.2),
         population_fraction=number_field(form, "population_fraction", "--population-fraction"),
@@ -60,6 +60,8 @@ def _ask(form: Any, columns: list[str]) -> RiskAsk:
         suda_max_size=integer_field(form, "suda_max_size", "--suda-max-size"),
         dis_fraction=number_field(form, "dis_fraction", "--dis-fraction", 0.01),
     )
+    ask.check()
+    return ask
 
 
 def _view(report: dict[str, Any], classes: Any) -> dict[str, Any]:
