@@ -71,7 +71,8 @@ async def set_budget(request: Request):
     frame = read_query_table(workspace.existing(workspace.state.data), workspace.state.sep)
     query_accountant(frame, ledger_path(workspace), name, budget, budget_delta)  # journals it the first time
     workspace.state.results["dp_name"] = (workspace.state.data, name)
-    return RedirectResponse("/dp", status_code=303)
+    back = "/synthesize" if form.get("next") == "/synthesize" else "/dp"
+    return RedirectResponse(back, status_code=303)
 
 
 def _unit_options(form: Any) -> tuple:

@@ -1,0 +1,121 @@
+"""The Synthesize page: ``veil synthesize`` charged once to the workspace ledger, its report shown,
+the synthetic CSV and JSON offered for download; refusals spend and write nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from veil.cli import app as cli
+
+BINS = "age=20:70:10"
+
+
+@pytest.fixture
+def people(web):
+    client, app = web
+    body = "id,age,sex,town\n" + "".join(f"P{i},{20 + i % 50},{'FM'[i % 2]},{'ABC'[i % 3]}\n" for i in range(300))
+    client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("people.csv", body.encode())})
+    return client, app, app.state.workspace.path("people.csv")
+
+
+def _budget(client, epsilon="2", delta="1e-6"):
+    page = client.post(f"/dp/budget?csrf={client.csrf}", data={"budget": epsilon, "budget_delta": delta,
+                                                               "next": "/synthesize"})
+    assert page.status_code == 200 and page.url.path == "/synthesize"
+    return page
+
+
+def _run(client, app, **data):
+    answer = client.post(f"/synthesize/run?csrf={client.csrf}", follow_redirects=False,
+                         data={"epsilon": "1", "delta": "1e-9", "algorithm": "mst", "bins": BINS,
+                               "identifiers": ["id"], **data})
+    if answer.status_code != 303:
+        return answer, None
+    return client.get("/synthesize"), app.state.workspace.state  # the job ran or failed: the page says which
+
+
+def _ledger_bytes(app):
+    root = app.state.workspace.root
+    return {p.name: p.read_bytes() for p in root.iterdir() if p.name.startswith("ledger.json")}
+
+
+def test_synthesis_is_charged_to_the_ledger_and_matches_veil_synthesize(people, tmp_path):
+    client, app, path = people
+    _budget(client)
+    answer = client.post(f"/synthesize/run?csrf={client.csrf}", follow_redirects=False,
+                         data={"epsilon": "1", "delta": "1e-9", "algorithm": "mst", "bins": BINS,
+                               "identifiers": ["id"], "seed": "3"})
+    assert answer.status_code == 303
+    assert app.state.jobs.wait(120).status == "done", app.state.jobs.job.as_json()
+    page = client.get("/synthesize")
+    report = json.loads(app.state.workspace.path("synthetic.json").read_text())
+    assert re.search(rf"Synthetic table: {report['rows']:,} rows", page.text)
+    assert re.search(r'id="ledger-remaining">1<', page.text)
+    cli_out, cli_json = tmp_path / "s.csv", tmp_path / "s.json"
+    run = CliRunner().invoke(cli, ["synthesize", str(path), "--epsilon", "1", "--delta", "1e-9", "-o", str(cli_out),
+                                   "--json", str(cli_json), "--bins", BINS, "--identifiers", "id", "--seed", "3",
+                                   "--budget-file", str(tmp_path / "b.json"), "--budget", "2",
+                                   "--budget-delta", "1e-6"])
+    assert run.exit_code == 0, run.output
+    expected = json.loads(cli_json.read_text())
+    for key in ("algorithm", "epsilon", "delta", "rho", "domain_source", "workload_error", "evaluation"):
+        assert report[key] == expected[key], key
+    assert report["marginals"]["1way"] == expected["marginals"]["1way"] == ["age", "sex", "town"]
+    assert {k: report["ledger"][k] for k in ("budget", "spent", "spends")} == \
+        {k: expected["ledger"][k] for k in ("budget", "spent", "spends")}
+    csv = client.get("/synthesize/download/synthetic.csv")
+    assert csv.status_code == 200 and "attachment" in csv.headers["content-disposition"]
+    frame = pd.read_csv(app.state.workspace.path("synthetic.csv"))
+    assert list(frame.columns) == list(pd.read_csv(cli_out).columns) == ["age", "sex", "town"]  # no identifier
+    assert client.get("/synthesize/download/synthetic.json").json() == report
+
+
+def test_without_a_budget_nothing_is_synthesized(people):
+    client, app, path = people
+    page = client.get("/synthesize")
+    assert 'id="budget-form"' in page.text and 'id="synthesize-form"' not in page.text
+    answer, _ = _run(client, app)
+    assert answer.status_code == 400 and "error: set this table&#39;s budget first" in answer.text
+    assert app.state.jobs.job is None
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"epsilon": "0"}, "error: The &#39;epsilon&#39; parameter of veil synthesize"),
+    ({"algorithm": "gan"}, "error: --algorithm must be one of"),
+    ({"bins": "age"}, "error: --bins expects COLUMN=MIN:MAX:BINS. Got &#39;age&#39; instead."),
+    ({"identifiers": ["nope"]}, "error: --identifiers: the table has no column &#39;nope&#39;."),
+])
+def test_bad_settings_are_refused_before_the_job(people, data, message):
+    client, app, path = people
+    _budget(client)
+    answer, _ = _run(client, app, **data)
+    assert answer.status_code == 400 and message in answer.text, answer.text[-800:]
+    assert app.state.jobs.job is None
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"epsilon": "2.5"}, "The budget&#39;s epsilon is short"),
+    ({"bins": ""}, "The numeric column &#39;age&#39; has no bounds"),
+])
+def test_a_refused_synthesis_spends_and_writes_nothing(people, data, message):
+    client, app, path = people
+    _budget(client)
+    before = _ledger_bytes(app)
+    page, _ = _run(client, app, **data)
+    app.state.jobs.wait(60)
+    page = client.get("/synthesize")
+    assert app.state.jobs.job.status == "failed"
+    assert 'role="alert">error: ' in page.text and message in page.text
+    assert _ledger_bytes(app) == before
+    assert not app.state.workspace.path("synthetic.csv").exists()
+
+
+def test_only_the_synthetic_outputs_are_downloaded(people):
+    client, app, path = people
+    answer = client.get("/synthesize/download/people.csv")
+    assert answer.status_code == 400 and "no download" in answer.text
