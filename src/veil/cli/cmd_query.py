@@ -78,8 +78,7 @@ def query(
     with user_errors():
         specs, keys = parse_queries(queries, categories or [])
         ask = QueryAsk(epsilon, delta, lower, upper, missing_as, keys)
-        ledger = {"budget_file": budget_file, "dataset_name": dataset_name, "budget": budget,
-                  "budget_delta": budget_delta}
+        ledger = dict(budget_file=budget_file, dataset_name=dataset_name, budget=budget, budget_delta=budget_delta)
         with Outputs({"json": json_out}, inputs=[file, *_ledger_files(budget_file, file)]) as out:
             units = (privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group)
             if engine.strip().lower() != "local":

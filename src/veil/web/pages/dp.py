@@ -19,7 +19,7 @@ from starlette.routing import Route
 from veil.errors import ParameterError, VeilError
 from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, lines_field, number_field, text_field
-from veil.web.pages._dp_ledger import dataset_name, ledger_key, ledger_path, ledger_view
+from veil.web.pages._dp_ledger import dataset_name, ledger_path, ledger_view
 
 NAV = ("DP", "/dp")
 

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, RedirectResponse
+from starlette.responses import RedirectResponse
 from starlette.routing import Route
 
 from veil.errors import ParameterError
 from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, number_field, text_field
+from veil.web.pages._dp_jobs import download_route, job_routes, start_job
 
 NAV = ("Evaluate", "/evaluate")
 JOB = "evaluate"
@@ -123,15 +124,11 @@ async def start(request: Request):
     workspace = workspace_of(request)
     options = _options(workspace, await request.form())
 
-    def work(progress):
+    def compute(progress):
         result = _evaluate(workspace, options, progress)
-        names = {k: (None if p is None else p.name) for k, p in options["paths"].items()}
-        with workspace.lock:
-            workspace.state.results[JOB] = {"files": names, "result": result}
-        return True
+        return {"files": {k: (None if p is None else p.name) for k, p in options["paths"].items()}, "result": result}
 
-    request.app.state.jobs.start(JOB, work)
-    return RedirectResponse("/evaluate", status_code=303)
+    return start_job(request, JOB, compute, "/evaluate")
 
 
 async def hold_out(request: Request):
@@ -161,23 +158,10 @@ async def hold_out(request: Request):
     return RedirectResponse("/evaluate", status_code=303)
 
 
-async def status(request: Request):
-    job = request.app.state.jobs.job
-    return JSONResponse(job.as_json() if job is not None and job.name == JOB else {"status": "none"})
-
-
-async def download(request: Request):
-    name = request.path_params["name"]
-    if name not in OUTPUTS.values():
-        raise ParameterError(f"no download {name!r}: evaluation.json or evaluation.html.")
-    media = "application/json" if name.endswith(".json") else "text/html"
-    return FileResponse(workspace_of(request).existing(name), media_type=media, filename=name)
-
-
 ROUTES = [
     Route("/evaluate", page, methods=["GET"]),
     Route("/evaluate/run", start, methods=["POST"]),
     Route("/evaluate/split", hold_out, methods=["POST"]),
-    Route("/evaluate/status", status, methods=["GET"]),
-    Route("/evaluate/download/{name}", download, methods=["GET"]),
+    *job_routes("/evaluate", JOB),
+    download_route("/evaluate/download", tuple(OUTPUTS.values())),
 ]

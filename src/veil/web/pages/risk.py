@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Route
 
 from veil.errors import ParameterError
 from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, number_field, text_field
+from veil.web.pages._dp_jobs import job_routes, start_job
 from veil.web.pages._risk_figures import RiskAsk, risk_pictures, risk_report
 
 NAV = ("Risk", "/risk")
@@ -105,33 +105,16 @@ async def start(request: Request):
     name, sep = workspace.state.data, workspace.state.sep
     path = workspace.existing(name)
 
-    def work(progress):
+    def compute(progress):
         report, classes = risk_report(path, sep, ask, progress)
         progress("pictures")
-        result = {"data": name, "ask": ask.as_json(), "report": report, **_view(report, classes)}
-        with workspace.lock:
-            workspace.state.results[JOB] = result
-        return True
+        return {"data": name, "ask": ask.as_json(), "report": report, **_view(report, classes)}
 
-    request.app.state.jobs.start(JOB, work)
-    return RedirectResponse("/risk", status_code=303)
-
-
-async def status(request: Request):
-    job = request.app.state.jobs.job
-    return JSONResponse(job.as_json() if job is not None and job.name == JOB else {"status": "none"})
-
-
-async def cancel(request: Request):
-    job = request.app.state.jobs.job
-    if job is not None and job.name == JOB:
-        request.app.state.jobs.cancel()
-    return RedirectResponse("/risk", status_code=303)
+    return start_job(request, JOB, compute, "/risk")
 
 
 ROUTES = [
     Route("/risk", page, methods=["GET"]),
     Route("/risk/run", start, methods=["POST"]),
-    Route("/risk/status", status, methods=["GET"]),
-    Route("/risk/cancel", cancel, methods=["POST"]),
+    *job_routes("/risk", JOB),
 ]

@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, RedirectResponse
 from starlette.routing import Route
 
 from veil.errors import ParameterError
 from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, lines_field, number_field, text_field
+from veil.web.pages._dp_jobs import download_route, job_routes, start_job
 from veil.web.pages._dp_ledger import ledger_key, ledger_path, ledger_view
 
 NAV = ("Synthesize", "/synthesize")
@@ -113,34 +113,15 @@ async def start(request: Request):
                              "synthesized without one.")
     name = workspace.state.data
 
-    def work(progress):
-        with workspace.lock:
-            report = _synthesize(workspace, options, progress)
-            workspace.state.results[JOB] = {"data": name, "report": report, "options": {
-                k: v for k, v in options.items() if k != "domain"}}
-        return True
+    def compute(progress):
+        return {"data": name, "report": _synthesize(workspace, options, progress)}
 
-    request.app.state.jobs.start(JOB, work)
-    return RedirectResponse("/synthesize", status_code=303)
-
-
-async def status(request: Request):
-    job = request.app.state.jobs.job
-    return JSONResponse(job.as_json() if job is not None and job.name == JOB else {"status": "none"})
-
-
-async def download(request: Request):
-    name = request.path_params["name"]
-    if name not in OUTPUTS.values():
-        raise ParameterError(f"no download {name!r}: synthetic.csv or synthetic.json.")
-    path = workspace_of(request).existing(name)
-    media = "text/csv" if name.endswith(".csv") else "application/json"
-    return FileResponse(path, media_type=media, filename=name)
+    return start_job(request, JOB, compute, "/synthesize")
 
 
 ROUTES = [
     Route("/synthesize", page, methods=["GET"]),
     Route("/synthesize/run", start, methods=["POST"]),
-    Route("/synthesize/status", status, methods=["GET"]),
-    Route("/synthesize/download/{name}", download, methods=["GET"]),
+    *job_routes("/synthesize", JOB),
+    download_route("/synthesize/download", tuple(OUTPUTS.values())),
 ]
