@@ -19,12 +19,12 @@ def serve_command(
         "private folder removed on exit."),
     allow_remote: bool = typer.Option(False, "--allow-remote",
                                       help="Allow a --host other machines can reach (risky: plain HTTP)."),
-    max_upload_mb: int = typer.Option(512, "--max-upload-mb", help="Largest upload, in MB."),
+    max_upload_mb: int = typer.Option(512, "--max-upload-mb", help="Largest upload (request body), in MiB."),
 ) -> None:
     """Start the local web app and print its address (with the access token) on one line.
 
-    Open the printed address in a browser on this machine. Stop with Ctrl-C: a temporary
-    workspace is removed.
+    Open the printed address in a browser on this machine. Stop with Ctrl-C or SIGTERM: a
+    temporary workspace is removed. See docs/web.md.
     """
     from veil._lazy import require
 
@@ -33,5 +33,8 @@ def serve_command(
             require(module, feature="veil serve")
         from veil.web import serve
 
-        serve(host=host, port=port, workspace=None if workspace is None else str(workspace),
-              allow_remote=allow_remote, max_upload_mb=max_upload_mb)
+        try:
+            serve(host=host, port=port, workspace=None if workspace is None else str(workspace),
+                  allow_remote=allow_remote, max_upload_mb=max_upload_mb)
+        except KeyboardInterrupt:  # Ctrl-C before the server took the signal over: nothing was started
+            raise typer.Exit(0) from None

@@ -100,13 +100,25 @@ def synthesize_command(
                                                "the curator (default: a fingerprint of the records)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the sampling of rows (never of the noise)."),
     sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default: from the header)."),
+    html_out: Optional[Path] = typer.Option(None, "--html", help="Write the report as one HTML page."),
+    holdout: Optional[float] = typer.Option(None, "--holdout", help="Withhold this share of the records from "
+                                            "the synthesis (each record independently; no budget spent)."),
+    holdout_out: Optional[Path] = typer.Option(None, "--holdout-out", help="Where the withheld records go "
+                                               "(CSV/Parquet): as private as the input."),
+    evaluate: bool = typer.Option(False, "--evaluate", help="Attack the synthetic table against the withheld "
+                                  "records (needs --holdout); the report gains 'evaluation' (not DP)."),
+    target: Optional[str] = typer.Option(None, "--target", help="With --evaluate: the column the workload "
+                                         "utility predicts (trained on the synthetic table)."),
+    public_report: bool = typer.Option(False, "--public-report", help="Leave out of the JSON and HTML every "
+                                       "figure computed from the real records: the report is covered by DP."),
 ) -> None:
     """Publish a synthetic table under differential privacy, charged once to the budget ledger."""
     with user_errors():
+        report_options = _report_options(html_out, holdout, holdout_out, evaluate, target, public_report)
         report = _run(file, epsilon=epsilon, delta=delta, algorithm=algorithm, output=output, json_out=json_out,
                       domain=domain, bins=bins, max_categories=max_categories, identifiers=identifiers,
                       budget_file=budget_file, dataset_name=dataset_name, budget=budget,
-                      budget_delta=budget_delta, seed=seed, sep=sep)
+                      budget_delta=budget_delta, seed=seed, sep=sep, report_options=report_options)
     two = report["marginal_error"]["2way"]
     error = "" if two is None else f"; 2-way TV error {two:.4f}"
     console.print(f"wrote {report['rows']} synthetic rows to {output} (mst, ε={report['epsilon']:.4g}, "
@@ -116,7 +128,7 @@ def synthesize_command(
 def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Path, json_out: Optional[Path],
          domain: Optional[Path], bins: Optional[list[str]], max_categories: int, identifiers: Optional[str],
          budget_file: Optional[Path], dataset_name: Optional[str], budget: Optional[float], budget_delta: float,
-         seed: Optional[int], sep: Optional[str]) -> dict:
+         seed: Optional[int], sep: Optional[str], report_options: Any = None) -> dict:
     from veil.data import read_table
     from veil.dp import dataset_fingerprint
     from veil.dp.synthesis import parse_bins, parse_domain, synthesize
@@ -129,7 +141,8 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
         raise ParameterError(f"--max-categories must be at least 1; got {max_categories}.")
     given = dict(parse_domain(domain)) if domain is not None else {}
     given.update(parse_bins(parse_assignments(bins, "--bins")))
-    with Outputs({"data": output, "json": json_out},
+    extra = report_options or _report_options(None, None, None, False, None, False)
+    with Outputs({"data": output, "json": json_out, **extra.destinations},
                  inputs=[file, domain, *_ledger_files(budget_file, file)]) as out:
         ids = tuple(split_list(identifiers, "--identifiers"))
         if budget_file is None:
@@ -138,7 +151,8 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
             _precheck_ledger(budget_file, f"name:{dataset_name}", budget, budget_delta, eps, dlt)
         # as text, so that a category such as ZIP code 02139 keeps its leading zero
         frame = read_table(file, sep=sep, typed=False).to_pandas()
-        column_domains(frame, given, None, ids, max_categories)  # every domain checked before the ledger opens
+        doms = column_domains(frame, given, None, ids, max_categories)  # checked before the ledger opens
+        frame, control = extra.split(frame, doms)
         # the ledger key of veil query: the fingerprint of the typed records
         key = f"name:{dataset_name}" if dataset_name else dataset_fingerprint(
             read_table(file, sep=sep, typed=True).to_pandas())
@@ -146,11 +160,20 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
         _precheck(accountant, eps, dlt)
         result = synthesize(frame, epsilon=eps, delta=dlt, domain=given, identifiers=ids,
                             max_categories=max_categories, accountant=accountant, seed=seed)
+        report = extra.report(result, train=frame, control=control, domains=doms)
         out.write("data", table_writer(result.frame))
         if json_out is not None:
-            out.write_json("json", result.report)
+            out.write_json("json", report)
+        extra.write(out, report, control)
         out.commit()
-    return result.report
+    return report
+
+
+def _report_options(html_out: Optional[Path], holdout: Optional[float], holdout_out: Optional[Path],
+                    evaluate: bool, target: Optional[str], public: bool) -> Any:
+    from veil.dp.synthesis._evaluation_report import ReportOptions
+
+    return ReportOptions.from_cli(html_out, holdout, holdout_out, evaluate, target, public)
 
 
 def report_text(report: dict) -> str:

@@ -23,6 +23,8 @@ Examples
 from veil.report._format import format_value
 from veil.report._html import render_html, report_kind, write_html
 from veil.report._exploration import render_exploration
+from veil.report._synthesis import render_synthesis_html
 from veil.report._truth import provenance
 
-__all__ = ["render_html", "write_html", "report_kind", "format_value", "provenance", "render_exploration"]
+__all__ = ["render_html", "write_html", "report_kind", "format_value", "provenance", "render_exploration",
+           "render_synthesis_html"]

@@ -57,7 +57,7 @@ from veil.utility._target import (
 )
 
 __all__ = ["CLASSIFIERS", "MAX_TARGET_CLASSES", "ClassifierScores", "Workload", "WorkloadResult", "workload", "workload_summary",
-           "check_workload_target", "published_columns"]
+           "check_workload_target", "published_columns", "classifier_accuracy"]
 
 #: The classifiers :func:`workload` trains by default, by report name.
 CLASSIFIERS: tuple[str, ...] = ("decision-tree", "naive-bayes", "logistic-regression")
@@ -108,6 +108,15 @@ def _accuracy(name: str, features: np.ndarray, y: np.ndarray, train: np.ndarray,
         model.set_params(min_categories=features.max(axis=0) + 1)
     model.fit(features[train], y[train])
     return float(np.mean(model.predict(features[test]) == y[test]))
+
+
+def classifier_accuracy(name: str, features: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray,
+                        random_state: int = 0) -> float:
+    """The accuracy on rows ``test`` of the classifier ``name`` trained on rows ``train`` of the integer
+    ``features`` (one column per feature, codes in order): the step every protocol shares (this
+    module's, and the synthetic table's of :mod:`veil.dp.synthesis`, trained on one table and tested
+    on another stacked below it)."""
+    return _accuracy(name, features, y, train, test, random_state)
 
 
 @dataclass(frozen=True)

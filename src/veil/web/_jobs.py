@@ -9,6 +9,7 @@ release path publishes its outputs all-or-nothing).
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -16,7 +17,9 @@ from typing import Any, Callable
 
 from veil.errors import ParameterError, VeilError
 
-__all__ = ["Job", "JobRunner", "Cancelled"]
+__all__ = ["Job", "JobRunner", "Cancelled", "NO_JOB"]
+
+log = logging.getLogger("veil.web")
 
 
 class Cancelled(Exception):
@@ -36,12 +39,35 @@ class Job:
     result: Any = None
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
+    then: str | None = None  # the page to show once it is done
+    cancelling: bool = False
 
     def as_json(self) -> dict[str, Any]:
         """What the page polls: no result object, only figures and the one-line error."""
         end = self.finished if self.finished is not None else time.monotonic()
-        return {"name": self.name, "status": self.status, "phase": self.phase, "done": self.done,
-                "total": self.total, "error": self.error, "seconds": round(end - self.started, 1)}
+        return {"name": self.name, "status": self.status, "phase": self.phase, "done": _count(self.done),
+                "total": _count(self.total), "error": self.error, "seconds": round(end - self.started, 1),
+                "cancelling": self.cancelling, "then": self.then}
+
+
+#: What ``GET /job`` answers when no job ran yet.
+NO_JOB = {"name": None, "status": "none", "phase": None, "done": None, "total": None, "error": None,
+          "seconds": None, "cancelling": False, "then": None}
+
+
+def _ending(exc: Exception, cancelled: bool, name: str) -> tuple[str, str | None]:
+    """A failed job's status and one-line error (text without ``error: ``); a cancelled job's
+    error is None, whatever the library made of the :class:`Cancelled` it heard."""
+    if cancelled or isinstance(exc, Cancelled):
+        return "cancelled", None
+    if isinstance(exc, VeilError):
+        return "failed", str(exc)
+    log.error("internal error in job %s: %s", name, type(exc).__name__)  # its type only: its text may quote a value
+    return "failed", f"internal error ({type(exc).__name__}); nothing was written."
+
+
+def _count(value: Any) -> int | float | None:
+    return value if value is None or isinstance(value, (int, float)) else None
 
 
 class JobRunner:
@@ -57,12 +83,15 @@ class JobRunner:
     def busy(self) -> bool:
         return self.job is not None and self.job.status == "running"
 
-    def start(self, name: str, work: Callable[[Callable[[str, Any, Any], None]], Any]) -> Job:
+    def start(self, name: str, work: Callable[[Callable[[str, Any, Any], None]], Any], *,
+              then: str | None = None) -> Job:
+        """Run ``work(progress)`` in a thread as the job ``name``; ``then`` is the page to show when
+        it is done.  Refused (ParameterError) while another job runs."""
         with self._lock:
             if self.busy:
                 raise ParameterError(f"a job ({self.job.name}) is running: wait for it or cancel it.")
             self._cancel = threading.Event()
-            job = self.job = Job(name)
+            job = self.job = Job(name, then=then)
             cancel = self._cancel
 
         def progress(phase: str, done: Any = None, total: Any = None) -> None:
@@ -74,12 +103,8 @@ class JobRunner:
             try:
                 job.result = work(progress)
                 job.status = "done"
-            except Cancelled:
-                job.status = "cancelled"
-            except VeilError as exc:
-                job.status, job.error = "failed", str(exc)
             except Exception as exc:  # noqa: BLE001 - a job's failure is reported, never raised in the server
-                job.status, job.error = "failed", f"internal error ({type(exc).__name__}); nothing was written."
+                job.status, job.error = _ending(exc, cancel.is_set(), name)
             finally:
                 job.finished = time.monotonic()
 
@@ -88,10 +113,17 @@ class JobRunner:
         return job
 
     def cancel(self) -> None:
+        """Ask the running job to stop at its next progress call (it then writes nothing)."""
         self._cancel.set()
+        if self.busy:
+            self.job.cancelling = True
 
     def wait(self, timeout: float | None = None) -> Job | None:
         """Wait for the running job (tests and shutdown)."""
         if self._thread is not None:
             self._thread.join(timeout)
         return self.job
+
+    def as_json(self) -> dict[str, Any]:
+        """The current (or last) job as ``GET /job`` answers it."""
+        return dict(NO_JOB) if self.job is None else self.job.as_json()

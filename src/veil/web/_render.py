@@ -6,7 +6,7 @@ from functools import lru_cache
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
 __all__ = ["render", "error_response", "workspace_of", "action"]
 
@@ -49,4 +49,7 @@ def error_response(request: Request, message: str, status: int = 400):
     """The one-line error the CLI would print, in the page (or as JSON for a script's request)."""
     if "application/json" in request.headers.get("accept", ""):
         return JSONResponse({"error": message}, status_code=status)
-    return render(request, "error.html.j2", status=status, error=message)
+    try:
+        return render(request, "error.html.j2", status=status, error=message)
+    except Exception:  # noqa: BLE001 - the error page itself failed: the line alone, never a traceback
+        return PlainTextResponse(message + "\n", status_code=status)

@@ -6,8 +6,6 @@ import re
 
 import pytest
 
-pytest.importorskip("starlette", reason="the web extra (veil[web]) is installed by `make test`")
-
 
 @pytest.fixture
 def web(tmp_path):

@@ -1,0 +1,191 @@
+"""Forms generated from the registries: the privacy models (:mod:`veil.models.registry`), the
+algorithms (:data:`veil.algorithms.ALGORITHMS`) and the utility metrics (:data:`veil.utility.METRICS`).
+
+Nothing here names a model, an algorithm or a metric: a model registered with
+:func:`veil.models.registry.register` gets its form from its declared
+:class:`~veil.models._facts.Param` facts (kind, interval, optional) and its dataclass defaults,
+and the page shows it without a line of web code.  The form's answers become the
+configuration's ``models:`` list exactly as ``veil anonymize CONFIG`` reads it, checked by the
+configuration's own :func:`veil.config.build_model` (the CLI's one-line errors).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from veil.errors import ConfigError
+
+__all__ = ["DEFAULTS", "model_forms", "parse_models", "algorithm_choices", "metric_choices", "parse_options",
+           "parameter_default", "field_name"]
+
+#: What the Models page proposes before the steward chose anything.
+DEFAULTS: dict[str, Any] = {"models": [{"type": "k-anonymity", "k": 5}], "suppression_limit": 0.05,
+                            "metric": "loss", "algorithm": "lattice", "algorithm_options": {}}
+
+
+def field_name(model_type: str, parameter: str) -> str:
+    """The form field of one parameter of one model type."""
+    return f"{model_type}.{parameter}"
+
+
+def parameter_default(cls: type, param: Any) -> Any:
+    """The value a form proposes: the dataclass default, else a value inside the declared interval."""
+    declared = {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
+    if param.name in declared:
+        return declared[param.name]
+    if param.kind == "int":
+        return int(max(param.low if param.low is not None else 0, 2))
+    if param.kind == "float":
+        if param.high is not None and param.high <= 1:
+            return 0.2 if param.low is None or param.low < 0.2 else param.low
+        return 1.0 if param.low is None or param.low < 1.0 else param.low
+    return False if param.kind == "bool" else ""
+
+
+def _bound(value: float | None) -> Any:
+    if value is None or (isinstance(value, float) and math.isinf(value)):
+        return None
+    return int(value) if float(value).is_integer() else value
+
+
+def _input(cls: type, param: Any, chosen: Mapping[str, Any] | None, sensitive: Sequence[str]) -> dict[str, Any]:
+    value = chosen.get(param.name) if chosen is not None and param.name in chosen else parameter_default(cls, param)
+    field = {"name": param.name, "kind": param.kind, "rule": param.rule, "value": value,
+             "min": _bound(param.low), "max": _bound(param.high), "optional": param.optional,
+             "column": param.name == "sensitive", "choices": list(sensitive)}
+    field["step"] = "1" if param.kind == "int" else "any"
+    return field
+
+
+def model_forms(chosen: Sequence[Mapping[str, Any]], sensitive: Sequence[str]) -> list[dict[str, Any]]:
+    """One form per registered model, in registry order, filled with ``chosen`` (the config's ``models``).
+
+    A model that reads a sensitive attribute offers the columns whose role is sensitive (one
+    entry per ticked column); a model that needs a population table is listed as such and not
+    offered (the web app has no population table).
+    """
+    from veil.models.registry import MODELS
+
+    by_type: dict[str, list[Mapping[str, Any]]] = {}
+    for spec in chosen:
+        by_type.setdefault(str(spec.get("type")), []).append(spec)
+    forms = []
+    for key, cls in MODELS.items():
+        entries = by_type.get(key, [])
+        first = entries[0] if entries else None
+        fields = [_input(cls, p, first, sensitive) for p in cls.parameters]
+        forms.append({
+            "type": key, "title": cls.__name__, "summary": _first_line(cls.__doc__),
+            "reference": cls.reference, "needs_sensitive": cls.needs_sensitive,
+            "needs_population": cls.needs_population, "used": bool(entries),
+            "ticked": [str(e.get("sensitive")) for e in entries if e.get("sensitive") is not None],
+            "fields": fields,
+            "usable": not cls.needs_population and (not cls.needs_sensitive or bool(sensitive)),
+        })
+    return forms
+
+
+def _first_line(doc: str | None) -> str:
+    return (doc or "").strip().split("\n\n")[0].replace("\n", " ").replace("``", "").strip()
+
+
+def _value(param: Any, text: Any) -> Any:
+    """The form's text as the configuration's value (a text that is no number stays text: the
+    registry's check names it)."""
+    if param.kind == "bool":
+        return text is not None and str(text) not in ("", "0", "false", "off")
+    if text is None or str(text).strip() == "":
+        return None
+    text = str(text).strip()
+    try:
+        if param.kind == "int":
+            return int(text)
+        if param.kind == "float":
+            return float(text)
+    except ValueError:
+        return text
+    return text
+
+
+def parse_models(form: Any) -> list[dict[str, Any]]:
+    """The config's ``models:`` list from the form (``model`` = ticked types; ``TYPE.PARAM`` fields).
+
+    The entries are not checked here (see :func:`check_models`); a model whose sensitive
+    attribute is asked gives one entry per ticked column.
+    """
+    from veil.models.registry import MODELS
+
+    ticked = list(form.getlist("model"))
+    specs: list[dict[str, Any]] = []
+    for key, cls in MODELS.items():
+        if key not in ticked:
+            continue
+        spec: dict[str, Any] = {"type": key}
+        for param in cls.parameters:
+            if param.name == "sensitive":
+                continue
+            value = _value(param, form.get(field_name(key, param.name)))
+            if value is not None or param.kind == "bool":
+                spec[param.name] = value
+        columns = [str(c) for c in form.getlist(field_name(key, "sensitive"))] if any(
+            p.name == "sensitive" for p in cls.parameters) else []
+        if columns:
+            specs.extend({"type": key, "sensitive": c, **{k: v for k, v in spec.items() if k != "type"}}
+                         for c in columns)
+        else:
+            specs.append(spec)
+    return specs
+
+
+def check_models(specs: Sequence[Mapping[str, Any]], sensitive: Sequence[str]) -> None:
+    """Each entry as the configuration checks it (:func:`veil.config.build_model`), and its
+    sensitive attribute among the sensitive columns (:func:`veil.config.check_consistency`'s rule)."""
+    from veil.config import build_model
+
+    if not specs:
+        raise ConfigError("models: choose at least one privacy model.")
+    for i, spec in enumerate(specs):
+        build_model(dict(spec), f"models[{i}]")
+        column = spec.get("sensitive")
+        if column is not None and column not in sensitive:
+            raise ConfigError(f"models[{i}].sensitive: {column!r} is not an attribute with role sensitive "
+                              f"(sensitive: {', '.join(sensitive) or 'none'}).")
+
+
+def algorithm_choices() -> list[dict[str, Any]]:
+    """The registered algorithms with their facts (full-domain: a lattice of hierarchy levels)."""
+    from veil.algorithms import ALGORITHMS
+
+    return [{"name": name, "full_domain": spec.full_domain, "takes_options": spec.takes_options}
+            for name, spec in ALGORITHMS.items()]
+
+
+def metric_choices() -> list[dict[str, Any]]:
+    """The registered metrics: name, description, direction and what each needs."""
+    from veil.utility import METRICS
+
+    return [{"name": m.name, "description": m.description, "lower_is_better": m.lower_is_better,
+             "needs_label": m.needs_label} for m in METRICS.values()]
+
+
+def parse_options(text: Any) -> dict[str, Any]:
+    """``algorithm_options`` from the form's YAML mapping (``{}`` when empty)."""
+    import yaml
+
+    text = "" if text is None else str(text).strip()
+    if not text:
+        return {}
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise ConfigError(f"algorithm_options: not a YAML mapping{where}.") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError("algorithm_options must be a mapping such as {max_depth: 8}.")
+    return {str(k): v for k, v in value.items()}

@@ -1,0 +1,99 @@
+"""The Results page's view of one run, built from the run's JSON report (the figures of
+``veil anonymize --json``) and its class tables by the HTML report's own section builders
+(:mod:`veil.report`): the same words, the same figures, the same plots (PNG data URIs, which the
+page's Content-Security-Policy allows as images).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from veil.report._distributions import qi_distributions
+from veil.report._format import as_dict, format_value
+from veil.report._lattice import lattice as lattice_section
+from veil.report._sections import achieved as achieved_rows
+from veil.report._sections import class_sizes, release_rows, risk, search, transformation, utility
+from veil.report._truth import column_rows, record_risk, released_input, warnings
+from veil.web.pages.models import violations
+
+__all__ = ["results_view", "summary", "SUMMARY_FIGURES"]
+
+#: The headline figures, each read from one place of the report: (key, label, path in the report).
+SUMMARY_FIGURES = (
+    ("records", "records in", ("records",)),
+    ("records_out", "records out", ("records_out",)),
+    ("suppressed", "suppressed records", ("suppressed",)),
+    ("k", "achieved k (smallest class)", ("achieved", "k")),
+    ("classes", "equivalence classes released", ("classes_released",)),
+    ("verified", "models verified on the written file", ("verified",)),
+)
+
+
+def _at(report: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = report
+    for key in path:
+        value = as_dict(value).get(key)
+    return value
+
+
+def summary(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The headline rows: each with its raw value (``raw``, for a script) and its text."""
+    rows = []
+    for key, label, path in SUMMARY_FIGURES:
+        value = _at(report, path)
+        if value is not None:
+            rows.append({"key": key, "label": label, "raw": value, "text": format_value(value)})
+    metric = report.get("metric")
+    loss = as_dict(report.get("utility")).get(metric) if metric else None
+    if metric and loss is not None:
+        rows.append({"key": "loss", "label": f"{metric} (the metric optimised)", "raw": loss,
+                     "text": format_value(loss)})
+    return rows
+
+
+def _workload(report: Mapping[str, Any]) -> list[dict[str, str]]:
+    rows: list[dict[str, str]] = []
+    for key, value in as_dict(report.get("workload")).items():
+        if isinstance(value, Mapping):
+            for inner, figure in value.items():
+                rows.append({"label": f"{key}: {inner}", "value": format_value(figure)})
+        else:
+            rows.append({"label": str(key).replace("_", " "), "value": format_value(value)})
+    return rows
+
+
+def results_view(record: Mapping[str, Any], *, plots: bool = True) -> dict[str, Any]:
+    """Every section of the Results page for one run record (``report``, ``classes``, ``files``)."""
+    report = record["report"]
+    classes = record.get("classes")
+    original = classes.base if classes is not None and classes.base is not classes else None
+    before = released_input(classes, original) if original is not None else None
+    achieved = as_dict(report.get("achieved"))
+    k = achieved.get("k")
+    risks = [(name, report.get(key)) for name, key in (("before", "risk_before"), ("after", "risk_after"))]
+    view: dict[str, Any] = {
+        "number": record["number"],
+        "files": record["files"],
+        "summary": summary(report),
+        "models": [format_value(m) for m in report.get("models") or []],
+        "verified": report.get("verified"),
+        "levels": report.get("transformation") or {},
+        "release": release_rows(report),
+        "transformation": transformation(report, classes),
+        "columns": column_rows(report, classes),
+        "achieved": achieved_rows(achieved, counts=False) if achieved else None,
+        "utility": utility(report),
+        "workload": _workload(report),
+        "risk": risk(risks, plots),
+        "lattice": lattice_section(report),
+        "search": search(report),
+        "warnings": warnings(report, classes) if classes is not None else list(report.get("warnings") or []),
+        "classes": None, "record_risk": None, "distributions": [], "violations": None,
+    }
+    if classes is not None:
+        view["classes"] = class_sizes(classes, before, k, plots, released=True)
+        view["record_risk"] = record_risk(classes, before, plots)
+        view["distributions"] = qi_distributions(classes, before, k, plots)
+        view["violations"] = violations(classes.counts)
+    return view
