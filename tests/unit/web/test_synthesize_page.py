@@ -110,7 +110,8 @@ def test_a_refused_synthesis_spends_and_writes_nothing(people, data, message):
     app.state.jobs.wait(60)
     page = client.get("/synthesize")
     assert app.state.jobs.job.status == "failed"
-    assert 'role="alert">error: ' in page.text and message in page.text
+    shown = re.search(r'id="job-message" role="alert"\s+class="error">([^<]+)<', page.text).group(1)
+    assert shown.startswith("error: ") and message in shown
     assert _ledger_bytes(app) == before
     assert not app.state.workspace.path("synthetic.csv").exists()
 

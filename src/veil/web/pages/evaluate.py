@@ -20,7 +20,7 @@ from starlette.routing import Route
 from veil.errors import ParameterError
 from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, number_field, text_field
-from veil.web.pages._dp_jobs import download_route, job_routes, start_job
+from veil.web.pages._dp_jobs import download_route, page_job, start_job
 
 NAV = ("Evaluate", "/evaluate")
 JOB = "evaluate"
@@ -105,13 +105,11 @@ async def page(request: Request):
     workspace = workspace_of(request)
     files = workspace.files()
     result = workspace.state.results.get(JOB)
-    job = request.app.state.jobs.job
-    mine = job is not None and job.name == JOB
+    job, running = page_job(request, JOB)
     columns = [] if workspace.state.data is None else _columns(workspace)
     return render(request, "evaluate.html.j2", files=files, chosen=_defaults(workspace, files), attacks=ATTACKS,
                   columns=columns, result=result, rows=evaluation_rows(result["result"]) if result else [],
-                  running=mine and job.status == "running",
-                  error=f"error: {job.error}" if mine and job.status == "failed" else None)
+                  running=running, job=job)
 
 
 def _columns(workspace) -> list[str]:
@@ -162,6 +160,5 @@ ROUTES = [
     Route("/evaluate", page, methods=["GET"]),
     Route("/evaluate/run", start, methods=["POST"]),
     Route("/evaluate/split", hold_out, methods=["POST"]),
-    *job_routes("/evaluate", JOB),
     download_route("/evaluate/download", tuple(OUTPUTS.values())),
 ]

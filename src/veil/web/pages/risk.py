@@ -17,7 +17,7 @@ from starlette.routing import Route
 from veil.errors import ParameterError
 from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, number_field, text_field
-from veil.web.pages._dp_jobs import job_routes, start_job
+from veil.web.pages._dp_jobs import page_job, start_job
 from veil.web.pages._risk_figures import RiskAsk, risk_pictures, risk_report
 
 NAV = ("Risk", "/risk")
@@ -75,23 +75,20 @@ def _view(report: dict[str, Any], classes: Any) -> dict[str, Any]:
 async def page(request: Request):
     workspace = workspace_of(request)
     if workspace.state.data is None:
-        return render(request, "risk.html.j2", columns=[], result=None, ask=None, running=False)
+        return render(request, "risk.html.j2", columns=[], result=None, ask=None, running=False, job=None)
     from veil.web.pages.data import column_summary
 
     columns = [c["name"] for c in column_summary(workspace)]
     result = workspace.state.results.get(JOB)
     if result is not None and result["data"] != workspace.state.data:
         result = None
-    job = request.app.state.jobs.job
-    running = job is not None and job.name == JOB and job.status == "running"
-    failed = job.error if job is not None and job.name == JOB and job.status == "failed" else None
+    job, running = page_job(request, JOB)
     if result is not None:
         ask = result["ask"]
     else:
         qis, sensitive = chosen_roles(workspace)
         ask = RiskAsk(tuple(qis), tuple(sensitive)).as_json()
-    return render(request, "risk.html.j2", columns=columns, result=result, ask=ask, running=running,
-                  error=f"error: {failed}" if failed else None)
+    return render(request, "risk.html.j2", columns=columns, result=result, ask=ask, running=running, job=job)
 
 
 async def start(request: Request):
@@ -116,5 +113,4 @@ async def start(request: Request):
 ROUTES = [
     Route("/risk", page, methods=["GET"]),
     Route("/risk/run", start, methods=["POST"]),
-    *job_routes("/risk", JOB),
 ]

@@ -18,7 +18,7 @@ from starlette.routing import Route
 from veil.errors import ParameterError
 from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, lines_field, number_field, text_field
-from veil.web.pages._dp_jobs import download_route, job_routes, start_job
+from veil.web.pages._dp_jobs import download_route, page_job, start_job
 from veil.web.pages._dp_ledger import ledger_key, ledger_path, ledger_view
 
 NAV = ("Synthesize", "/synthesize")
@@ -87,18 +87,16 @@ async def page(request: Request):
     workspace = workspace_of(request)
     if workspace.state.data is None:
         return render(request, "synthesize.html.j2", columns=[], ledger=None, result=None, running=False,
-                      algorithms=(), next="/synthesize")
+                      algorithms=(), next="/synthesize", job=None)
     from veil.dp.synthesis._api import ALGORITHMS
     from veil.web.pages.data import column_summary
 
     result = workspace.state.results.get(JOB)
     if result is not None and result["data"] != workspace.state.data:
         result = None
-    job = request.app.state.jobs.job
-    mine = job is not None and job.name == JOB
+    job, running = page_job(request, JOB)
     return render(request, "synthesize.html.j2", columns=column_summary(workspace), ledger=ledger_view(workspace),
-                  result=result, running=mine and job.status == "running", algorithms=ALGORITHMS,
-                  next="/synthesize", error=f"error: {job.error}" if mine and job.status == "failed" else None)
+                  result=result, running=running, algorithms=ALGORITHMS, next="/synthesize", job=job)
 
 
 async def start(request: Request):
@@ -122,6 +120,5 @@ async def start(request: Request):
 ROUTES = [
     Route("/synthesize", page, methods=["GET"]),
     Route("/synthesize/run", start, methods=["POST"]),
-    *job_routes("/synthesize", JOB),
     download_route("/synthesize/download", tuple(OUTPUTS.values())),
 ]
