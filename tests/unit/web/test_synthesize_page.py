@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
+from markupsafe import escape
 from typer.testing import CliRunner
 
 from veil.cli import app as cli
@@ -120,3 +122,63 @@ def test_only_the_synthetic_outputs_are_downloaded(people):
     client, app, path = people
     answer = client.get("/synthesize/download/people.csv")
     assert answer.status_code == 400 and "no download" in answer.text
+
+
+@pytest.mark.slow  # the evaluation (500 attacks each, in the page's job and in the CLI): about a minute
+def test_withheld_records_evaluate_the_synthetic_table_as_the_command_does(web, tmp_path):
+    client, app = web
+    rng = np.random.default_rng(0)  # 400 records over 10^4 combinations: few repeat, so the control is apart
+    frame = pd.DataFrame({name: rng.choice(list("ABCDEFGHIJ"), 400) for name in ("a", "b", "c", "d")})
+    client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("codes.csv", frame.to_csv(index=False).encode())})
+    path = app.state.workspace.path("codes.csv")
+    _budget(client)
+    answer = client.post(f"/synthesize/run?csrf={client.csrf}", follow_redirects=False,
+                         data={"epsilon": "1", "delta": "1e-9", "holdout": "0.3", "evaluate": "on"})
+    assert answer.status_code == 303
+    assert app.state.jobs.wait(300).status == "done", app.state.jobs.job.error
+    page = client.get("/synthesize")
+    root = app.state.workspace.root
+    report = json.loads((root / "synthetic.json").read_text())
+    run = CliRunner().invoke(cli, ["synthesize", str(path), "--epsilon", "1", "-o", str(tmp_path / "s.csv"),
+                                   "--json", str(tmp_path / "s.json"), "--budget-file", str(tmp_path / "b.json"),
+                                   "--budget", "2", "--budget-delta", "1e-6", "--holdout", "0.3", "--evaluate",
+                                   "--holdout-out", str(tmp_path / "h.csv"), "--html", str(tmp_path / "s.html")])
+    assert run.exit_code == 0, run.output
+    expected = json.loads((tmp_path / "s.json").read_text())
+    assert set(report) == set(expected) and set(report["evaluation"]) == set(expected["evaluation"])
+    assert report["outside_dp"] == expected["outside_dp"] == ["marginal_error", "evaluation", "holdout",
+                                                              "ledger.dataset"]
+    held = pd.read_csv(root / "synthetic-holdout.csv")
+    assert report["holdout"] == {"share": 0.3, "records": len(held)} and 0 < len(held) < 400
+    assert report["evaluation"]["linkability"] is not None, report["evaluation"]["notes"]
+    names = re.findall(r"<tr><td>([^<]+)</td><td class=\"num\">", page.text.split('id="synth-evaluation"')[1])
+    assert names[:3] == ["singling out, univariate", "singling out, multivariate", "linkability"]
+    assert client.get("/synthesize/download/synthetic.html").status_code == 200
+
+
+def test_an_evaluation_the_library_could_not_run_says_why(people):
+    client, app, path = people
+    _budget(client)
+    _run(client, app, holdout="0.3", evaluate="on")  # 300 records over 150 combinations: the control repeats them
+    assert app.state.jobs.wait(120).status == "done", app.state.jobs.job.error
+    report = json.loads(app.state.workspace.path("synthetic.json").read_text())
+    note = report["evaluation"]["notes"]["attacks"]
+    assert str(escape(note)) in client.get("/synthesize").text
+
+
+def test_a_public_report_leaves_out_the_figures_of_the_real_records(people):
+    client, app, path = people
+    _budget(client)
+    _run(client, app, public_report="on")
+    assert app.state.jobs.wait(120).status == "done", app.state.jobs.job.error
+    report = json.loads(app.state.workspace.path("synthetic.json").read_text())
+    assert report["public_report"] is True and report["marginal_error"] == {"1way": None, "2way": None, "3way": None}
+    assert 'id="synth-public"' in client.get("/synthesize").text
+
+
+def test_evaluate_with_a_public_report_is_refused_as_the_command_refuses_it(people):
+    client, app, path = people
+    _budget(client)
+    answer, _ = _run(client, app, holdout="0.3", evaluate="on", public_report="on")
+    assert answer.status_code == 400 and "error: --evaluate measures the release with the real records" in answer.text
+    assert app.state.jobs.job is None

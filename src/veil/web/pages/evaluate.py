@@ -90,11 +90,12 @@ def _evaluate(workspace, options: dict[str, Any], progress) -> dict[str, Any]:
 
 def _defaults(workspace, files: list[str]) -> dict[str, str | None]:
     """The files to start from: the current table as the original, a synthetic table or another
-    file as the release, a control file named ``*control*``."""
+    file as the release, a control file named ``*control*`` or ``*holdout*``."""
     original = workspace.state.data
-    others = [f for f in files if f != original and "control" not in f]
+    held = [f for f in files if "control" in f or "holdout" in f]
+    others = [f for f in files if f != original and f not in held]
     release = "synthetic.csv" if "synthetic.csv" in others else (others[-1] if others else None)
-    control = next((f for f in files if "control" in f), None)
+    control = held[0] if held else None
     return {"original": original, "release": release, "control": control}
 
 
@@ -103,7 +104,7 @@ async def page(request: Request):
     from veil.report._evaluation import evaluation_rows
 
     workspace = workspace_of(request)
-    files = workspace.files()
+    files = [f for f in workspace.files() if "_hierarchy_" not in f]  # tables, not Adult's hierarchy files
     result = workspace.state.results.get(JOB)
     job, running = page_job(request, JOB)
     columns = [] if workspace.state.data is None else _columns(workspace)

@@ -1,11 +1,13 @@
 """Synthesize: a synthetic copy of the table under (ε, δ)-differential privacy (``veil synthesize``),
 charged once to the workspace ledger the DP page set, written as ``synthetic.csv`` with its JSON
-report ``synthetic.json`` through the one writer, both offered for download.
+report ``synthetic.json`` and HTML page ``synthetic.html`` through the one writer (with
+``--holdout``, the withheld records ``synthetic-holdout.csv``), all offered for download.
 
 The run is the command's library calls (:mod:`veil.cli.cmd_synthesize`): the privacy parameters
-checked (:func:`veil.dp.synthesis._api.check_privacy`), the table read as text, the ledger key
-of ``veil query`` (the typed records' fingerprint, or the declared name), and
-:func:`veil.dp.synthesize` charging the accountant before any noise is drawn; as a job.
+checked (:func:`veil.dp.synthesis._api.check_privacy`), the table read as text, the domains checked,
+the holdout withheld (:class:`veil.dp.synthesis._evaluation_report.ReportOptions`), the ledger key of
+``veil query`` (the typed records' fingerprint, or the declared name), :func:`veil.dp.synthesize`
+charging the accountant before any noise is drawn, and the command's report; as a job.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from veil.web.pages._dp_ledger import ledger_key, ledger_path, ledger_view
 
 NAV = ("Synthesize", "/synthesize")
 JOB = "synthesize"
-OUTPUTS = {"data": "synthetic.csv", "json": "synthetic.json"}
+OUTPUTS = {"data": "synthetic.csv", "json": "synthetic.json", "html": "synthetic.html",
+           "control": "synthetic-holdout.csv"}
 
 
 def _bins(lines: list[str]) -> dict[str, str]:
@@ -59,28 +62,46 @@ def _options(form: Any, columns: list[str]) -> dict[str, Any]:
             "seed": integer_field(form, "seed", "--seed")}
 
 
-def _synthesize(workspace, options: dict[str, Any], progress) -> dict[str, Any]:
-    """``veil synthesize`` on the current table into the workspace; its report."""
+def _report_options(workspace, form: Any) -> Any:
+    """``--html`` (always), ``--holdout SHARE --holdout-out --evaluate --target`` and ``--public-report``,
+    checked together as the command checks them."""
+    from veil.dp.synthesis._evaluation_report import ReportOptions
+
+    share = number_field(form, "holdout", "--holdout")
+    holdout_out = workspace.path(OUTPUTS["control"]) if share is not None else None
+    return ReportOptions.from_cli(workspace.path(OUTPUTS["html"]), share, holdout_out,
+                                  form.get("evaluate") is not None and share is not None,
+                                  text_field(form, "target"), form.get("public_report") is not None)
+
+
+def _synthesize(workspace, options: dict[str, Any], extra: Any, progress) -> dict[str, Any]:
+    """``veil synthesize`` on the current table into the workspace (the command's ``_run``); its report."""
     from veil.data import read_table
     from veil.dp import BudgetLedger, PrivacyAccountant, synthesize
+    from veil.dp.synthesis._api import column_domains
     from veil.pipeline import Outputs
     from veil.release import table_writer
 
     data = workspace.existing(workspace.state.data)
     ledger = BudgetLedger(ledger_path(workspace))
-    destinations = {role: workspace.path(name) for role, name in OUTPUTS.items()}
+    destinations = {"data": workspace.path(OUTPUTS["data"]), "json": workspace.path(OUTPUTS["json"]),
+                    **extra.destinations}
     with Outputs(destinations, inputs=[data, ledger.path, ledger.journal, ledger.lock_path]) as out:
         progress("read")
         # as text, so that a category such as ZIP code 02139 keeps its leading zero
         frame = read_table(data, sep=workspace.state.sep, typed=False).to_pandas()
+        doms = column_domains(frame, options["domain"], None, options["identifiers"], options["max_categories"])
+        frame, control = extra.split(frame, doms)
         accountant = PrivacyAccountant.from_ledger(ledger, ledger_key(workspace), budget=None)
         progress("synthesize")
         result = synthesize(frame, accountant=accountant, **options)
-        progress("write")
+        progress("report")
+        report = extra.report(result, train=frame, control=control, domains=doms)
         out.write("data", table_writer(result.frame))
-        out.write_json("json", result.report)
+        out.write_json("json", report)
+        extra.write(out, report, control)
         out.commit()
-    return result.report
+    return report
 
 
 async def page(request: Request):
@@ -89,14 +110,17 @@ async def page(request: Request):
         return render(request, "synthesize.html.j2", columns=[], ledger=None, result=None, running=False,
                       algorithms=(), next="/synthesize", job=None)
     from veil.dp.synthesis._api import ALGORITHMS
+    from veil.report._evaluation import evaluation_rows
     from veil.web.pages.data import column_summary
 
     result = workspace.state.results.get(JOB)
     if result is not None and result["data"] != workspace.state.data:
         result = None
     job, running = page_job(request, JOB)
+    evaluation = (result or {}).get("report", {}).get("evaluation")
     return render(request, "synthesize.html.j2", columns=column_summary(workspace), ledger=ledger_view(workspace),
-                  result=result, running=running, algorithms=ALGORITHMS, next="/synthesize", job=job)
+                  result=result, running=running, algorithms=ALGORITHMS, next="/synthesize", job=job,
+                  evaluation_rows=evaluation_rows(evaluation) if evaluation else [])
 
 
 async def start(request: Request):
@@ -105,14 +129,16 @@ async def start(request: Request):
     workspace = workspace_of(request)
     if workspace.state.data is None:
         raise ParameterError("open a table first (Data).")
-    options = _options(await request.form(), [c["name"] for c in column_summary(workspace)])
+    form = await request.form()
+    options = _options(form, [c["name"] for c in column_summary(workspace)])
+    extra = _report_options(workspace, form)
     if ledger_view(workspace) is None:
         raise ParameterError("set this table's budget first (a total epsilon and delta): nothing is "
                              "synthesized without one.")
     name = workspace.state.data
 
     def compute(progress):
-        return {"data": name, "report": _synthesize(workspace, options, progress)}
+        return {"data": name, "report": _synthesize(workspace, options, extra, progress)}
 
     return start_job(request, JOB, compute, "/synthesize")
 
@@ -120,5 +146,5 @@ async def start(request: Request):
 ROUTES = [
     Route("/synthesize", page, methods=["GET"]),
     Route("/synthesize/run", start, methods=["POST"]),
-    download_route("/synthesize/download", tuple(OUTPUTS.values())),
+    download_route("/synthesize/download", tuple(OUTPUTS.values())),  # the holdout only if written
 ]
