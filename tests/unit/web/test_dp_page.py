@@ -124,3 +124,17 @@ def test_a_declared_name_keys_the_ledger(people):
     assert cli_run.exit_code == 0, cli_run.output
     page = client.get("/dp")
     assert _remaining(page) == "0" and "survey-2024" in page.text
+
+
+def test_the_ledger_key_follows_the_file_s_records_as_veil_query_s_does(people):
+    client, app, path = people
+    _budget(client, "1")
+    assert _ask(client, "count").status_code == 200
+    same = path.read_bytes()
+    changed = same.replace(b"\n20,F,0\n", b"\n21,F,0\n", 1)
+    assert changed != same
+    client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("people.csv", changed)})
+    page = client.get("/dp")  # other records: another dataset of the ledger, as for veil query
+    assert 'id="budget-form"' in page.text
+    client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("people.csv", same)})
+    assert _remaining(client.get("/dp")) == "0.75"  # the same records again: the same budget

@@ -29,19 +29,21 @@ def dataset_name(workspace) -> str | None:
 
 def ledger_key(workspace) -> str:
     """The ledger key of the current table, as ``veil query`` makes it: ``name:NAME`` or the
-    fingerprint of its parsed records (cached per file)."""
+    fingerprint of its parsed records (cached per file content)."""
     from veil.dp import dataset_fingerprint
     from veil.dp._query_batch import read_query_table
+    from veil.web.pages.data import file_key
 
     name = dataset_name(workspace)
     if name:
         return f"name:{name}"
+    content = file_key(workspace)  # the name, size and time of the file: a new upload is read again
     cached = workspace.state.results.get("dp_fingerprint")
-    if cached is not None and cached[0] == workspace.state.data:
+    if cached is not None and cached[0] == content:
         return cached[1]
     frame = read_query_table(workspace.existing(workspace.state.data), workspace.state.sep)
     key = dataset_fingerprint(frame)
-    workspace.state.results["dp_fingerprint"] = (workspace.state.data, key)
+    workspace.state.results["dp_fingerprint"] = (content, key)
     return key
 
 

@@ -20,6 +20,7 @@ from veil.errors import ParameterError, VeilError
 from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, lines_field, number_field, text_field
 from veil.web.pages._dp_ledger import dataset_name, ledger_path, ledger_view
+from veil.web.pages.data import off_loop
 
 NAV = ("DP", "/dp")
 
@@ -37,22 +38,27 @@ def _columns(workspace) -> list[str]:
     return [c["name"] for c in column_summary(workspace)]
 
 
-def _page(request: Request, *, form: dict[str, str] | None = None, answers: list | None = None,
-          error: str | None = None, status: int = 200):
-    workspace = workspace_of(request)
+def _context(workspace, answers: list | None) -> dict[str, Any]:
+    """The ledger (read, never written), the columns and the last answers of the current table."""
     if workspace.state.data is None:
-        return render(request, "dp.html.j2", ledger=None, form=DEFAULTS, answers=None, columns=[],
-                      examples=EXAMPLES, name=None)
+        return {"ledger": None, "answers": None, "columns": [], "name": None}
     last = workspace.state.results.get("dp_answers")
     if answers is None and last is not None and last[0] == workspace.state.data:
         answers = last[1]
-    return render(request, "dp.html.j2", status=status, ledger=ledger_view(workspace),
-                  form={**DEFAULTS, **(form or {})}, answers=answers, columns=_columns(workspace),
-                  examples=EXAMPLES, name=dataset_name(workspace), error=error)
+    return {"ledger": ledger_view(workspace), "answers": answers, "columns": _columns(workspace),
+            "name": dataset_name(workspace)}
+
+
+async def _page(request: Request, *, form: dict[str, str] | None = None, answers: list | None = None,
+                error: str | None = None, status: int = 200):
+    workspace = workspace_of(request)
+    context = await off_loop(workspace, _context, workspace, answers)
+    return render(request, "dp.html.j2", status=status, form={**DEFAULTS, **(form or {})}, examples=EXAMPLES,
+                  error=error, **context)
 
 
 async def page(request: Request):
-    return _page(request)
+    return await _page(request)
 
 
 async def set_budget(request: Request):
@@ -68,9 +74,13 @@ async def set_budget(request: Request):
         raise ParameterError("--budget needs the total epsilon of this table (e.g. 1).")
     budget_delta = number_field(form, "budget_delta", "--budget-delta", 0.0)
     name = text_field(form, "dataset_name")
-    frame = read_query_table(workspace.existing(workspace.state.data), workspace.state.sep)
-    query_accountant(frame, ledger_path(workspace), name, budget, budget_delta)  # journals it the first time
-    workspace.state.results["dp_name"] = (workspace.state.data, name)
+
+    def open_budget():
+        frame = read_query_table(workspace.existing(workspace.state.data), workspace.state.sep)
+        query_accountant(frame, ledger_path(workspace), name, budget, budget_delta)  # journaled the first time
+        workspace.state.results["dp_name"] = (workspace.state.data, name)
+
+    await off_loop(workspace, open_budget)
     back = "/synthesize" if form.get("next") == "/synthesize" else "/dp"
     return RedirectResponse(back, status_code=303)
 
@@ -114,12 +124,11 @@ async def ask(request: Request):
     form = await request.form()
     sent = {key: str(form.get(key, "")) for key in DEFAULTS}
     try:
-        with workspace.lock:
-            answers = _answer(workspace, form)
+        answers = await off_loop(workspace, _answer, workspace, form)
     except VeilError as exc:  # the CLI's one-line error, the form and the (unchanged) ledger shown
-        return _page(request, form=sent, answers=[], error=f"error: {exc}", status=400)
+        return await _page(request, form=sent, answers=[], error=f"error: {exc}", status=400)
     workspace.state.results["dp_answers"] = (workspace.state.data, answers)
-    return _page(request, form=sent, answers=answers)
+    return await _page(request, form=sent, answers=answers)
 
 
 ROUTES = [

@@ -20,6 +20,8 @@ from starlette.routing import Route
 from veil.errors import ParameterError
 from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, number_field, text_field
+from veil.web.pages.data import off_loop
+from veil.web.pages.risk import column_names
 from veil.web.pages._dp_jobs import download_route, page_job, start_job
 
 NAV = ("Evaluate", "/evaluate")
@@ -107,16 +109,10 @@ async def page(request: Request):
     files = [f for f in workspace.files() if "_hierarchy_" not in f]  # tables, not Adult's hierarchy files
     result = workspace.state.results.get(JOB)
     job, running = page_job(request, JOB)
-    columns = [] if workspace.state.data is None else _columns(workspace)
+    columns = [] if workspace.state.data is None else await off_loop(workspace, column_names, workspace)
     return render(request, "evaluate.html.j2", files=files, chosen=_defaults(workspace, files), attacks=ATTACKS,
                   columns=columns, result=result, rows=evaluation_rows(result["result"]) if result else [],
                   running=running, job=job)
-
-
-def _columns(workspace) -> list[str]:
-    from veil.web.pages.data import column_summary
-
-    return [c["name"] for c in column_summary(workspace)]
 
 
 async def start(request: Request):

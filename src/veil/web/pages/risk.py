@@ -19,9 +19,17 @@ from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, number_field, text_field
 from veil.web.pages._dp_jobs import page_job, start_job
 from veil.web.pages._risk_figures import RiskAsk, risk_pictures, risk_report
+from veil.web.pages.data import off_loop
 
 NAV = ("Risk", "/risk")
 JOB = "risk"
+
+
+def column_names(workspace) -> list[str]:
+    """The current table's column names (the Data page's summary, cached per file)."""
+    from veil.web.pages.data import column_summary
+
+    return [c["name"] for c in column_summary(workspace)]
 
 
 def chosen_roles(workspace) -> tuple[list[str], list[str]]:
@@ -76,9 +84,7 @@ async def page(request: Request):
     workspace = workspace_of(request)
     if workspace.state.data is None:
         return render(request, "risk.html.j2", columns=[], result=None, ask=None, running=False, job=None)
-    from veil.web.pages.data import column_summary
-
-    columns = [c["name"] for c in column_summary(workspace)]
+    columns = await off_loop(workspace, column_names, workspace)
     result = workspace.state.results.get(JOB)
     if result is not None and result["data"] != workspace.state.data:
         result = None
@@ -86,19 +92,17 @@ async def page(request: Request):
     if result is not None:
         ask = result["ask"]
     else:
-        qis, sensitive = chosen_roles(workspace)
+        qis, sensitive = await off_loop(workspace, chosen_roles, workspace)
         ask = RiskAsk(tuple(qis), tuple(sensitive)).as_json()
     return render(request, "risk.html.j2", columns=columns, result=result, ask=ask, running=running, job=job)
 
 
 async def start(request: Request):
-    from veil.web.pages.data import column_summary
-
     workspace = workspace_of(request)
     if workspace.state.data is None:
         raise ParameterError("open a table first (Data).")
     form = await request.form()
-    ask = _ask(form, [c["name"] for c in column_summary(workspace)])
+    ask = _ask(form, await off_loop(workspace, column_names, workspace))
     name, sep = workspace.state.data, workspace.state.sep
     path = workspace.existing(name)
 

@@ -22,6 +22,7 @@ from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, lines_field, number_field, text_field
 from veil.web.pages._dp_jobs import download_route, page_job, start_job
 from veil.web.pages._dp_ledger import ledger_key, ledger_path, ledger_view
+from veil.web.pages.data import off_loop
 
 NAV = ("Synthesize", "/synthesize")
 JOB = "synthesize"
@@ -118,8 +119,8 @@ async def page(request: Request):
         result = None
     job, running = page_job(request, JOB)
     evaluation = (result or {}).get("report", {}).get("evaluation")
-    return render(request, "synthesize.html.j2", columns=column_summary(workspace), ledger=ledger_view(workspace),
-                  result=result, running=running, algorithms=ALGORITHMS, next="/synthesize", job=job,
+    columns, ledger = await off_loop(workspace, lambda: (column_summary(workspace), ledger_view(workspace)))
+    return render(request, "synthesize.html.j2", columns=columns, ledger=ledger, result=result, running=running, algorithms=ALGORITHMS, next="/synthesize", job=job,
                   evaluation_rows=evaluation_rows(evaluation) if evaluation else [])
 
 
@@ -130,9 +131,10 @@ async def start(request: Request):
     if workspace.state.data is None:
         raise ParameterError("open a table first (Data).")
     form = await request.form()
-    options = _options(form, [c["name"] for c in column_summary(workspace)])
+    columns, ledger = await off_loop(workspace, lambda: (column_summary(workspace), ledger_view(workspace)))
+    options = _options(form, [c["name"] for c in columns])
     extra = _report_options(workspace, form)
-    if ledger_view(workspace) is None:
+    if ledger is None:
         raise ParameterError("set this table's budget first (a total epsilon and delta): nothing is "
                              "synthesized without one.")
     name = workspace.state.data
