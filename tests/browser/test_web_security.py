@@ -242,3 +242,46 @@ def test_an_upload_over_the_limit_shows_the_error_and_writes_nothing(chrome, job
     assert chrome.find_element(By.LINK_TEXT, "Back").is_displayed()
     screenshot("too-large")
     assert sorted(p.name for p in serving.workspace.root.iterdir()) == [".veil-serve.lock"]
+
+
+@pytest.fixture(scope="module")
+def rebinding_chrome():
+    """Chromium whose resolver maps rebind.test to 127.0.0.1: an attacker's name now pointing at this machine."""
+    import shutil
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser")
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800",
+                 "--host-resolver-rules=MAP rebind.test 127.0.0.1"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_a_dns_rebinding_page_gets_nothing(rebinding_chrome, web_server):
+    from selenium.webdriver.common.by import By
+
+    port = web_server.origin.rsplit(":", 1)[1]
+    token = web_server.url.split("token=", 1)[1]
+    rebinding_chrome.get(f"http://rebind.test:{port}/?token={token}")  # even with the token
+    body = rebinding_chrome.find_element(By.TAG_NAME, "body").text
+    assert body == "veil serve: this host name is not the one the server was started on."
+    assert rebinding_chrome.get_cookies() == []
+    rebinding_chrome.get(f"http://rebind.test:{port}/static/veil.css")
+    assert "this host name is not the one" in rebinding_chrome.find_element(By.TAG_NAME, "body").text
+    assert rebinding_chrome.save_screenshot(str(_screenshots() / "test_a_dns_rebinding_page_gets_nothing.png"))
+
+
+def _screenshots():
+    import os
+    from pathlib import Path
+
+    folder = Path(os.environ.get("VEIL_SCREENSHOTS", "/tmp/veil-screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

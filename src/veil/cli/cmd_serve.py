@@ -15,16 +15,16 @@ def serve_command(
     port: int = typer.Option(8765, "--port", help="TCP port (0 picks a free one)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (this machine only by default)."),
     workspace: Optional[Path] = typer.Option(
-        None, "--workspace", help="Folder the app reads and writes (made private, kept); default: a temporary "
-        "private folder removed on exit."),
+        None, "--workspace", help="Folder the app reads and writes, kept (created private, or an existing "
+        "private folder); default: a temporary private folder removed on exit."),
     allow_remote: bool = typer.Option(False, "--allow-remote",
                                       help="Allow a --host other machines can reach (risky: plain HTTP)."),
     max_upload_mb: int = typer.Option(512, "--max-upload-mb", help="Largest upload (request body), in MiB."),
 ) -> None:
     """Start the local web app and print its address (with the access token) on one line.
 
-    Open the printed address in a browser on this machine. Stop with Ctrl-C or SIGTERM: a
-    temporary workspace is removed. See docs/web.md.
+    Open the printed address in a browser on this machine. Stop with Ctrl-C or SIGTERM
+    (a temporary workspace is removed). See docs/web.md.
     """
     from veil._lazy import require
 

@@ -87,6 +87,8 @@ class JobRunner:
               then: str | None = None) -> Job:
         """Run ``work(progress)`` in a thread as the job ``name``; ``then`` is the page to show when
         it is done.  Refused (ParameterError) while another job runs."""
+        if then is not None and (not then.startswith("/") or then.startswith("//")):
+            raise ValueError(f"a job's next page must be a path of this server, not {then!r}")
         with self._lock:
             if self.busy:
                 raise ParameterError(f"a job ({self.job.name}) is running: wait for it or cancel it.")

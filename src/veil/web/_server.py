@@ -68,7 +68,6 @@ def _bind(host: str, port: int) -> socket.socket:
         raise ParameterError(f"cannot listen on {host}:{port}: {reason}; choose another --port "
                              f"(0 picks a free one).") from None
     sock.listen(128)
-    sock.set_inheritable(True)
     return sock
 
 
@@ -112,8 +111,10 @@ class Serving:
             self.port = self.sock.getsockname()[1]
             self.guard = Guard.for_address(host, self.port, max_upload_mb * 2**20)
             self.app = create_app(self.workspace, self.guard)
+            # no proxy in front: X-Forwarded-* is not trusted; no `server:` header
             config = uvicorn.Config(self.app, log_config=None, access_log=False, log_level="warning",
-                                    lifespan="off", timeout_graceful_shutdown=5)
+                                    lifespan="off", timeout_graceful_shutdown=5, proxy_headers=False,
+                                    server_header=False)
             self.server = uvicorn.Server(config)
         except BaseException:
             self.close()

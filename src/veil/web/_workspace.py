@@ -3,7 +3,8 @@
 Every file the app reads or writes is inside the workspace (:meth:`Workspace.path`): a name with
 a separator, ``..``, a leading dot or a NUL, and a path whose real location (symbolic links
 resolved) leaves the workspace, are refused.  A workspace created by the server is temporary
-(``mkdtemp``, mode 0700) and removed when the server stops; a given one is kept, and made 0700.
+(``mkdtemp``, mode 0700) and removed when the server stops; a given one is kept: created 0700,
+or, when it exists, already private (0700).
 """
 
 from __future__ import annotations
@@ -42,6 +43,21 @@ def safe_name(name: str) -> str:
     return text
 
 
+def _given_folder(given: Path) -> Path:
+    """A ``--workspace`` folder: created private, or an existing one that is private already (its
+    mode is never changed: ``--workspace /tmp`` must not lock everyone else out of /tmp)."""
+    if not given.exists():
+        given.mkdir(parents=True, mode=stat.S_IRWXU)
+        return given.resolve()
+    if not given.is_dir():
+        raise ParameterError(f"--workspace {str(given)!r} is not a folder.")
+    mode = stat.S_IMODE(given.stat().st_mode)
+    if mode & 0o077:
+        raise ParameterError(f"--workspace {str(given)!r} can be read or entered by other users (mode {mode:o}); "
+                             f"make it private first (chmod 700) or give a new folder (it is created private).")
+    return given.resolve()
+
+
 @dataclass
 class State:
     """What the steward has chosen so far: the data file, the release configuration in progress
@@ -61,11 +77,7 @@ class Workspace:
         if root is None:
             self.root = Path(tempfile.mkdtemp(prefix="veil-serve-")).resolve()
         else:
-            given = Path(root).expanduser()
-            if given.exists() and not given.is_dir():
-                raise ParameterError(f"--workspace {str(given)!r} is not a folder.")
-            given.mkdir(parents=True, exist_ok=True)
-            self.root = given.resolve()
+            self.root = _given_folder(Path(root).expanduser())
         os.chmod(self.root, stat.S_IRWXU)
         self.state = State()
         self.lock = threading.RLock()

@@ -43,6 +43,14 @@ def test_a_job_reports_its_progress_and_its_result():
     assert runner.wait(10).status == "done" and job.result == "the result" and job.error is None
 
 
+def test_a_jobs_next_page_is_a_path_of_this_server():
+    runner = JobRunner()
+    for then in ("https://evil.example/", "//evil.example/x", "javascript:alert(1)"):
+        with pytest.raises(ValueError, match="must be a path of this server"):
+            runner.start("x", lambda progress: None, then=then)
+    assert runner.job is None
+
+
 def test_a_second_job_while_one_runs_is_refused_in_one_line():
     runner = JobRunner()
     gate = threading.Event()

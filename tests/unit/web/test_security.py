@@ -174,11 +174,17 @@ def test_every_response_carries_the_security_headers(web):
     assert "error: internal error" in answers[4].text
 
 
-def test_no_page_has_inline_script_or_style(web):
+def test_no_page_has_inline_script_or_style_or_a_traceback(web):
     client, app = web
-    for page in (client.get("/"), client.post(f"/open/adult?csrf={client.csrf}"), client.get("/no-such-page")):
-        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", page.text), page.text
-        assert "<style" not in page.text and " style=" not in page.text and "onclick" not in page.text
+    pages = [client.post(f"/open/adult?csrf={client.csrf}"), client.get("/no-such-page")]
+    pages += [client.get(path) for method, path in _paths(app) if method == "GET" and not path.startswith("/static/")]
+    for page in pages:
+        assert page.status_code < 500, (page.url, page.status_code)
+        if not page.headers.get("content-type", "").startswith("text/html"):
+            continue
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", page.text), page.url
+        assert not re.search(r"<style|\sstyle=|\son[a-z]+=", page.text), page.url
+        assert "Traceback" not in page.text, page.url
 
 
 @pytest.mark.parametrize("name", ["../x.csv", "/etc/passwd", ".hidden", "a/b.csv", "a\\b.csv", "..", "x\x00.csv",
@@ -264,21 +270,37 @@ def test_an_upload_over_the_limit_is_413_and_writes_nothing(web, tmp_path):
     assert _names(root) == before and app.state.workspace.state.data is None
 
 
-def test_a_failed_upload_leaves_no_partial_file(web, monkeypatch):
-    import shutil
+def test_a_failed_write_leaves_no_partial_file(web):
+    from veil.errors import OutputError
 
     client, app = web
     workspace = app.state.workspace
+    workspace.write_bytes("people.csv", b"a,b\n1,2\n")
 
-    def broken(source, target, length=0):
-        target.write(b"half of it")
-        raise OSError(28, "No space left on device")
+    class Broken:
+        """An upload whose reading fails half-way (a disk full, a connection lost)."""
 
-    monkeypatch.setattr(shutil, "copyfileobj", broken)
-    answer = client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("people.csv", b"a,b\n1,2\n")})
-    assert answer.status_code == 400
-    assert "error: cannot write &#39;people.csv&#39; in the workspace: No space left on device." in answer.text
-    assert _names(workspace.root) == []
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def read(self, size=-1):
+            self.calls += 1
+            if self.calls > 2:
+                raise OSError(28, "No space left on device")
+            return b"x" * 1000
+
+    with pytest.raises(OutputError, match=r"^cannot write 'people.csv' in the workspace: No space left on device\.$"):
+        workspace.write_stream("people.csv", Broken(), chunk=1000)
+    assert _names(workspace.root) == ["people.csv"]  # the previous file, whole; no temporary left
+    assert (workspace.root / "people.csv").read_bytes() == b"a,b\n1,2\n"
+
+    class Interrupted(Broken):
+        def read(self, size=-1):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        workspace.write_stream("other.csv", Interrupted())
+    assert _names(workspace.root) == ["people.csv"]
 
 
 def test_the_workspace_is_private(web):
@@ -299,7 +321,7 @@ def test_a_killed_servers_half_written_upload_is_swept_when_a_server_takes_the_w
     from veil.web._workspace import Workspace
 
     root = tmp_path / "given"
-    root.mkdir()
+    root.mkdir(mode=0o700)
     (root / ".upload-abc123").write_bytes(b"half of a table")
     (root / "kept.csv").write_text("a\n1\n")
     workspace = Workspace(root)
@@ -309,3 +331,22 @@ def test_a_killed_servers_half_written_upload_is_swept_when_a_server_takes_the_w
     finally:
         workspace.close()
     assert (root / "kept.csv").exists()  # a given workspace is kept
+
+
+def test_a_given_workspace_is_created_private_and_an_existing_one_must_be_private_already(tmp_path):
+    from veil.errors import ParameterError
+    from veil.web._workspace import Workspace
+
+    new = tmp_path / "a" / "b"
+    assert Workspace(new).root.stat().st_mode & 0o777 == 0o700
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # like /tmp: its mode must not be changed
+    with pytest.raises(ParameterError, match=r"can be read or entered by other users \(mode 1777\); make it private"):
+        Workspace(shared)
+    assert shared.stat().st_mode & 0o7777 == 0o1777
+    shared.chmod(0o700)
+    assert Workspace(shared).root == shared.resolve()
+    (tmp_path / "file.csv").write_text("a\n")
+    with pytest.raises(ParameterError, match="is not a folder"):
+        Workspace(tmp_path / "file.csv")

@@ -39,7 +39,10 @@ class Served:
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(self.tmp))
         self.first = self.process.stdout.readline().decode().rstrip("\n")
         match = LINE.match(self.first)
-        assert match, (self.first, self.process.stderr.read1().decode() if self.process.poll() is not None else "")
+        if not match:
+            self.process.kill()
+            _, err = self.process.communicate(timeout=30)
+            raise AssertionError(f"no start line: {self.first!r}; stderr: {err.decode()!r}")
         self.port, self.token = int(match.group(1)), match.group(2)
         self.origin = f"http://127.0.0.1:{self.port}"
         self.client = httpx.Client(base_url=self.origin, timeout=30)
@@ -59,14 +62,31 @@ class Served:
         return sorted(p.name for p in self.tmp.iterdir() if p.name.startswith("veil-serve-"))
 
 
+@pytest.fixture
+def serve(tmp_path):
+    """``serve(*args)`` starts a :class:`Served`; any still running at the end of the test is killed
+    (a failed assertion must not leave a server behind)."""
+    started: list[Served] = []
+
+    def start(*args: str) -> Served:
+        started.append(Served(tmp_path, *args))
+        return started[-1]
+
+    yield start
+    for served in started:
+        if served.process.poll() is None:
+            served.process.kill()
+            served.process.communicate(timeout=30)
+
+
 def _run(tmp: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "veil", "serve", *args], capture_output=True, text=True,
                           timeout=60, env=_env(tmp))
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_serves_after_one_line_and_stops_cleanly_removing_the_temporary_workspace(tmp_path, sig):
-    served = Served(tmp_path)
+def test_serves_after_one_line_and_stops_cleanly_removing_the_temporary_workspace(tmp_path, serve, sig):
+    served = serve()
     assert len(served.temporaries()) == 1  # the private temporary workspace, while it runs
     workspace = served.tmp / served.temporaries()[0]
     assert workspace.stat().st_mode & 0o777 == 0o700
@@ -81,11 +101,11 @@ def test_serves_after_one_line_and_stops_cleanly_removing_the_temporary_workspac
     assert served.temporaries() == []
 
 
-def test_a_given_workspace_is_kept_with_its_files(tmp_path):
+def test_a_given_workspace_is_kept_with_its_files(tmp_path, serve):
     given = tmp_path / "mine"
-    served = Served(tmp_path, "--workspace", str(given))
+    served = serve("--workspace", str(given))
     served.login()
-    answer = served.client.post(f"/open/upload?csrf={_csrf(served)}", files={"file": ("people.csv", b"a,b\n1,2\n")},
+    answer = served.client.post(f"/open/upload?csrf={csrf_token(served)}", files={"file": ("people.csv", b"a,b\n1,2\n")},
                                 headers={"Origin": served.origin})
     assert answer.status_code in (200, 303), answer.text
     code, _, err = served.stop()
@@ -94,7 +114,7 @@ def test_a_given_workspace_is_kept_with_its_files(tmp_path):
     assert given.stat().st_mode & 0o777 == 0o700
 
 
-def _csrf(served: Served) -> str:
+def csrf_token(served: Served) -> str:
     return re.search(r'name="csrf-token" content="([^"]+)"', served.client.get("/").text).group(1)
 
 
@@ -120,8 +140,8 @@ def test_a_remote_host_without_allow_remote_is_refused_saying_why(tmp_path):
     assert "--allow-remote" in lines[0]
 
 
-def test_allow_remote_warns_on_stderr_and_still_checks_the_host(tmp_path):
-    served = Served(tmp_path, "--host", "0.0.0.0", "--allow-remote")
+def test_allow_remote_warns_on_stderr_and_still_checks_the_host(tmp_path, serve):
+    served = serve("--host", "0.0.0.0", "--allow-remote")
     assert served.client.get("/", headers={"Host": f"evil.example:{served.port}"}).status_code == 400
     assert served.client.get("/", headers={"Host": f"{socket.gethostname()}:{served.port}"}).status_code == 401
     assert served.client.get("/", headers={"Host": f"10.9.8.7:{served.port}"}).status_code == 400
@@ -133,9 +153,9 @@ def test_allow_remote_warns_on_stderr_and_still_checks_the_host(tmp_path):
     assert len(warnings) == 1 and warnings[0].startswith("veil serve: warning: listening on 0.0.0.0 (--allow-remote)")
 
 
-def test_a_second_server_on_the_same_workspace_is_refused(tmp_path):
+def test_a_second_server_on_the_same_workspace_is_refused(tmp_path, serve):
     given = tmp_path / "shared"
-    served = Served(tmp_path, "--workspace", str(given))
+    served = serve("--workspace", str(given))
     try:
         done = _run(tmp_path, "--port", "0", "--workspace", str(given))
     finally:
@@ -146,11 +166,11 @@ def test_a_second_server_on_the_same_workspace_is_refused(tmp_path):
         f"--workspace."]
 
 
-def test_a_chunked_upload_over_the_limit_is_413_with_nothing_written_or_logged(tmp_path):
+def test_a_chunked_upload_over_the_limit_is_413_with_nothing_written_or_logged(tmp_path, serve):
     given = tmp_path / "ws"
-    served = Served(tmp_path, "--workspace", str(given), "--max-upload-mb", "1")
+    served = serve("--workspace", str(given), "--max-upload-mb", "1")
     served.login()
-    csrf = _csrf(served)
+    csrf = csrf_token(served)
     boundary = "veilboundary"
 
     def body():  # no Content-Length: the limit must hold on the bytes read
@@ -203,17 +223,19 @@ def test_stopping_cancels_the_running_job_and_removes_the_workspace(tmp_path, mo
         def flush(self):
             pass
 
-    thread = threading.Thread(target=serving.run, args=(Out(),))
+    thread = threading.Thread(target=serving.run, args=(Out(),), daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
-    while not lines and time.monotonic() < deadline:
-        time.sleep(0.05)
-    job = serving.app.state.jobs.start("release", work)
-    while job.done is None:
-        time.sleep(0.05)
-    started = time.monotonic()
-    serving.stop()
-    thread.join(30)
+    try:
+        deadline = time.monotonic() + 30
+        while not lines and time.monotonic() < deadline:
+            time.sleep(0.05)
+        job = serving.app.state.jobs.start("release", work)
+        while job.done is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        started = time.monotonic()
+    finally:
+        serving.stop()
+        thread.join(30)
     assert not thread.is_alive()
     assert job.status == "cancelled" and time.monotonic() - started < 10
     assert not written.exists() and not root.exists()

@@ -14,9 +14,9 @@ import pytest
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-from tests.unit.web.test_serve import Served, _csrf
+from .test_serve import Served, csrf_token, serve  # noqa: F401 - serve is a fixture
 
-import httpx2 as httpx  # noqa: E402,F401 - the test client the web tests use
+import httpx2 as httpx  # noqa: E402 - the test client the web tests use
 
 VALUE = "Zorblax-7731"
 
@@ -43,12 +43,12 @@ def _bad_requests(served: Served, csrf: str) -> list:
     return answers
 
 
-def test_a_value_from_the_data_never_reaches_the_server_log(tmp_path):
-    served = Served(tmp_path, "--workspace", str(tmp_path / "ws"))
+def test_a_value_from_the_data_never_reaches_the_server_log(tmp_path, serve):
+    served = serve("--workspace", str(tmp_path / "ws"))
     served.login()
-    answers = _bad_requests(served, _csrf(served))
+    answers = _bad_requests(served, csrf_token(served))
     assert [a.status_code for a in answers] == [400, 200, 400, 400, 400, 404, 403, 403, 401, 400, 400, 200]
-    assert "line 3: expected 2 fields" in answers[0].text  # the CLI's one-line error, in the page
+    assert "line 3: expected 2 fields" in answers[0].text  # the CLI's one-line error, at the upload
     for answer in answers:
         assert "Traceback" not in answer.text and 'File "' not in answer.text
     code, out, err = served.stop()
