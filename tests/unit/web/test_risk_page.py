@@ -124,6 +124,23 @@ def test_a_library_refusal_is_the_job_s_one_line_error(web):
     assert shown == "error: " + job.error.replace("'", "&#39;") and "Traceback" not in page.text
 
 
+def test_a_column_with_two_roles_is_refused_by_the_library_as_by_veil_risk(web):
+    client, app = web
+    _open_adult(client)
+    client.post(f"/risk/run?csrf={client.csrf}", data={"qi": ["age", "sex"], "sensitive": ["sex"]})
+    job = app.state.jobs.wait(60)
+    assert job.status == "failed"
+    assert job.error == ("Column 'sex' is declared both as quasi-identifier and as sensitive; a column has "
+                         "exactly one role.")
+
+
+def test_a_largest_msu_implies_suda2_as_suda_max_size_does(web):
+    client, app = web
+    _open_adult(client)
+    _run(client, app, {"qi": ["age", "sex", "race"], "suda_max_size": "2"})
+    assert app.state.workspace.state.results["risk"]["report"]["suda2"]["max_size"] == 2
+
+
 def test_without_a_table_the_page_says_to_open_one(web):
     client, app = web
     page = client.get("/risk")

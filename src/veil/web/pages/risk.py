@@ -49,7 +49,7 @@ def chosen_roles(workspace) -> tuple[list[str], list[str]]:
 def _ask(form: Any, columns: list[str]) -> RiskAsk:
     """The form as ``veil risk``'s options; an unknown column is refused by name."""
     qis = tuple(str(v) for v in form.getlist("qi"))
-    sensitive = tuple(str(v) for v in form.getlist("sensitive") if str(v) not in qis)
+    sensitive = tuple(str(v) for v in form.getlist("sensitive"))
     weight, household = text_field(form, "weight"), text_field(form, "household")
     for flag, name in [*(("--qi", q) for q in qis), *(("--sensitive", s) for s in sensitive),
                        ("--weight", weight), ("--household", household)]:
@@ -60,12 +60,13 @@ def _ask(form: Any, columns: list[str]) -> RiskAsk:
     method = text_field(form, "risk_method") or "approx"
     if method not in ("approx", "exact"):
         raise ParameterError(f"--risk-method must be approx or exact. Got {method!r} instead.")
+    suda_max_size = integer_field(form, "suda_max_size", "--suda-max-size")
     ask = RiskAsk(
         qis=qis, sensitive=sensitive, weight=weight, household=household, risk_method=method,
         threshold=number_field(form, "threshold", "--threshold", 0.2),
         population_fraction=number_field(form, "population_fraction", "--population-fraction"),
-        suda=form.get("suda") is not None,
-        suda_max_size=integer_field(form, "suda_max_size", "--suda-max-size"),
+        suda=form.get("suda") is not None or suda_max_size is not None,  # a size implies SUDA2, as --suda-max-size
+        suda_max_size=suda_max_size,
         dis_fraction=number_field(form, "dis_fraction", "--dis-fraction", 0.01),
     )
     ask.check()
