@@ -111,6 +111,8 @@ def synthesize_command(
                                          "utility predicts (trained on the synthetic table)."),
     public_report: bool = typer.Option(False, "--public-report", help="Leave out of the JSON and HTML every "
                                        "figure computed from the real records: the report is covered by DP."),
+    engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb or spark: the "
+                               "encoding and the marginal counts in the engine, the rows written in chunks."),
 ) -> None:
     """Publish a synthetic table under differential privacy, charged once to the budget ledger."""
     with user_errors():
@@ -118,7 +120,8 @@ def synthesize_command(
         report = _run(file, epsilon=epsilon, delta=delta, algorithm=algorithm, output=output, json_out=json_out,
                       domain=domain, bins=bins, max_categories=max_categories, identifiers=identifiers,
                       budget_file=budget_file, dataset_name=dataset_name, budget=budget,
-                      budget_delta=budget_delta, seed=seed, sep=sep, report_options=report_options)
+                      budget_delta=budget_delta, seed=seed, sep=sep, report_options=report_options,
+                      engine=engine)
     two = report["marginal_error"]["2way"]
     error = "" if two is None else f"; 2-way TV error {two:.4f}"
     console.print(f"wrote {report['rows']} synthetic rows to {output} (mst, ε={report['epsilon']:.4g}, "
@@ -128,15 +131,17 @@ def synthesize_command(
 def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Path, json_out: Optional[Path],
          domain: Optional[Path], bins: Optional[list[str]], max_categories: int, identifiers: Optional[str],
          budget_file: Optional[Path], dataset_name: Optional[str], budget: Optional[float], budget_delta: float,
-         seed: Optional[int], sep: Optional[str], report_options: Any = None) -> dict:
+         seed: Optional[int], sep: Optional[str], report_options: Any = None, engine: str = "local") -> dict:
     from veil.data import read_table
     from veil.dp import dataset_fingerprint
     from veil.dp.synthesis import parse_bins, parse_domain, synthesize
     from veil.dp.synthesis._api import check_privacy, column_domains
+    from veil.dp.synthesis._chunks import ChunkWriter
+    from veil.dp.synthesis._engine import check_engine, synthesis_source
     from veil.pipeline import Outputs
-    from veil.release import table_writer
 
     eps, dlt = check_privacy(epsilon, delta, algorithm)
+    engine = check_engine(engine, budget_file is not None, dataset_name)
     if max_categories < 1:
         raise ParameterError(f"--max-categories must be at least 1; got {max_categories}.")
     given = dict(parse_domain(domain)) if domain is not None else {}
@@ -149,19 +154,30 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
             _precheck(_accountant(None, None, budget, budget_delta), eps, dlt, "read, ")
         elif dataset_name:
             _precheck_ledger(budget_file, f"name:{dataset_name}", budget, budget_delta, eps, dlt)
-        # as text, so that a category such as ZIP code 02139 keeps its leading zero
-        frame = read_table(file, sep=sep, typed=False).to_pandas()
-        doms = column_domains(frame, given, None, ids, max_categories)  # checked before the ledger opens
+        if engine != "local" and extra.holdout is not None:
+            raise ParameterError("--holdout withholds records in memory: use the local engine (--engine local).")
+        # as text, so that a category such as ZIP code 02139 keeps its leading zero (an engine: the same labels)
+        frame = read_table(file, sep=sep, typed=False).to_pandas() if engine == "local" else \
+            synthesis_source(engine, file, sep=sep)
+        doms = column_domains(frame, given, None, ids, max_categories)  # every domain checked before the ledger opens
         frame, control = extra.split(frame, doms)
         # the ledger key of veil query: the fingerprint of the typed records
-        key = f"name:{dataset_name}" if dataset_name else dataset_fingerprint(
+        key = f"name:{dataset_name}" if dataset_name else None if budget_file is None else dataset_fingerprint(
             read_table(file, sep=sep, typed=True).to_pandas())
         accountant = _accountant(budget_file, key, budget, budget_delta)
         _precheck(accountant, eps, dlt)
-        result = synthesize(frame, epsilon=eps, delta=dlt, domain=given, identifiers=ids,
-                            max_categories=max_categories, accountant=accountant, seed=seed)
+        try:
+            if control is not None:  # the evaluation reads the synthetic rows: they stay in memory
+                result = synthesize(frame, epsilon=eps, delta=dlt, domain=given, identifiers=ids,
+                                    max_categories=max_categories, accountant=accountant, seed=seed)
+                out.write("data", table_writer(result.frame))
+            else:
+                with ChunkWriter(out.temporary("data"), destination=output) as sink:  # the rows in chunks
+                    result = synthesize(frame, epsilon=eps, delta=dlt, domain=given, identifiers=ids,
+                                        max_categories=max_categories, accountant=accountant, seed=seed, sink=sink)
+        finally:
+            getattr(frame, "close", lambda: None)()  # an engine's session
         report = extra.report(result, train=frame, control=control, domains=doms)
-        out.write("data", table_writer(result.frame))
         if json_out is not None:
             out.write_json("json", report)
         extra.write(out, report, control)

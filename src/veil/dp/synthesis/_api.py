@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -13,11 +12,14 @@ import pandas as pd
 from veil._validation import check_real
 from veil.dp._budget import PrivacyBudget, ZCDPBudget, largest_rho, zcdp_epsilon
 from veil.dp._mechanisms import EPSILON_RANGE
-from veil.dp.synthesis._domain import (MAX_CATEGORIES, ColumnDomain, decode, encode, parse_bins, parse_domain,
+from veil.dp.synthesis._domain import (MAX_CATEGORIES, ColumnDomain, decode, parse_bins, parse_domain,
                                         resolve_domains)
-from veil.dp.synthesis._learn import learn_categories, selection_epsilon
-from veil.dp.synthesis._fit import fit_tree, sample_tree
-from veil.dp.synthesis._mst import compress, measure_one_way, measure_two_way, project_simplex, select_tree
+from veil.dp.synthesis._learn import learn_from_counts, selection_epsilon
+from veil.dp.synthesis._fit import fit_tree
+from veil.dp.synthesis._chunks import CHUNK_ROWS, draw
+from veil.dp.synthesis._mst import (CompressedTable, compress, measure_one_way, measure_two_way, project_simplex,
+                                    select_tree)
+from veil.dp.synthesis._source import ClassTable, as_source, tv_errors
 from veil.errors import ParameterError
 
 __all__ = ["SynthesisResult", "synthesize", "synthesis_rho", "check_privacy", "synthesis_cost", "BudgetPlan",
@@ -103,40 +105,28 @@ def synthesis_cost(accountant: Any, plan: BudgetPlan) -> PrivacyBudget | ZCDPBud
     return PrivacyBudget(epsilon=plan.epsilon, delta=plan.delta)
 
 
-def learn_domains(frame: pd.DataFrame, domains: list[ColumnDomain], plan: BudgetPlan) -> list[ColumnDomain]:
+def learn_domains(frame: Any, domains: list[ColumnDomain], plan: BudgetPlan) -> list[ColumnDomain]:
     """``domains`` with every column marked ``learned`` given its DP-selected categories."""
     if plan.learned == 0:
         return domains
     eps = selection_epsilon(plan.rho_domain / plan.learned) * (1.0 - 1e-9)
     dlt = plan.delta_selection / plan.learned
-    return [replace(d, categories=learn_categories(frame[d.name], epsilon=eps, delta=dlt)) if d.learned else d
-            for d in domains]
+    data = as_source(frame)
+    return [replace(d, categories=learn_from_counts(data.value_counts(d.name), epsilon=eps, delta=dlt))
+            if d.learned else d for d in domains]
 
 
-def _tv(real: np.ndarray, synth: np.ndarray) -> float:
-    """Total-variation distance of the empirical distributions of two int key arrays."""
-    keys, inverse = np.unique(np.concatenate([real, synth]), return_inverse=True)
-    p = np.bincount(inverse[: real.size], minlength=keys.size) / max(real.size, 1)
-    q = np.bincount(inverse[real.size:], minlength=keys.size) / max(synth.size, 1)
-    return float(0.5 * np.abs(p - q).sum())
-
-
-def marginal_errors(real: np.ndarray, synth: np.ndarray, sizes: list[int], *, max_way: int = 3) -> dict:
+def marginal_errors(real: np.ndarray, synth: np.ndarray, sizes: list[int], *, max_way: int = 3,
+                    real_weights: np.ndarray | None = None, synth_weights: np.ndarray | None = None) -> dict:
     """The average total-variation distance of all 1-, 2- and 3-way marginals (``None`` when
-    the table has fewer columns than the order)."""
-    out: dict[str, float | None] = {}
-    for way in (1, 2, 3):
-        combos = list(itertools.combinations(range(len(sizes)), way)) if way <= max_way else []
-        errs = []
-        for cols in combos:
-            dims = tuple(sizes[c] for c in cols)
-            key = lambda codes: np.ravel_multi_index(tuple(codes[:, list(cols)].T), dims)  # noqa: E731
-            errs.append(_tv(key(real), key(synth)) if len(real) and len(synth) else 1.0)
-        out[f"{way}way"] = float(np.mean(errs)) if errs else None
-    return out
+    the table has fewer columns than the order); ``real`` and ``synth`` are rows of codes, or
+    class tables with their counts in ``real_weights`` / ``synth_weights``."""
+    sizes = tuple(int(k) for k in sizes)
+    return tv_errors(ClassTable(np.asarray(real), real_weights, sizes), ClassTable(np.asarray(synth), synth_weights,
+                     sizes), len(sizes), max_way=max_way)
 
 
-def column_domains(frame: pd.DataFrame, domain: Any, bins: Mapping[str, str] | None,
+def column_domains(frame: Any, domain: Any, bins: Mapping[str, str] | None,
                    identifiers: tuple[str, ...], max_categories: int) -> list[ColumnDomain]:
     """Every synthesized column's domain from ``domain`` (a JSON file, or a mapping of specs or
     :class:`ColumnDomain`) and ``bins``, checked against ``frame`` (see :func:`resolve_domains`)."""
@@ -150,37 +140,33 @@ def column_domains(frame: pd.DataFrame, domain: Any, bins: Mapping[str, str] | N
     return resolve_domains(frame, given, identifiers=identifiers, max_categories=max_categories)
 
 
-def _mst(codes: np.ndarray, sizes: list[int], rho: float, rng: np.random.Generator) -> tuple[np.ndarray, dict]:
-    ones, sigma1 = measure_one_way(codes, sizes, rho / 3.0)
+def _mst(table: Any, sizes: list[int], rho: float) -> tuple[Any, list, dict]:
+    """MST's measurements on ``table`` (a class table, or an engine's group counts) and the fitted tree."""
+    ones, sigma1 = measure_one_way(table, sizes, rho / 3.0)
     parts = [compress(y, sigma1) for y in ones]
-    small = np.column_stack([p.mapping(k)[codes[:, j]] for j, (p, k) in enumerate(zip(parts, sizes))]) \
-        if len(codes) else np.zeros((0, len(sizes)), dtype=np.int64)
+    small = CompressedTable(table, parts, sizes)  # the marginals on the compressed domains
     total = max(float(np.mean([p.y.sum() for p in parts])), 0.0)
     model = [project_simplex(p.y, total) for p in parts]
     edges = select_tree(small, model, rho / 3.0)
     twos, sigma2 = measure_two_way(small, [p.size for p in parts], edges, rho / 3.0)
     tree = fit_tree([p.y for p in parts], [p.var for p in parts], edges, twos, sigma2 ** 2)
-    drawn = sample_tree(tree, int(round(tree.total)), rng)
-    out = np.empty_like(drawn)
-    for j, p in enumerate(parts):  # back to the original codes; "other" uniformly among the merged codes
-        col = drawn[:, j]
-        kept = col < p.support.size
-        out[kept, j] = p.support[col[kept]]
-        out[~kept, j] = p.other[rng.integers(0, max(p.other.size, 1), int((~kept).sum()))] if p.other.size else 0
     info = {"sigma_1way": sigma1, "sigma_2way": sigma2, "edges": edges,
             "compressed": {j: int(p.other.size) for j, p in enumerate(parts)}}
-    return out, info
+    return tree, parts, info
 
 
 def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9, algorithm: str = "mst",
                domain: Any = None, bins: Mapping[str, str] | None = None, identifiers: tuple[str, ...] = (),
                max_categories: int = MAX_CATEGORIES, accountant: Any = None, seed: int | None = None,
-               label: str = "synthesize") -> SynthesisResult:
+               label: str = "synthesize", sink: Callable[[Any], None] | None = None,
+               chunk_rows: int = CHUNK_ROWS) -> SynthesisResult:
     """A synthetic copy of ``frame`` under (ε, δ)-DP with MST, charged once to ``accountant``.
 
     Parameters
     ----------
-    frame : DataFrame
+    frame : DataFrame or synthesis source
+        The data, read as text; or an engine's source
+        (:func:`veil.dp.synthesis._engine.synthesis_source`), whose marginals are group counts.
     epsilon, delta : float
         The guarantee of the whole release (defaults as the authors' reference: ε=1, δ=1e-9).
     domain : mapping or path, optional
@@ -193,27 +179,33 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
         Charged once, before any noise is drawn (ρ on a zCDP accountant, else (ε, δ)).
     seed : int, optional
         Seeds the sampling of synthetic rows only (post-processing), never the privacy noise.
+    sink : callable, optional
+        Receives the synthetic rows chunk by chunk (Arrow tables of ``chunk_rows`` rows,
+        e.g. a :class:`~veil.dp.synthesis._chunks.ChunkWriter`); the result's ``frame`` is then None.
     """
     eps, dlt = check_privacy(epsilon, delta, algorithm)
-    doms = column_domains(frame, domain, bins, tuple(identifiers), max_categories)
+    data = as_source(frame)
+    doms = column_domains(data, domain, bins, tuple(identifiers), max_categories)
     plan = plan_budget(eps, dlt, sum(d.learned for d in doms))
     ledger = None
     if accountant is not None:  # charged once, before any noise is drawn
         accountant.spend(synthesis_cost(accountant, plan), label=f"{label} mst rho={plan.rho:.6g}")
         ledger = ledger_report(accountant)
-    doms = learn_domains(frame, doms, plan)
-    codes = encode(frame, doms)
+    doms = learn_domains(data, doms, plan)
+    table = data.class_table(doms)
     sizes = [d.size for d in doms]
-    synth, info = _mst(codes, sizes, plan.rho_mst, np.random.default_rng(seed))
+    tree, parts, info = _mst(table, sizes, plan.rho_mst)
+    synth, tally = draw(tree, parts, doms, int(round(tree.total)), np.random.default_rng(seed),
+                        chunk_rows=chunk_rows, sink=sink, tally=table.tally())
     report = {"algorithm": "mst", "epsilon": plan.certified_epsilon, "delta": dlt, "rho": plan.rho,
-              "rows": int(len(synth)), "domain_source": {d.name: "dp" if d.learned else "user" for d in doms},
-              "marginal_error": marginal_errors(codes, synth, sizes), "workload_error": None,
+              "rows": int(round(tree.total)), "domain_source": {d.name: "dp" if d.learned else "user" for d in doms},
+              "marginal_error": tv_errors(table, tally.table(), len(sizes)), "workload_error": None,
               "ledger": ledger, "evaluation": None,
               "marginals": {"1way": [d.name for d in doms],
                             "2way": [[doms[a].name, doms[b].name] for a, b in info["edges"]]},
               "noise": {"sigma_1way": info["sigma_1way"], "sigma_2way": info["sigma_2way"],
                         "rho_domain": plan.rho_domain, "delta_selection": plan.delta_selection}}
-    return SynthesisResult(decode(synth, doms), report)
+    return SynthesisResult(None if synth is None else decode(synth, doms), report)
 
 
 def ledger_report(accountant: Any) -> dict:

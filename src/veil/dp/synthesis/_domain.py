@@ -22,7 +22,8 @@ import pandas as pd
 from veil.dp.synthesis._learn import OTHER
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 
-__all__ = ["ColumnDomain", "parse_domain", "parse_bins", "resolve_domains", "encode", "decode"]
+__all__ = ["ColumnDomain", "ColumnFacts", "local_facts", "parse_domain", "parse_bins", "resolve_domains", "encode",
+           "decode"]
 
 #: The default largest number of categories (or bins) of one column.
 MAX_CATEGORIES = 1000
@@ -128,10 +129,34 @@ def _is_numeric(column: pd.Series) -> bool:
     return bool(len(present)) and bool(pd.to_numeric(present, errors="coerce").notna().all())
 
 
-def resolve_domains(frame: pd.DataFrame, domains: Mapping[str, ColumnDomain], *,
+@dataclass(frozen=True, slots=True)
+class ColumnFacts:
+    """What the domain checks read of a column without a domain: whether it is numeric (every
+    present value reads as a number, and there is one), and whether it has more distinct
+    present values than ``--max-categories``."""
+
+    numeric: bool
+    over: bool
+
+
+def local_facts(column: pd.Series, max_categories: int) -> ColumnFacts:
+    """The :class:`ColumnFacts` of a pandas column."""
+    numeric = _is_numeric(column)
+    return ColumnFacts(numeric, not numeric and column.nunique(dropna=True) > max_categories)
+
+
+def _facts(data: Any, names: list[str], max_categories: int) -> dict[str, ColumnFacts]:
+    if isinstance(data, pd.DataFrame):
+        return {name: local_facts(data[name], max_categories) for name in names}
+    return data.column_facts(names, max_categories)  # an engine: one query for all of them
+
+
+def resolve_domains(frame: Any, domains: Mapping[str, ColumnDomain], *,
                     identifiers: tuple[str, ...] = (), max_categories: int = MAX_CATEGORIES) -> list[ColumnDomain]:
     """The domain of every synthesized column (the table's columns but the identifiers), in order.
 
+    ``frame`` is a pandas frame or a synthesis source (its ``columns`` and
+    ``column_facts``, e.g. an engine's, :mod:`veil.dp.synthesis._engine`).
     A text column without a domain is returned with ``learned=True`` and no
     categories: its categories are learned under DP once the budget is
     charged.  Refused: a domain or identifier naming no column; a numeric
@@ -145,17 +170,19 @@ def resolve_domains(frame: pd.DataFrame, domains: Mapping[str, ColumnDomain], *,
         if name not in columns:
             raise ColumnNotFoundError(f"The domain names the column {name!r}, which the data does not have "
                                       f"(columns: {', '.join(columns)}).")
+    undeclared = [c for c in columns if c not in identifiers and c not in domains]
+    facts = _facts(frame, undeclared, max_categories) if undeclared else {}
     out = []
     for name in columns:
         if name in identifiers:
             continue
         dom = domains.get(name)
         if dom is None:
-            if _is_numeric(frame[name]):
+            if facts[name].numeric:
                 raise SchemaError(f"The numeric column {name!r} has no bounds: give --bins {name}=MIN:MAX:BINS, or "
                                   f'{{"min", "max", "bins"}} or its categories in --domain; veil reads no bound '
                                   "from the data.")
-            if frame[name].nunique(dropna=True) > max_categories:
+            if facts[name].over:
                 raise SchemaError(f"The column {name!r} has more than --max-categories {max_categories} "
                                   "categories: list its categories in --domain (or give it in --identifiers "
                                   "to leave it out).")

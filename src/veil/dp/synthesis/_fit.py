@@ -110,7 +110,8 @@ def allocate(rng: np.random.Generator, probs: np.ndarray, given: np.ndarray) -> 
     counts = (floor + (rank < short[:, None])).astype(np.int64).ravel()
     values = np.repeat(np.tile(np.arange(k), probs.shape[0]), counts)
     perm = rng.permutation(given.size)
-    rows = perm[np.argsort(given[perm], kind="stable")]
+    small = given[perm].astype(np.uint16) if probs.shape[0] <= 1 << 16 else given[perm]
+    rows = perm[np.argsort(small, kind="stable")]  # grouped by value, in random order (radix sort on uint16)
     out = np.empty(given.size, dtype=np.int64)
     out[rows] = values
     return out
@@ -129,7 +130,7 @@ def _conditional(joint: np.ndarray) -> np.ndarray:
 def sample_tree(model: TreeModel, rows: int, rng: np.random.Generator) -> np.ndarray:
     """``rows`` records drawn from the tree model, root (column 0) to leaves, as codes."""
     d = len(model.nodes)
-    out = np.zeros((rows, d), dtype=np.int64)
+    out = np.zeros((rows, d), dtype=np.int64, order="F")  # column by column
     root = model.nodes[0]
     p = _normalised(root)
     out[:, 0] = allocate(rng, p[None, :], np.zeros(rows, dtype=np.int64))

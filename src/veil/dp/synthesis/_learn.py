@@ -13,12 +13,13 @@ public label :data:`OTHER`.  (ε, δ)-DP, charged as δ-approximate ε²/2-zCDP
 from __future__ import annotations
 
 import math
+from typing import Mapping
 
 import pandas as pd
 
 from veil.dp._partition import partition_selection
 
-__all__ = ["OTHER", "learn_categories", "selection_epsilon"]
+__all__ = ["OTHER", "learn_categories", "learn_from_counts", "selection_epsilon"]
 
 #: The label of every value outside a learned domain.
 OTHER = "(other)"
@@ -32,6 +33,12 @@ def selection_epsilon(rho: float) -> float:
 def learn_categories(column: pd.Series, *, epsilon: float, delta: float) -> tuple[str, ...]:
     """The categories of ``column`` whose Laplace-noised count passes the threshold, sorted."""
     counts = column.dropna().astype(str).value_counts()
+    return learn_from_counts({str(k): int(v) for k, v in counts.items()}, epsilon=epsilon, delta=delta)
+
+
+def learn_from_counts(counts: Mapping[str, int], *, epsilon: float, delta: float) -> tuple[str, ...]:
+    """:func:`learn_categories` from a column's value counts (``value -> count`` of its present
+    values, as text), e.g. an engine's group count of the column."""
     meas, _, _ = partition_selection(epsilon, delta, (1, 1, 1))
     kept = meas({str(k): int(v) for k, v in counts.items()})
     return tuple(sorted(k for k in kept if k != OTHER))

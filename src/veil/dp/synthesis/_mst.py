@@ -21,7 +21,7 @@ from veil.dp._sampler import opendp
 from veil.dp._selection import ExponentialMechanism
 
 __all__ = ["cdp_delta", "cdp_rho", "gaussian_release", "Compressed", "measure_one_way", "compress",
-           "select_tree", "measure_two_way", "counts", "project_simplex"]
+           "select_tree", "measure_two_way", "counts", "marginal", "project_simplex", "CompressedTable"]
 
 
 def cdp_delta(rho: float, eps: float) -> float:
@@ -70,10 +70,32 @@ def gaussian_release(values: np.ndarray, *, sensitivity: float, rho: float) -> t
     return np.asarray(meas(flat.tolist()), dtype=float).reshape(np.shape(values)), sigma
 
 
-def counts(codes: np.ndarray, sizes: list[int]) -> np.ndarray:
-    """The contingency table of the columns of ``codes`` (shape ``sizes``)."""
-    key = np.ravel_multi_index(tuple(codes.T), tuple(sizes)) if len(codes) else np.zeros(0, dtype=np.int64)
-    return np.bincount(key, minlength=int(np.prod(sizes))).astype(float).reshape(sizes)
+def counts(codes: np.ndarray, sizes: list[int], weights: np.ndarray | None = None) -> np.ndarray:
+    """The contingency table of the columns of ``codes`` (shape ``sizes``), each row counted
+    ``weights[i]`` times (once when ``weights`` is None)."""
+    shape = tuple(int(k) for k in sizes)
+    if not len(codes):
+        return np.zeros(shape, dtype=float)
+    key = np.ravel_multi_index(tuple(np.asarray(codes).T), shape)
+    out = np.bincount(key, weights=None if weights is None else np.asarray(weights, dtype=float),
+                      minlength=int(np.prod(shape)))
+    return out.astype(float, copy=False).reshape(shape)
+
+
+def marginal(codes: np.ndarray, weights: np.ndarray | None, sizes: list[int], cols) -> np.ndarray:
+    """The marginal of the columns ``cols`` of a weighted class table.
+
+    ``codes`` is the (m, d) int array of distinct encoded records (or of rows),
+    ``weights`` their counts (None: 1 each), ``sizes`` the domain size of every
+    one of the d columns; the result is a float array of shape
+    ``tuple(sizes[c] for c in cols)``.  ``codes`` may also be an object with a
+    ``marginal(cols)`` method (a class table, an engine's group counts), which
+    then answers.
+    """
+    cols = [int(c) for c in cols]
+    if hasattr(codes, "marginal"):  # a class table (or an engine's marginal queries) counts itself
+        return codes.marginal(cols)
+    return counts(np.asarray(codes)[:, cols], [sizes[c] for c in cols], weights)
 
 
 def project_simplex(values: np.ndarray, total: float) -> np.ndarray:
@@ -114,9 +136,11 @@ class Compressed:
         return out
 
 
-def measure_one_way(codes: np.ndarray, sizes: list[int], rho: float) -> tuple[list[np.ndarray], float]:
-    """Every column's noisy 1-way marginal (one Gaussian release of L2 sensitivity √d) and the σ per cell."""
-    flat = np.concatenate([counts(codes[:, [j]], [k]) for j, k in enumerate(sizes)])
+def measure_one_way(codes: np.ndarray, sizes: list[int], rho: float,
+                    weights: np.ndarray | None = None) -> tuple[list[np.ndarray], float]:
+    """Every column's noisy 1-way marginal (one Gaussian release of L2 sensitivity √d) and the σ per cell;
+    ``weights``: the count of each row of ``codes`` (a class table), None for 1 each."""
+    flat = np.concatenate([marginal(codes, weights, sizes, [j]) for j in range(len(sizes))])
     noisy, sigma = gaussian_release(flat, sensitivity=math.sqrt(len(sizes)), rho=rho)
     return np.split(noisy, np.cumsum(sizes)[:-1]), sigma
 
@@ -131,16 +155,17 @@ def compress(y: np.ndarray, sigma: float) -> Compressed:
                       np.append(np.full(support.size, sigma * sigma), other.size * sigma * sigma))
 
 
-def select_tree(codes: np.ndarray, model: list[np.ndarray], rho: float) -> list[tuple[int, int]]:
+def select_tree(codes: np.ndarray, model: list[np.ndarray], rho: float,
+                weights: np.ndarray | None = None) -> list[tuple[int, int]]:
     """d - 1 edges of a spanning tree, each chosen by the exponential mechanism (ρ/(d-1) each)
     among the pairs joining two components, scored by the L1 error of the independent 1-way
     ``model`` (noisy counts) on the pair's 2-way marginal (sensitivity 1)."""
     d = len(model)
     if d < 2:
         return []
-    sizes = [m.size for m in model]
+    sizes = [int(m.size) for m in model]
     pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
-    scores = np.array([np.abs(counts(codes[:, [a, b]], [sizes[a], sizes[b]])
+    scores = np.array([np.abs(marginal(codes, weights, sizes, (a, b))
                               - np.outer(model[a], model[b]) / max(model[a].sum(), 1e-12)).sum()
                        for a, b in pairs])
     eps = math.sqrt(8.0 * rho / (d - 1)) * (1.0 - 1e-9)
@@ -156,12 +181,28 @@ def select_tree(codes: np.ndarray, model: list[np.ndarray], rho: float) -> list[
 
 
 def measure_two_way(codes: np.ndarray, sizes: list[int], edges: list[tuple[int, int]],
-                    rho: float) -> tuple[list[np.ndarray], float]:
+                    rho: float, weights: np.ndarray | None = None) -> tuple[list[np.ndarray], float]:
     """The noisy 2-way marginals of ``edges`` (one Gaussian release of L2 sensitivity √|edges|)."""
     if not edges:
         return [], 0.0
-    tables = [counts(codes[:, [a, b]], [sizes[a], sizes[b]]) for a, b in edges]
+    tables = [marginal(codes, weights, sizes, (a, b)) for a, b in edges]
     flat = np.concatenate([t.ravel() for t in tables])
     noisy, sigma = gaussian_release(flat, sensitivity=math.sqrt(len(edges)), rho=rho)
     parts = np.split(noisy, np.cumsum([t.size for t in tables])[:-1])
     return [p.reshape(t.shape) for p, t in zip(parts, tables)], sigma
+
+
+class CompressedTable:
+    """The marginals of ``table`` (original codes) on the compressed domains of ``parts``: each
+    original marginal summed into its compressed cells (so no encoded row is mapped again)."""
+
+    def __init__(self, table, parts: list[Compressed], sizes: list[int]) -> None:
+        self.table, self.parts, self.sizes = table, parts, [int(k) for k in sizes]
+
+    def marginal(self, cols) -> np.ndarray:
+        cols = [int(c) for c in cols]
+        full = marginal(self.table, None, self.sizes, cols)
+        dims = tuple(self.parts[c].size for c in cols)
+        maps = np.meshgrid(*[self.parts[c].mapping(self.sizes[c]) for c in cols], indexing="ij")
+        key = np.ravel_multi_index(tuple(m.ravel() for m in maps), dims)
+        return np.bincount(key, weights=full.ravel(), minlength=int(np.prod(dims))).reshape(dims)

@@ -1,0 +1,140 @@
+"""A synthesis over a file through Spark: the encoding as column expressions, the class table by one groupBy.
+
+The same three questions as :mod:`veil.dp.synthesis._engine` (DuckDB), as
+PySpark DataFrame operations: the domain checks in one aggregation, a text
+column's value counts, and the class table (categories by a map lookup,
+numbers clamped and binned, a missing or unknown value its code or the
+record left out) by one distributed ``groupBy().count()`` collected to the
+driver.  A value reads as a number when Spark's ``try_cast`` to double
+reads it, except a text holding ``_`` and NaN (missing), as on the local
+path.  Unlike DuckDB there is no fallback to one query per marginal: the
+class table (at most one row per distinct encoded record) is collected.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+
+from veil.dp.synthesis._domain import ColumnDomain, ColumnFacts
+from veil.dp.synthesis._source import ClassTable
+from veil.engines._source import as_source as engine_source_of
+from veil.engines._spark import SparkEngine
+from veil.errors import VeilError
+
+__all__ = ["SparkSynthesisSource"]
+
+_NUMERIC = ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType", "DecimalType")
+
+
+class SparkSynthesisSource(SparkEngine):
+    """A CSV or Parquet file as the data of a synthesis, counted by Spark (``spark``: a session to
+    use; else one is started, local unless configured)."""
+
+    def __init__(self, path: str | os.PathLike[str], *, sep: str | None = None, spark: Any = None,
+                 master: str | None = None, config: dict[str, str] | None = None) -> None:
+        super().__init__(spark, master=master, config=config)
+        self.source = engine_source_of(path, sep=sep)
+        self._frame = None
+        self._facts: dict[tuple, dict[str, ColumnFacts]] = {}
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.source.columns)
+
+    def frame(self) -> Any:
+        if self._frame is None:
+            self._frame = self._read(self.source)
+        return self._frame
+
+    def run(self, build: Any) -> Any:
+        """``build()`` (Spark work), its errors in veil's words."""
+        try:
+            return build()
+        except VeilError:
+            raise
+        except Exception as exc:
+            raise self._translate(exc, self.source) from None
+
+    def _numeric_type(self, name: str) -> bool:
+        return type(self.frame().schema[name].dataType).__name__ in _NUMERIC
+
+    def label(self, name: str) -> Any:
+        return self._label(self.frame(), name, self.source)
+
+    @staticmethod
+    def number(label: Any) -> Any:
+        """The label as a double, null when it does not read as a number (as ``pd.to_numeric``)."""
+        from pyspark.sql import functions as F
+
+        value = label.try_cast("double")
+        return F.when(label.contains("_") | F.isnan(value), F.lit(None).cast("double")).otherwise(value)
+
+    def column_facts(self, names: Sequence[str], max_categories: int) -> dict[str, ColumnFacts]:
+        """As :meth:`veil.dp.synthesis._engine.DuckDBSynthesisSource.column_facts` (remembered)."""
+        memo = (tuple(names), int(max_categories))
+        if memo not in self._facts:
+            self._facts[memo] = self._column_facts(names, max_categories)
+        return self._facts[memo]
+
+    def _column_facts(self, names: Sequence[str], max_categories: int) -> dict[str, ColumnFacts]:
+        from pyspark.sql import functions as F
+
+        def build() -> Any:
+            aggs = []
+            for i, name in enumerate(names):
+                label = self.label(name)
+                aggs += [F.count(label).alias(f"n{i}"),
+                         F.count(F.when(label.isNotNull() & self.number(label).isNull(), 1)).alias(f"bad{i}"),
+                         F.countDistinct(label).alias(f"k{i}")]
+            return self.frame().agg(*aggs).collect()[0]
+
+        row = self.run(build)
+        out = {}
+        for i, name in enumerate(names):
+            boolean = type(self.frame().schema[name].dataType).__name__ == "BooleanType"
+            numeric = not boolean and (self._numeric_type(name) or (row[f"n{i}"] > 0 and row[f"bad{i}"] == 0))
+            out[name] = ColumnFacts(numeric, not numeric and row[f"k{i}"] > max_categories)
+        return out
+
+    def value_counts(self, name: str) -> dict[str, int]:
+        label = self.label(name)
+        rows = self.run(lambda: self.frame().select(label.alias("v")).where("v IS NOT NULL").groupBy("v").count()
+                        .collect())
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def encoded(self, dom: ColumnDomain) -> Any:
+        """One column's code as a Spark expression (-1: the record is left out)."""
+        from pyspark.sql import functions as F
+
+        if dom.categories is not None:
+            other = F.lit(len(dom.categories) if dom.learned else -1)
+            if not dom.categories:
+                return other
+            lookup = F.create_map(*[F.lit(x) for i, c in enumerate(dom.categories) for x in (c, i)])
+            return F.coalesce(lookup[self.label(dom.name)], other)
+        raw = F.col(f"`{dom.name.replace('`', '``')}`")
+        value = raw.cast("double") if self._numeric_type(dom.name) else self.number(self.label(dom.name))
+        clamped = F.least(F.greatest(value, F.lit(float(dom.low))), F.lit(float(dom.high)))
+        scaled = (clamped - F.lit(float(dom.low))) / F.lit(float(dom.high - dom.low)) * F.lit(float(dom.bins))
+        code = F.least(F.greatest(F.floor(scaled), F.lit(0)), F.lit(dom.bins - 1)).cast("int")
+        return F.when(value.isNull() | F.isnan(value), F.lit(-1)).otherwise(code)
+
+    def class_table(self, domains: list[ColumnDomain]) -> ClassTable:
+        from pyspark.sql import functions as F
+
+        names = [f"c{j}" for j in range(len(domains))]
+
+        def build() -> Any:
+            coded = self.frame().select(*[self.encoded(d).alias(n) for d, n in zip(domains, names)])
+            kept = coded.where(" AND ".join(f"{n} >= 0" for n in names))
+            with warnings.catch_warnings():  # PySpark's notes on the pandas version
+                warnings.simplefilter("ignore")
+                return kept.groupBy(*names).agg(F.count(F.lit(1)).alias("n")).toPandas()
+
+        table = self.run(build)
+        matrix = table[names].to_numpy(dtype=np.int64).reshape(len(table), len(domains))
+        return ClassTable(matrix, table["n"].to_numpy(dtype=np.int64), tuple(dom.size for dom in domains))
