@@ -139,6 +139,7 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
     from veil.dp.synthesis._chunks import ChunkWriter
     from veil.dp.synthesis._engine import check_engine, synthesis_source
     from veil.pipeline import Outputs
+    from veil.release import table_writer
 
     eps, dlt = check_privacy(epsilon, delta, algorithm)
     engine = check_engine(engine, budget_file is not None, dataset_name)
