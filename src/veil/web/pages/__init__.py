@@ -11,7 +11,7 @@ from importlib import import_module
 __all__ = ["PAGES", "NAVIGATION", "routes"]
 
 #: The page modules, in the navigation's order.
-PAGES = ("data", "roles", "hierarchies", "models", "run", "results", "job")
+PAGES = ("data", "roles", "hierarchies", "models", "run", "results", "risk", "dp", "synthesize", "evaluate", "job")
 
 
 def _modules():
