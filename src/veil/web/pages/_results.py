@@ -17,7 +17,11 @@ from veil.report._sections import class_sizes, release_rows, risk, search, trans
 from veil.report._truth import column_rows, record_risk, released_input, warnings
 from veil.web.pages.models import violations
 
-__all__ = ["results_view", "summary", "SUMMARY_FIGURES"]
+__all__ = ["results_view", "summary", "SUMMARY_FIGURES", "input_classes", "risk_columns", "EMPTY_ADVICE"]
+
+#: What to try when a run released no record (the page's own controls).
+EMPTY_ADVICE = ("Try a smaller k (or, for dp, a larger epsilon), coarser hierarchies or fewer quasi-identifiers "
+                "(Roles, Hierarchies), or a larger table: then run again.")
 
 #: The headline figures, each read from one place of the report: (key, label, path in the report).
 SUMMARY_FIGURES = (
@@ -52,6 +56,41 @@ def summary(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def input_classes(record: Mapping[str, Any]) -> Any:
+    """The input on its quasi-identifiers, every record of it: its class table, or the dataset read
+    again after a run whose class table has no base (``None`` when unknown).
+
+    The report's ``risk_before`` is on the records the release keeps (public, it must not describe a
+    suppressed record); this page is the steward's own, so it may also show the input as it is."""
+    classes = record.get("classes")
+    if classes is not None and classes.base is not classes:
+        return classes.base
+    config = record.get("config")
+    if config is None or not hasattr(config, "resolve"):
+        return None
+    from veil.dataset import Dataset
+
+    qis = [name for name, spec in config.attributes.items() if spec.role == "quasi-identifier"]
+    return Dataset.read(config.resolve(config.input.path), sep=config.input.sep, quasi_identifiers=qis)
+
+
+def risk_columns(record: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The risk table's columns, each labelled with the records it is on."""
+    from veil.risk import assess
+
+    report = record["report"]
+    columns: list[tuple[str, Any]] = []
+    original = input_classes(record)
+    if original is not None:
+        columns.append((f"input (all {format_value(int(report.get('records') or 0))} records)",
+                        assess(original, qi_subsets_max_size=0).to_dict()))
+    kept = report.get("records_out")
+    columns.append((f"before (the {format_value(kept)} records the release keeps)" if kept is not None else
+                    "before (the records the release keeps)", report.get("risk_before")))
+    columns.append(("after (the release)", report.get("risk_after")))
+    return columns
+
+
 def _workload(report: Mapping[str, Any]) -> list[dict[str, str]]:
     rows: list[dict[str, str]] = []
     for key, value in as_dict(report.get("workload")).items():
@@ -71,7 +110,6 @@ def results_view(record: Mapping[str, Any], *, plots: bool = True) -> dict[str, 
     before = released_input(classes, original) if original is not None else None
     achieved = as_dict(report.get("achieved"))
     k = achieved.get("k")
-    risks = [(name, report.get(key)) for name, key in (("before", "risk_before"), ("after", "risk_after"))]
     view: dict[str, Any] = {
         "number": record["number"],
         "files": record["files"],
@@ -85,7 +123,8 @@ def results_view(record: Mapping[str, Any], *, plots: bool = True) -> dict[str, 
         "achieved": achieved_rows(achieved, counts=False) if achieved else None,
         "utility": utility(report),
         "workload": _workload(report),
-        "risk": risk(risks, plots),
+        "risk": risk(risk_columns(record), plots),
+        "empty": report.get("records_out") == 0, "advice": EMPTY_ADVICE,
         "lattice": lattice_section(report),
         "search": search(report),
         "warnings": warnings(report, classes) if classes is not None else list(report.get("warnings") or []),

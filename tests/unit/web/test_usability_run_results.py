@@ -1,0 +1,61 @@
+"""The usability pass of the Run and Results pages (issue #37): what a steward who never saw veil
+misread on the first use, each finding pinned by a test of the page."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+import pandas as pd
+
+DP_ROLES = {"age": {"role": "quasi-identifier", "kind": "numeric", "hierarchy": {"spec": "interval:5,10,20"}},
+            "sex": {"role": "quasi-identifier", "hierarchy": {"flat": True}},
+            "zip": {"role": "quasi-identifier", "hierarchy": {"spec": "mask:1"}}}
+DP = {"models": [{"type": "dp", "epsilon": 0.1, "delta": 1e-5}], "algorithm": "safepub",
+      "suppression_limit": 1.0, "suppressed": "drop"}
+
+
+def people(n: int = 400, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"age": rng.integers(18, 90, n).astype(str), "sex": rng.choice(["f", "m"], n),
+                         "zip": rng.choice(["12345", "12346", "12377", "12399"], n)})
+
+
+def prepared(app, **config):
+    workspace = app.state.workspace
+    workspace.write_bytes("people.csv", people().to_csv(index=False).encode())
+    workspace.state.data = "people.csv"
+    workspace.state.config = {"attributes": DP_ROLES, **config}
+    return workspace
+
+
+def run(client, app) -> str:
+    client.post(f"/run/start?csrf={client.csrf}")
+    job = app.state.jobs.wait(300)
+    assert job.status in ("done", "failed"), job.as_json()
+    return job.status
+
+
+def risk_table(page: str) -> tuple[list[str], dict[str, list[str]]]:
+    section = re.search(r'<section id="risk">(.*?)</section>', page, re.S).group(1)
+    heads = [html.unescape(h) for h in re.findall(r'<th class="num">(.*?)</th>', section)]
+    rows = {html.unescape(m.group(1)): re.findall(r'<td class="num">(.*?)</td>', m.group(2))
+            for m in re.finditer(r"<tr><td>(.*?)</td>(.*?)</tr>", section, re.S)}
+    return heads, rows
+
+
+def test_an_empty_release_says_so_in_red_and_the_input_risk_is_not_zero(web):
+    client, app = web
+    prepared(app, **DP)  # epsilon 0.1 on 400 records: SafePub suppresses every record
+    assert run(client, app) == "done"
+    page = client.get("/results").text
+    warning = re.search(r'<p class="error" id="empty-release" role="alert">(.*?)</p>', page, re.S)
+    assert warning, "no empty-release warning"
+    text = html.unescape(warning.group(1))
+    assert "the release is empty: every record was suppressed" in text.lower() and "Try" in text
+    assert 'class="ok" id="verified"' not in page  # no green "met and verified" on nothing
+    heads, rows = risk_table(page)
+    assert heads[0] == "input (all 400 records)"
+    assert rows["prosecutor risk: highest"][0] == "1"  # 400 records on age x sex x zip: some are unique
+    assert heads[1:] == ["before (the 0 records the release keeps)", "after (the release)"]
