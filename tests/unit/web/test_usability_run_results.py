@@ -59,3 +59,38 @@ def test_an_empty_release_says_so_in_red_and_the_input_risk_is_not_zero(web):
     assert heads[0] == "input (all 400 records)"
     assert rows["prosecutor risk: highest"][0] == "1"  # 400 records on age x sex x zip: some are unique
     assert heads[1:] == ["before (the 0 records the release keeps)", "after (the release)"]
+
+
+K_ROLES = {**DP_ROLES, "disease": {"role": "sensitive"}}
+
+
+def k_prepared(app, k: int):
+    workspace = prepared(app, models=[{"type": "k-anonymity", "k": k}], suppression_limit=0.05)
+    workspace.write_bytes("people.csv", people(300).assign(disease="flu").to_csv(index=False).encode())
+    workspace.state.config["attributes"] = K_ROLES
+    return workspace
+
+
+def test_the_run_page_hides_a_finished_job_of_another_configuration(web):
+    client, app = web
+    workspace = k_prepared(app, 3)
+    assert run(client, app) == "done"
+    page = client.get("/run").text
+    assert 'id="job-progress" class="job" data-status="done"' in page and 'id="config-changed"' not in page
+    workspace.state.config["models"] = [{"type": "k-anonymity", "k": 4}]  # the steward changed the models
+    page = client.get("/run").text
+    assert 'data-status="done"' not in page and 'id="job-progress" class="job" data-status="none" hidden' in page
+    assert "The configuration changed since run 1" in page
+
+
+def test_after_a_failed_run_see_the_results_says_they_are_of_an_earlier_run(web):
+    client, app = web
+    workspace = k_prepared(app, 3)
+    assert run(client, app) == "done"
+    workspace.state.config["models"] = [{"type": "k-anonymity", "k": 1000}]  # more than the 300 records
+    assert run(client, app) == "failed"
+    page = html.unescape(client.get("/run").text)
+    assert 'data-status="failed"' in page  # this configuration's own failure stays shown
+    note = re.search(r'<span class="warning" id="not-latest">(.*?)</span>', page, re.S).group(1)
+    assert "Run 2 failed: the last results are of run 1, an earlier run (" in note and "3-anonymity" in note
+    assert "See the results of run 1" in page
