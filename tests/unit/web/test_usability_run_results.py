@@ -94,3 +94,29 @@ def test_after_a_failed_run_see_the_results_says_they_are_of_an_earlier_run(web)
     note = re.search(r'<span class="warning" id="not-latest">(.*?)</span>', page, re.S).group(1)
     assert "Run 2 failed: the last results are of run 1, an earlier run (" in note and "3-anonymity" in note
     assert "See the results of run 1" in page
+
+
+def test_the_results_list_every_run_with_downloads_named_by_run(web):
+    client, app = web
+    workspace = k_prepared(app, 3)
+    assert run(client, app) == "done"
+    workspace.state.config["models"] = [{"type": "k-anonymity", "k": 1000}]
+    assert run(client, app) == "failed"
+    workspace.state.config["models"] = [{"type": "k-anonymity", "k": 4}]
+    assert run(client, app) == "done"
+    page = html.unescape(client.get("/results").text)
+    rows = dict(re.findall(r'<tr data-run="(\d+)"[^>]*>(.*?)</tr>', page, re.S))
+    assert sorted(rows) == ["1", "2", "3"]
+    assert "3-anonymity" in rows["1"] and "failed" in rows["2"] and "download" not in rows["2"]
+    assert "4-anonymity" in rows["3"] and "(shown)" in rows["3"]
+    assert 'href="/results/download/release?run=1"' in rows["1"]
+    answer = client.get("/results/download/release?run=1")
+    assert answer.content == (workspace.root / "run-1-release.csv").read_bytes()
+    assert 'filename="run-1-release.csv"' in answer.headers["content-disposition"]
+    assert 'filename="run-3-report.json"' in client.get("/results/download/report").headers["content-disposition"]
+    missing = client.get("/results/download/release?run=2", headers={"Accept": "application/json"})
+    assert missing.status_code == 400 and missing.json()["error"] == "error: no finished run '2'; finished runs: 1, 3."
+    assert "Run 3, started " in page and "4-anonymity; suppression limit 5%; algorithm lattice." in page
+    assert 'id="results-stale"' not in page
+    workspace.state.config["models"] = [{"type": "k-anonymity", "k": 2}]
+    assert "The configuration in progress is not the one of run 3" in client.get("/results").text
