@@ -120,3 +120,36 @@ def test_the_results_list_every_run_with_downloads_named_by_run(web):
     assert 'id="results-stale"' not in page
     workspace.state.config["models"] = [{"type": "k-anonymity", "k": 2}]
     assert "The configuration in progress is not the one of run 3" in client.get("/results").text
+
+
+def test_ticking_dp_sets_what_safepub_requires_and_the_run_makes_a_release(web):
+    client, app = web
+    workspace = prepared(app)  # every column a quasi-identifier with a hierarchy
+    page = client.get("/models").text
+    assert 'id="dp.delta" value="1e-05"' in page and 'id="dp.epsilon" value="2.0"' in page
+    assert "the chance the guarantee fails" in page and 'id="bound-dp"' in page
+    answer = client.post(f"/models?csrf={client.csrf}", follow_redirects=False, data={
+        "model": ["dp"], "dp.epsilon": "2", "dp.delta": "1e-5", "dp.search_budget": "0.1",
+        "suppression": "5", "metric": "loss", "algorithm": "lattice"})  # the form as the steward left it
+    assert answer.status_code == 303
+    config = workspace.state.config
+    assert (config["algorithm"], config["suppression_limit"], config["suppressed"]) == ("safepub", 1.0, "drop")
+    assert 'id="config-error"' not in client.get("/run").text
+    assert run(client, app) == "done"
+
+
+def test_a_library_error_names_the_page_controls_not_the_cli_flags(web):
+    client, app = web
+    workspace = prepared(app, **DP)
+    workspace.state.config["attributes"] = {**DP_ROLES, "age": {"role": "sensitive"}}
+    assert run(client, app) == "failed"
+    error = app.state.jobs.job.error
+    assert "(role quasi-identifier on Roles)" in error and "--qi" not in error
+    workspace.state.config["algorithm"] = "lattice"
+    page = html.unescape(client.get("/run").text)
+    problem = re.search(r'id="config-error" role="alert">(.*?)</p>', page, re.S)
+    text = problem.group(1) if problem else app.state.jobs.job.error
+    if problem is None:  # the plan's check runs in the job
+        assert run(client, app) == "failed"
+        text = app.state.jobs.job.error
+    assert "use Algorithm safepub (Models)" in text and "--algorithm" not in text

@@ -25,6 +25,7 @@ from veil.errors import ConfigError, VeilError
 from veil.web._render import render, workspace_of
 from veil.web.pages.data import off_loop
 from veil.web.pages.models import attributes, settings
+from veil.web.pages._forms import in_page_words
 from veil.web.pages._results_runs import begin, latest
 
 __all__ = ["NAV", "ROUTES", "document", "document_text", "load_document", "DOWNLOAD_NAMES", "run_files"]
@@ -104,11 +105,11 @@ def _draft(workspace) -> tuple[str, str | None]:
     try:
         text = document_text(document(workspace))
     except VeilError as exc:
-        return "", f"error: {exc}"
+        return "", f"error: {in_page_words(str(exc))}"
     try:
         load_document(workspace, text, "release-config.yaml")
     except VeilError as exc:
-        return text, f"error: {exc}"
+        return text, f"error: {in_page_words(str(exc))}"
     return text, None
 
 
@@ -147,6 +148,9 @@ def _work(workspace, number: int, config: Any, files: dict[str, str]):
             from veil.web._jobs import Cancelled
 
             end(workspace, number, "cancelled" if isinstance(exc, Cancelled) else "failed")
+            worded = in_page_words(str(exc)) if isinstance(exc, VeilError) else None
+            if worded is not None and worded != str(exc):  # the CLI's flags as the page's controls
+                raise ConfigError(worded) from None
             raise
 
     def finished(progress):
