@@ -153,3 +153,19 @@ def test_a_library_error_names_the_page_controls_not_the_cli_flags(web):
         assert run(client, app) == "failed"
         text = app.state.jobs.job.error
     assert "use Algorithm safepub (Models)" in text and "--algorithm" not in text
+
+
+def test_the_models_page_shows_the_usual_models_first_and_folds_the_others(web):
+    client, app = web
+    workspace = prepared(app)
+    workspace.state.config["attributes"] = {**DP_ROLES, "disease": {"role": "sensitive"}}
+    page = client.get("/models").text
+    first = re.search(r'<div class="models" id="models-first">(.*?)<details id="more-models">', page, re.S).group(1)
+    assert re.findall(r'data-type="([^"]+)"', first) == [
+        "k-anonymity", "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity",
+        "equal-t-closeness", "ordered-t-closeness", "hierarchical-t-closeness"]
+    more = page[page.index('<details id="more-models">'):]
+    assert 'data-type="dp"' in more and 'data-type="average-risk"' in more
+    assert "infers no listed sensitive" in more and "and     infers" not in more  # one plain line each
+    workspace.state.config["models"] = [{"type": "dp", "epsilon": 2, "delta": 1e-5}]
+    assert '<details id="more-models" open>' in client.get("/models").text  # a model chosen there is shown

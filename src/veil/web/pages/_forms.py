@@ -19,13 +19,17 @@ from typing import Any
 from veil.errors import ConfigError
 
 __all__ = ["DEFAULTS", "model_forms", "parse_models", "algorithm_choices", "metric_choices", "parse_options",
-           "parameter_default", "field_name", "SUGGESTED", "HELP", "FLAG_LABELS", "in_page_words", "bound_settings"]
+           "parameter_default", "field_name", "FIRST", "SUGGESTED", "HELP", "FLAG_LABELS", "in_page_words", "bound_settings"]
 
 #: What the Models page proposes before the steward chose anything.
 DEFAULTS: dict[str, Any] = {"models": [{"type": "k-anonymity", "k": 5}], "suppression_limit": 0.05,
                             "metric": "loss", "algorithm": "lattice", "algorithm_options": {}}
 
 
+#: The models the page shows first, in this order (the usual start: k-anonymity, then the models on
+#: a sensitive column); every other registered model is under "More privacy models".
+FIRST = ("k-anonymity", "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity",
+         "equal-t-closeness", "ordered-t-closeness", "hierarchical-t-closeness")
 #: Values a form proposes where the model declares no default and the interval alone would
 #: suggest a poor one, as (config key, parameter) -> value: SafePub's own choices (Bild et al. 2018,
 #: and ARX's defaults; docs/algorithms/safepub.md).
@@ -148,14 +152,15 @@ def model_forms(chosen: Sequence[Mapping[str, Any]], sensitive: Sequence[str]) -
             "reference": cls.reference, "needs_sensitive": cls.needs_sensitive,
             "needs_population": cls.needs_population, "used": bool(entries),
             "ticked": [str(e.get("sensitive")) for e in entries if e.get("sensitive") is not None],
-            "fields": fields, "released_by": getattr(cls, "released_by", None),
+            "fields": fields, "first": key in FIRST, "released_by": getattr(cls, "released_by", None),
             "usable": not cls.needs_population and (not cls.needs_sensitive or bool(sensitive)),
         })
-    return forms
+    order = {key: i for i, key in enumerate(FIRST)}
+    return sorted(forms, key=lambda form: order.get(form["type"], len(FIRST)))  # stable: registry order after
 
 
 def _first_line(doc: str | None) -> str:
-    return (doc or "").strip().split("\n\n")[0].replace("\n", " ").replace("``", "").strip()
+    return " ".join((doc or "").strip().split("\n\n")[0].replace("``", "").split())
 
 
 def _value(param: Any, text: Any) -> Any:
