@@ -146,7 +146,7 @@ def test_downloads_are_the_run_files_under_their_run_names(ran):
         answer = client.get(f"/results/download/{what}")
         assert answer.status_code == 200 and answer.content == (root / file).read_bytes()
         assert f'filename="{file}"' in answer.headers["content-disposition"]
-    assert html.unescape(client.get("/results").text).count("veil anonymize release-config.yaml") == 1
+    assert html.unescape(client.get("/results").text).count("veil anonymize") == 1  # one small line for scripts
 
 
 def test_a_local_recoding_has_no_lattice_and_says_so(web):

@@ -169,3 +169,21 @@ def test_the_models_page_shows_the_usual_models_first_and_folds_the_others(web):
     assert "infers no listed sensitive" in more and "and     infers" not in more  # one plain line each
     workspace.state.config["models"] = [{"type": "dp", "epsilon": 2, "delta": 1e-5}]
     assert '<details id="more-models" open>' in client.get("/models").text  # a model chosen there is shown
+
+
+def visible_text(page: str) -> str:
+    """The page's text outside the configuration document and the one muted line for scripts."""
+    page = re.sub(r'<pre id="config-yaml">.*?</pre>', "", page, flags=re.S)
+    page = re.sub(r'<p class="muted small" id="reproduce">.*?</p>', "", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def test_no_command_line_instructions_in_the_run_and_results_pages(web):
+    client, app = web
+    k_prepared(app, 3)
+    assert "veil anonymize" not in visible_text(client.get("/run").text)
+    assert run(client, app) == "done"
+    assert "veil anonymize" not in visible_text(client.get("/run").text)
+    results = client.get("/results").text
+    assert "veil anonymize" not in visible_text(results)
+    assert "(for scripts: veil anonymize FILE)" in results
