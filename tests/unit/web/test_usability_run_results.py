@@ -187,3 +187,24 @@ def test_no_command_line_instructions_in_the_run_and_results_pages(web):
     results = client.get("/results").text
     assert "veil anonymize" not in visible_text(results)
     assert "(for scripts: veil anonymize FILE)" in results
+
+
+def test_use_these_levels_holds_each_quasi_identifier_at_the_node_and_the_next_run_releases_it(web):
+    client, app = web
+    workspace = k_prepared(app, 3)
+    assert run(client, app) == "done"
+    lattice = client.get("/results/lattice").json()
+    others = [n for layer in lattice["layers"] for n in layer["nodes"] if n != lattice["chosen"]]
+    assert others, lattice
+    node = others[-1]
+    answer = client.post(f"/results/levels?csrf={client.csrf}", data={"levels": node}, follow_redirects=False)
+    assert answer.status_code == 303 and answer.headers["location"] == "/run"
+    levels = dict(zip(lattice["quasi_identifiers"], (int(v) for v in node.split(","))))
+    attributes = workspace.state.config["attributes"]
+    assert {q: (attributes[q]["min_level"], attributes[q]["max_level"]) for q in levels} == {
+        q: (v, v) for q, v in levels.items()}
+    assert attributes["disease"] == {"role": "sensitive"}
+    assert run(client, app) == "done"
+    assert workspace.state.results["run"]["report"]["transformation"] == levels
+    bad = client.post(f"/results/levels?csrf={client.csrf}", data={"levels": "9,9"}, headers={"Accept": "application/json"})
+    assert bad.status_code == 400 and "levels must be 3 whole numbers" in bad.json()["error"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse
 from starlette.routing import Route
 
 from veil.errors import ParameterError
@@ -17,7 +17,7 @@ from veil.web._render import render, workspace_of
 from veil.web.pages.data import off_loop
 from veil.web.pages._results import results_view
 from veil.web.pages._results_runs import runs
-from veil.web.pages._results_node import frontier, node_figures, parse_levels
+from veil.web.pages._results_node import frontier, node_figures, parse_levels, pin_levels
 
 __all__ = ["NAV", "ROUTES", "DOWNLOADS", "last_run"]
 
@@ -102,7 +102,24 @@ def _files_of(workspace, number: str | None) -> dict[str, str]:
     return done[number]
 
 
+async def use_levels(request: Request):
+    """Hold every quasi-identifier at the chosen node's level in the configuration in progress
+    (``min_level`` = ``max_level``), then go to Run: the next run releases that node."""
+    from veil.web.pages.models import attributes
+
+    workspace = workspace_of(request)
+    record = last_run(workspace)
+    form = await request.form()
+    levels = parse_levels(str(form.get("levels", "")), record)
+    with workspace.lock:
+        workspace.state.config["attributes"] = pin_levels(attributes(workspace)[0], record, levels)
+    if "application/json" in request.headers.get("accept", ""):
+        return JSONResponse({"levels": list(levels), "next": "/run"})
+    return RedirectResponse("/run", status_code=303)
+
+
 ROUTES = [
+    Route("/results/levels", use_levels, methods=["POST"]),
     Route("/results", page, methods=["GET"]),
     Route("/results/node", node, methods=["GET"]),
     Route("/results/lattice", lattice, methods=["GET"]),
