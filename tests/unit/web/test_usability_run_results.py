@@ -58,7 +58,7 @@ def test_an_empty_release_says_so_in_red_and_the_input_risk_is_not_zero(web):
     heads, rows = risk_table(page)
     assert heads[0] == "input (all 400 records)"
     assert rows["prosecutor risk: highest"][0] == "1"  # 400 records on age x sex x zip: some are unique
-    assert heads[1:] == ["before (the 0 records the release keeps)", "after (the release)"]
+    assert heads[1:] == ["before (the 0 records not suppressed)", "after (the release)"]
 
 
 K_ROLES = {**DP_ROLES, "disease": {"role": "sensitive"}}
@@ -208,3 +208,32 @@ def test_use_these_levels_holds_each_quasi_identifier_at_the_node_and_the_next_r
     assert workspace.state.results["run"]["report"]["transformation"] == levels
     bad = client.post(f"/results/levels?csrf={client.csrf}", data={"levels": "9,9"}, headers={"Accept": "application/json"})
     assert bad.status_code == 400 and "levels must be 3 whole numbers" in bad.json()["error"]
+
+
+def test_every_count_on_the_results_says_which_records_it_is_on(web):
+    client, app = web
+    workspace = app.state.workspace
+    frame = people(300).assign(disease="flu")
+    frame.loc[:5, "age"] = ["101", "102", "103", "104", "105", "106"]  # six outliers: suppressed at k=3
+    frame.loc[10:29, "sex"] = ""  # missing sex: a released value of its own
+    workspace.write_bytes("people.csv", frame.to_csv(index=False).encode())
+    workspace.state.data = "people.csv"
+    workspace.state.config = {"attributes": {**K_ROLES, "age": {"role": "quasi-identifier", "kind": "numeric",
+                                                                 "hierarchy": {"spec": "interval:5,10,20"}}},
+                              "models": [{"type": "k-anonymity", "k": 3}], "suppression_limit": 0.1,
+                              "suppressed": "keep"}
+    assert run(client, app) == "done"
+    report = workspace.state.results["run"]["report"]
+    suppressed, records = report["suppressed"], report["records"]
+    assert suppressed > 0 and report["records_out"] == records  # the suppressed rows are written, all '*'
+    page = html.unescape(client.get("/results").text)
+    heads, rows = risk_table(page)
+    kept = f"{records - suppressed:,}"
+    assert heads == [f"input (all {records} records)", f"before (the {kept} records not suppressed)",
+                     f"after (the {records} rows written; the {suppressed} suppressed, all '*', as one group)"]
+    assert rows["records assessed"] == [f"{records}", kept, f"{records}"]
+    assert "groups in the written file (the suppressed rows, all '*', count as one)" in page
+    sizes = re.search(r'<section id="class-sizes">(.*?)</section>', page, re.S).group(1)
+    assert f"before (the {kept} records not suppressed)" in sizes
+    sex_line = re.search(r"<summary>sex: (.*?)</summary>", page).group(1)
+    assert sex_line == "2 distinct values before, not counting missing; 3 released value(s) (one of them: missing)"

@@ -48,6 +48,10 @@ def summary(report: Mapping[str, Any]) -> list[dict[str, Any]]:
         value = _at(report, path)
         if value is not None:
             rows.append({"key": key, "label": label, "raw": value, "text": format_value(value)})
+    if report.get("suppressed") and report.get("records_out") == report.get("records"):
+        for row in rows:  # the file holds the suppressed rows, all '*': one more group than the classes
+            if row["key"] == "classes":
+                row["label"] = "groups in the written file (the suppressed rows, all '*', count as one)"
     metric = report.get("metric")
     loss = as_dict(report.get("utility")).get(metric) if metric else None
     if metric and loss is not None:
@@ -84,11 +88,56 @@ def risk_columns(record: Mapping[str, Any]) -> list[tuple[str, Any]]:
     if original is not None:
         columns.append((f"input (all {format_value(int(report.get('records') or 0))} records)",
                         assess(original, qi_subsets_max_size=0).to_dict()))
-    kept = report.get("records_out")
-    columns.append((f"before (the {format_value(kept)} records the release keeps)" if kept is not None else
-                    "before (the records the release keeps)", report.get("risk_before")))
-    columns.append(("after (the release)", report.get("risk_after")))
+    columns.append((before_label(report), report.get("risk_before")))
+    columns.append((after_label(report), report.get("risk_after")))
     return columns
+
+
+def before_label(report: Mapping[str, Any]) -> str:
+    """What every "before" figure is on: the input's records the release did not suppress (the
+    report's rule: a public figure never describes a suppressed record)."""
+    records, suppressed = report.get("records"), report.get("suppressed")
+    if records is None or suppressed is None:
+        return "before (the records not suppressed)"
+    return f"before (the {format_value(int(records) - int(suppressed))} records not suppressed)"
+
+
+def after_label(report: Mapping[str, Any]) -> str:
+    """What the "after" risk is on: the rows of the written file, where the suppressed rows (all '*')
+    are one group of their own when the release writes them."""
+    out, suppressed = report.get("records_out"), report.get("suppressed") or 0
+    if out and suppressed and int(out) == int(report.get("records") or -1):
+        return f"after (the {format_value(out)} rows written; the {format_value(suppressed)} suppressed, all '*', as one group)"
+    return "after (the release)"
+
+
+def _relabel(block: dict[str, Any] | None, report: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A section's "before" column named by what it is on (see :func:`before_label`)."""
+    if block is not None:
+        block["columns"] = [before_label(report) if c == "before" else c for c in block["columns"]]
+    return block
+
+
+def _achieved(achieved: Mapping[str, Any], report: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The achieved figures; their class count is on the written file (see :func:`after_label`)."""
+    if not achieved:
+        return None
+    block = achieved_rows(achieved, counts=False)
+    if report.get("suppressed") and report.get("records_out") == report.get("records"):
+        for row in block.get("rows") or []:
+            if row.get("label") == "equivalence classes":
+                row["label"] = "groups in the written file (the suppressed rows, all '*', count as one)"
+    return block
+
+
+def _distribution_line(d: Mapping[str, Any]) -> str:
+    """A quasi-identifier's one line: distinct values before (non-suppressed records, missing not
+    counted) and the released values (missing counted as one when present)."""
+    labels = [str(r.get("label")) for r in d.get("rows") or []]
+    missing = " (one of them: missing)" if "<missing>" in labels else ""
+    before = as_dict(d.get("before"))
+    head = f"{before['distinct']} distinct values before, not counting missing; " if before.get("distinct") else ""
+    return f"{head}{d.get('values')} released value(s){missing}"
 
 
 def _workload(report: Mapping[str, Any]) -> list[dict[str, str]]:
@@ -120,7 +169,7 @@ def results_view(record: Mapping[str, Any], *, plots: bool = True) -> dict[str, 
         "release": release_rows(report),
         "transformation": transformation(report, classes),
         "columns": column_rows(report, classes),
-        "achieved": achieved_rows(achieved, counts=False) if achieved else None,
+        "achieved": _achieved(achieved, report),
         "utility": utility(report),
         "workload": _workload(report),
         "risk": risk(risk_columns(record), plots),
@@ -131,8 +180,8 @@ def results_view(record: Mapping[str, Any], *, plots: bool = True) -> dict[str, 
         "classes": None, "record_risk": None, "distributions": [], "violations": None,
     }
     if classes is not None:
-        view["classes"] = class_sizes(classes, before, k, plots, released=True)
-        view["record_risk"] = record_risk(classes, before, plots)
-        view["distributions"] = qi_distributions(classes, before, k, plots)
+        view["classes"] = _relabel(class_sizes(classes, before, k, plots, released=True), report)
+        view["record_risk"] = _relabel(record_risk(classes, before, plots), report)
+        view["distributions"] = [{**d, "line": _distribution_line(d)} for d in qi_distributions(classes, before, k, plots)]
         view["violations"] = violations(classes.counts)
     return view
