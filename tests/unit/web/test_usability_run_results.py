@@ -237,3 +237,21 @@ def test_every_count_on_the_results_says_which_records_it_is_on(web):
     assert f"before (the {kept} records not suppressed)" in sizes
     sex_line = re.search(r"<summary>sex: (.*?)</summary>", page).group(1)
     assert sex_line == "2 distinct values before, not counting missing; 3 released value(s) (one of them: missing)"
+
+
+def test_a_quasi_identifier_suppressed_everywhere_points_to_a_node_that_keeps_it(web):
+    client, app = web
+    workspace = app.state.workspace
+    rng = np.random.default_rng(3)
+    frame = people(300).assign(disease="flu", code=[f"{v:04d}" for v in rng.integers(0, 10000, 300)])
+    workspace.write_bytes("people.csv", frame.to_csv(index=False).encode())
+    workspace.state.data = "people.csv"
+    workspace.state.config = {"attributes": {**K_ROLES, "code": {"role": "quasi-identifier",
+                                                                  "hierarchy": {"spec": "mask:1"}}},
+                              "models": [{"type": "k-anonymity", "k": 3}], "suppression_limit": 0.05}
+    assert run(client, app) == "done"
+    page = html.unescape(client.get("/results").text)
+    assert "Quasi-identifier 'code' is suppressed in every record" in page, re.findall(r"<li>(.*?)</li>", page)
+    assert ("What to try for 'code': the search chose the solution with the lowest loss, so more suppression may "
+            "change nothing. Under Explore below, look for a solution that keeps part of 'code', click it, "
+            "then Use these levels.") in page

@@ -118,6 +118,24 @@ def _relabel(block: dict[str, Any] | None, report: Mapping[str, Any]) -> dict[st
     return block
 
 
+def _warnings(report: Mapping[str, Any], classes: Any) -> list[str]:
+    """The report's warnings; after a full-domain search, each quasi-identifier suppressed in every
+    record gets the step that can change it here (more suppression alone changes nothing when a
+    solution keeping it already meets the models and the search preferred the lower loss)."""
+    if classes is None:
+        return list(report.get("warnings") or [])
+    out = warnings(report, classes)
+    if report.get("transformation"):
+        from veil.report._distributions import whole_suppressed
+
+        metric = report.get("metric") or "loss"
+        for name in whole_suppressed(classes):
+            out.append(f"What to try for {name!r}: the search chose the solution with the lowest {metric}, so "
+                       f"more suppression may change nothing. Under Explore below, look for a solution that keeps "
+                       f"part of {name!r}, click it, then Use these levels.")
+    return out
+
+
 def _achieved(achieved: Mapping[str, Any], report: Mapping[str, Any]) -> dict[str, Any] | None:
     """The achieved figures; their class count is on the written file (see :func:`after_label`)."""
     if not achieved:
@@ -176,7 +194,7 @@ def results_view(record: Mapping[str, Any], *, plots: bool = True) -> dict[str, 
         "empty": report.get("records_out") == 0, "advice": EMPTY_ADVICE,
         "lattice": lattice_section(report),
         "search": search(report),
-        "warnings": warnings(report, classes) if classes is not None else list(report.get("warnings") or []),
+        "warnings": _warnings(report, classes),
         "classes": None, "record_risk": None, "distributions": [], "violations": None,
     }
     if classes is not None:
