@@ -255,3 +255,12 @@ def test_a_quasi_identifier_suppressed_everywhere_points_to_a_node_that_keeps_it
     assert ("What to try for 'code': the search chose the solution with the lowest loss, so more suppression may "
             "change nothing. Under Explore below, look for a solution that keeps part of 'code', click it, "
             "then Use these levels.") in page
+
+
+def test_the_downloaded_configuration_names_itself_as_it_is_saved(web):
+    client, app = web
+    k_prepared(app, 3)
+    assert run(client, app) == "done"
+    answer = client.get("/results/download/config")
+    assert 'filename="run-1-config.yaml"' in answer.headers["content-disposition"]
+    assert "release-config.yaml" not in answer.text and "#   veil anonymize FILE" in answer.text
