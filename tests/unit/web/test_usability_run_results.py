@@ -264,3 +264,17 @@ def test_the_downloaded_configuration_names_itself_as_it_is_saved(web):
     answer = client.get("/results/download/config")
     assert 'filename="run-1-config.yaml"' in answer.headers["content-disposition"]
     assert "release-config.yaml" not in answer.text and "#   veil anonymize FILE" in answer.text
+
+
+def test_held_levels_are_shown_on_run_and_can_be_freed(web):
+    client, app = web
+    workspace = k_prepared(app, 3)
+    attributes = workspace.state.config["attributes"]
+    attributes["age"] = {**attributes["age"], "min_level": 2, "max_level": 2}
+    attributes["zip"] = {**attributes["zip"], "min_level": 0, "max_level": 1}  # a range: not held
+    page = client.get("/run").text
+    assert "Held at one level (chosen on Results): age at level 2." in page
+    answer = client.post(f"/run/levels/free?csrf={client.csrf}", follow_redirects=False)
+    assert answer.status_code == 303
+    assert "min_level" not in attributes["age"] and attributes["zip"]["max_level"] == 1
+    assert 'id="held-levels"' not in client.get("/run").text

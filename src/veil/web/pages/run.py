@@ -124,7 +124,26 @@ async def page(request: Request):
     return render(request, "run.html.j2", yaml_text=text, problem=problem, error=None,
                   suggested=workspace.state.data is not None and attributes(workspace)[1],
                   last=None if record is None else record["number"], started=started, changed=changed,
-                  last_entry=_entry(workspace, record), **context)
+                  last_entry=_entry(workspace, record), held=held_levels(workspace), **context)
+
+
+def held_levels(workspace) -> dict[str, int]:
+    """The quasi-identifiers held at one level (``min_level`` = ``max_level``, e.g. by Results' Use these levels)."""
+    out = {}
+    for name, spec in (workspace.state.config.get("attributes") or {}).items():
+        if isinstance(spec, dict) and spec.get("min_level") is not None and spec.get("min_level") == spec.get("max_level"):
+            out[name] = int(spec["min_level"])
+    return out
+
+
+async def free_levels(request: Request):
+    """Let the search choose every level again: drop ``min_level`` and ``max_level`` of the held columns."""
+    workspace = workspace_of(request)
+    with workspace.lock:
+        attributes = workspace.state.config.get("attributes") or {}
+        for name in held_levels(workspace):
+            attributes[name] = {k: v for k, v in attributes[name].items() if k not in ("min_level", "max_level")}
+    return RedirectResponse("/run", status_code=303)
 
 
 def _entry(workspace, record) -> dict[str, Any] | None:
@@ -230,4 +249,5 @@ ROUTES = [
     Route("/run", page, methods=["GET"]),
     Route("/run/start", start, methods=["POST"]),
     Route("/run/config", load, methods=["POST"]),
+    Route("/run/levels/free", free_levels, methods=["POST"]),
 ]
