@@ -94,6 +94,8 @@ def test_after_a_failed_run_see_the_results_says_they_are_of_an_earlier_run(web)
     note = re.search(r'<span class="warning" id="not-latest">(.*?)</span>', page, re.S).group(1)
     assert "Run 2 failed: the last results are of run 1, an earlier run (" in note and "3-anonymity" in note
     assert "See the results of run 1" in page
+    results = html.unescape(client.get("/results").text)
+    assert "Run 2 failed: these are the results of run 1, an earlier run." in results
 
 
 def test_the_results_list_every_run_with_downloads_named_by_run(web):
