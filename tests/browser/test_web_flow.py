@@ -183,3 +183,63 @@ def test_an_own_csv_runs_with_the_defaults_alone(chrome, web_server, screenshot,
                for r in chrome.find_elements(By.CSS_SELECTOR, "#summary tr[data-figure]")}
     assert int(figures["k"]) >= 5 and figures["verified"] == "True"
     screenshot("results-with-defaults")
+
+
+def test_use_these_levels_and_ticking_dp(chrome, web_server, screenshot, tmp_path):
+    """The usability pass: a node of the lattice becomes the configuration ("Use these levels"),
+    and ticking dp sets and locks what SafePub requires on the Models page."""
+    import numpy as np
+    import pandas as pd
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    rng = np.random.default_rng(11)
+    frame = pd.DataFrame({"age": rng.integers(18, 90, 400), "sex": rng.choice(["female", "male"], 400),
+                          "zip": rng.choice([f"1{i:04d}" for i in range(20)], 400)})
+    path = tmp_path / "ward.csv"
+    frame.to_csv(path, index=False)
+    chrome.get(web_server.url)
+    closers = chrome.find_elements(By.CSS_SELECTOR, "form[action^='/close'] button")
+    if closers:
+        closers[0].click()
+        _wait(chrome, lambda d: d.find_elements(By.ID, "upload-file"))
+    chrome.find_element(By.ID, "upload-file").send_keys(str(path))
+    chrome.find_element(By.CSS_SELECTOR, "#upload button[type=submit]").click()
+    _wait(chrome, lambda d: d.find_elements(By.ID, "columns"))
+    chrome.get(web_server.origin + "/run")
+    chrome.find_element(By.ID, "run").click()
+    _wait(chrome, lambda d: d.current_url.endswith("/results") and d.find_elements(By.ID, "summary"))
+    _wait(chrome, lambda d: d.find_elements(By.CSS_SELECTOR, "#node-picker select"), "no lattice")
+    selects = chrome.find_elements(By.CSS_SELECTOR, "#node-picker select")
+    names = [s.get_attribute("name") for s in selects]
+    tops = []
+    for select in selects:
+        options = select.find_elements(By.TAG_NAME, "option")
+        Select(select).select_by_index(len(options) - 1)
+        tops.append(len(options) - 1)
+    chrome.find_element(By.ID, "show-node").click()
+    _wait(chrome, lambda d: d.find_elements(By.ID, "use-levels"), "no Use these levels button")
+    chrome.execute_script("document.getElementById('node').scrollIntoView()")
+    screenshot("ux-use-levels")
+    chrome.find_element(By.ID, "use-levels").click()
+    _wait(chrome, lambda d: d.current_url.endswith("/run") and d.find_elements(By.ID, "config-yaml"))
+    import yaml
+
+    document = yaml.safe_load(chrome.find_element(By.ID, "config-yaml").text)
+    assert {n: (document["attributes"][n]["min_level"], document["attributes"][n]["max_level"]) for n in names} == {
+        n: (t, t) for n, t in zip(names, tops)}
+    assert chrome.find_element(By.ID, "config-changed").is_displayed()  # the last run's "done" is not shown
+    assert not chrome.find_element(By.ID, "job-progress").is_displayed()
+    screenshot("ux-run-after-levels")
+
+    chrome.get(web_server.origin + "/models")
+    more = chrome.find_element(By.ID, "more-models")
+    assert not chrome.find_element(By.ID, "use-dp").is_displayed()  # folded under "More privacy models"
+    more.find_element(By.TAG_NAME, "summary").click()
+    chrome.find_element(By.ID, "use-dp").click()
+    assert Select(chrome.find_element(By.ID, "algorithm")).first_selected_option.get_attribute("value") == "safepub"
+    suppression = chrome.find_element(By.ID, "suppression")
+    assert suppression.get_attribute("value") == "100" and suppression.get_attribute("readonly") is not None
+    assert chrome.find_element(By.ID, "dp.delta").get_attribute("value") == "1e-05"
+    chrome.execute_script("document.getElementById('model-dp').scrollIntoView()")
+    screenshot("ux-models-dp")

@@ -19,11 +19,79 @@ from typing import Any
 from veil.errors import ConfigError
 
 __all__ = ["DEFAULTS", "model_forms", "parse_models", "algorithm_choices", "metric_choices", "parse_options",
-           "parameter_default", "field_name"]
+           "parameter_default", "field_name", "FIRST", "SUGGESTED", "HELP", "FLAG_LABELS", "in_page_words", "bound_settings"]
 
 #: What the Models page proposes before the steward chose anything.
 DEFAULTS: dict[str, Any] = {"models": [{"type": "k-anonymity", "k": 5}], "suppression_limit": 0.05,
                             "metric": "loss", "algorithm": "lattice", "algorithm_options": {}}
+
+
+#: The models the page shows first, in this order (the usual start: k-anonymity, then the models on
+#: a sensitive column); every other registered model is under "More privacy models".
+FIRST = ("k-anonymity", "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity",
+         "equal-t-closeness", "ordered-t-closeness", "hierarchical-t-closeness")
+#: Values a form proposes where the model declares no default and the interval alone would
+#: suggest a poor one, as (config key, parameter) -> value: SafePub's own choices (Bild et al. 2018,
+#: and ARX's defaults; docs/algorithms/safepub.md).
+SUGGESTED: dict[tuple[str, str], Any] = {("dp", "epsilon"): 2.0, ("dp", "delta"): 1e-5}
+#: A plain sentence under a parameter, as (config key, parameter) -> text.
+HELP: dict[tuple[str, str], str] = {
+    ("dp", "epsilon"): "the privacy budget: smaller is more private and releases fewer records (2 is SafePub's usual choice)",
+    ("dp", "delta"): "the chance the guarantee fails: keep it far below 1 / the number of records (1e-5 is the usual choice)",
+}
+#: The command line's flags as the page's controls, for a library message shown in the page:
+#: flag -> words (``{value}`` is the flag's value in the message, when it has one).
+FLAG_LABELS: dict[str, str] = {
+    "--algorithm": "Algorithm {value} (Models)",
+    "--suppression": "the suppression limit (Models)",
+    "--suppressed": "suppressed records kept in the release",
+    "--qi": "role quasi-identifier on Roles",
+    "--sensitive": "role sensitive on Roles",
+    "--keep-unlisted": "columns kept without a role",
+    "--seed": "a seed",
+    "--epsilon": "epsilon of the dp model (Models)",
+    "--delta": "delta of the dp model (Models)",
+    "--search-budget": "search_budget of the dp model (Models)",
+}
+_SUPPRESSION_100 = "a suppression limit of 100% (Models)"
+
+
+def in_page_words(message: str) -> str:
+    """A library message with each command-line flag it names replaced by the page's control.
+
+    >>> in_page_words("use --algorithm safepub.")
+    'use Algorithm safepub (Models).'
+    >>> in_page_words("a limit of 1 (--suppression 1); 'd' must be a quasi-identifier (--qi)")
+    "a limit of 1 (a suppression limit of 100% (Models)); 'd' must be a quasi-identifier (role quasi-identifier on Roles)"
+    """
+    import re
+
+    def word(match: "re.Match[str]") -> str:
+        flag, rest = match.group(1), match.group(2)
+        label = FLAG_LABELS.get(flag)
+        if label is None:
+            return match.group(0)
+        if "{value}" not in label and flag not in ("--suppression", "--suppressed"):
+            return label + rest  # a flag without a value: the next word is the sentence's own
+        value = rest.strip()
+        if flag == "--suppression":
+            return _SUPPRESSION_100 if value == "1" else label
+        if flag == "--suppressed":
+            return label if value in ("keep", "") else f"suppressed records written as {value}"
+        return label.format(value=value)
+
+    return re.sub(r"(--[a-z][a-z-]*)((?: [a-z0-9]+(?:\.[0-9]+)?)?)", word, message)
+
+
+def bound_settings(specs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The settings the chosen models require of the release (an algorithm that alone achieves a
+    model, e.g. SafePub for dp, with its suppression limit of 100% and suppressed records dropped)."""
+    from veil.models.registry import MODELS
+
+    bound = sorted({getattr(MODELS.get(str(s.get("type"))), "released_by", None) or "" for s in specs} - {""})
+    if not bound:
+        return {}
+    return {"algorithm": bound[0], "suppression_limit": 1.0, "suppressed": "drop"}
 
 
 def field_name(model_type: str, parameter: str) -> str:
@@ -52,8 +120,10 @@ def _bound(value: float | None) -> Any:
 
 
 def _input(cls: type, param: Any, chosen: Mapping[str, Any] | None, sensitive: Sequence[str]) -> dict[str, Any]:
-    value = chosen.get(param.name) if chosen is not None and param.name in chosen else parameter_default(cls, param)
-    field = {"name": param.name, "kind": param.kind, "rule": param.rule, "value": value,
+    key = (getattr(cls, "config_key", None), param.name)
+    value = chosen.get(param.name) if chosen is not None and param.name in chosen else SUGGESTED.get(
+        key, parameter_default(cls, param))
+    field = {"name": param.name, "kind": param.kind, "rule": param.rule, "value": value, "help": HELP.get(key),
              "min": _bound(param.low), "max": _bound(param.high), "optional": param.optional,
              "column": param.name == "sensitive", "choices": list(sensitive)}
     field["step"] = "1" if param.kind == "int" else "any"
@@ -82,14 +152,15 @@ def model_forms(chosen: Sequence[Mapping[str, Any]], sensitive: Sequence[str]) -
             "reference": cls.reference, "needs_sensitive": cls.needs_sensitive,
             "needs_population": cls.needs_population, "used": bool(entries),
             "ticked": [str(e.get("sensitive")) for e in entries if e.get("sensitive") is not None],
-            "fields": fields,
+            "fields": fields, "first": key in FIRST, "released_by": getattr(cls, "released_by", None),
             "usable": not cls.needs_population and (not cls.needs_sensitive or bool(sensitive)),
         })
-    return forms
+    order = {key: i for i, key in enumerate(FIRST)}
+    return sorted(forms, key=lambda form: order.get(form["type"], len(FIRST)))  # stable: registry order after
 
 
 def _first_line(doc: str | None) -> str:
-    return (doc or "").strip().split("\n\n")[0].replace("\n", " ").replace("``", "").strip()
+    return " ".join((doc or "").strip().split("\n\n")[0].replace("``", "").split())
 
 
 def _value(param: Any, text: Any) -> Any:

@@ -21,7 +21,7 @@ import numpy as np
 from veil.errors import ParameterError
 from veil.web.pages.models import violations
 
-__all__ = ["frontier", "node_figures", "parse_levels"]
+__all__ = ["frontier", "node_figures", "parse_levels", "pin_levels"]
 
 
 def _base(record: Mapping[str, Any]):
@@ -45,6 +45,19 @@ def parse_levels(text: str, record: Mapping[str, Any]) -> tuple[int, ...]:
         if level > hierarchy.height:
             raise ParameterError(f"levels: {name!r} has levels 0 to {hierarchy.height}. Got {level} instead.")
     return levels
+
+
+def pin_levels(attributes: Mapping[str, Any], record: Mapping[str, Any], levels: tuple[int, ...]) -> dict[str, Any]:
+    """``attributes`` (the configuration's) with each quasi-identifier of the run held at its level of
+    ``levels`` (``min_level`` = ``max_level``, the configuration's own keys): the next run releases that node."""
+    import copy
+
+    out = copy.deepcopy(dict(attributes))
+    for name, level in zip(_base(record).quasi_identifiers, levels):
+        spec = out.get(name)
+        out[name] = {**(spec if isinstance(spec, Mapping) else {"role": "quasi-identifier"}),
+                     "min_level": int(level), "max_level": int(level)}
+    return out
 
 
 def _plan(record: Mapping[str, Any], base: Any):

@@ -19,8 +19,8 @@ from starlette.routing import Route
 from veil.errors import ConfigError, VeilError
 from veil.web._render import render, workspace_of
 from veil.web.pages.data import off_loop
-from veil.web.pages._forms import (DEFAULTS, algorithm_choices, check_models, metric_choices, model_forms,
-                                   parse_models, parse_options)
+from veil.web.pages._forms import (DEFAULTS, algorithm_choices, bound_settings, check_models, in_page_words,
+                                   metric_choices, model_forms, parse_models, parse_options)
 
 __all__ = ["NAV", "ROUTES", "settings", "violations", "roles", "attributes", "VIOLATION_KS"]
 
@@ -155,13 +155,17 @@ async def save(request: Request):
     try:
         chosen = _chosen(form)
     except VeilError as exc:
-        return await _page(request, settings(workspace), error=f"error: {exc}", status=400)
+        return await _page(request, settings(workspace), error=f"error: {in_page_words(str(exc))}", status=400)
+    bound = bound_settings(chosen["models"])  # e.g. dp: SafePub, a 100% limit, suppressed records dropped
+    chosen.update({k: v for k, v in bound.items() if k in chosen})
     try:
         _check(chosen, roles(workspace)["sensitive"])
     except VeilError as exc:
-        return await _page(request, chosen, error=f"error: {exc}", status=400)
+        return await _page(request, chosen, error=f"error: {in_page_words(str(exc))}", status=400)
     with workspace.lock:
         config = workspace.state.config
+        if "suppressed" in bound:
+            config["suppressed"] = bound["suppressed"]
         for key, value in chosen.items():
             if key in ("label", "target") and value is None:
                 config.pop(key, None)

@@ -25,6 +25,8 @@ from veil.errors import ConfigError, VeilError
 from veil.web._render import render, workspace_of
 from veil.web.pages.data import off_loop
 from veil.web.pages.models import attributes, settings
+from veil.web.pages._forms import in_page_words
+from veil.web.pages._results_runs import begin, latest
 
 __all__ = ["NAV", "ROUTES", "document", "document_text", "load_document", "DOWNLOAD_NAMES", "run_files"]
 
@@ -68,7 +70,7 @@ def document_text(doc: dict[str, Any]) -> str:
 
     header = ("# veil release configuration, written by `veil serve`.\n"
               "# Save it in the folder of the data file (and of any hierarchy file it names), then run:\n"
-              "#   veil anonymize release-config.yaml\n")
+              "#   veil anonymize FILE   (FILE: this file, e.g. run-3-config.yaml)\n")
     return header + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
@@ -103,29 +105,74 @@ def _draft(workspace) -> tuple[str, str | None]:
     try:
         text = document_text(document(workspace))
     except VeilError as exc:
-        return "", f"error: {exc}"
+        return "", f"error: {in_page_words(str(exc))}"
     try:
         load_document(workspace, text, "release-config.yaml")
     except VeilError as exc:
-        return text, f"error: {exc}"
+        return text, f"error: {in_page_words(str(exc))}"
     return text, None
 
 
 async def page(request: Request):
     workspace = workspace_of(request)
     text, problem = await off_loop(workspace, _draft, workspace)
-    last = workspace.state.results.get("run")
+    record = workspace.state.results.get("run")
+    started = latest(workspace)
+    jobs = request.app.state.jobs
+    changed = started is not None and started["text"] != text
+    context = {"job": None} if changed and not jobs.busy else {}  # the panel of a run of another configuration
     return render(request, "run.html.j2", yaml_text=text, problem=problem, error=None,
                   suggested=workspace.state.data is not None and attributes(workspace)[1],
-                  last=None if last is None else last["number"])
+                  last=None if record is None else record["number"], started=started, changed=changed,
+                  last_entry=_entry(workspace, record), held=held_levels(workspace), **context)
+
+
+def held_levels(workspace) -> dict[str, int]:
+    """The quasi-identifiers held at one level (``min_level`` = ``max_level``, e.g. by Results' Use these levels)."""
+    out = {}
+    for name, spec in (workspace.state.config.get("attributes") or {}).items():
+        if isinstance(spec, dict) and spec.get("min_level") is not None and spec.get("min_level") == spec.get("max_level"):
+            out[name] = int(spec["min_level"])
+    return out
+
+
+async def free_levels(request: Request):
+    """Let the search choose every level again: drop ``min_level`` and ``max_level`` of the held columns."""
+    workspace = workspace_of(request)
+    with workspace.lock:
+        attributes = workspace.state.config.get("attributes") or {}
+        for name in held_levels(workspace):
+            attributes[name] = {k: v for k, v in attributes[name].items() if k not in ("min_level", "max_level")}
+    return RedirectResponse("/run", status_code=303)
+
+
+def _entry(workspace, record) -> dict[str, Any] | None:
+    from veil.web.pages._results_runs import runs
+
+    if record is None:
+        return None
+    return next((e for e in runs(workspace) if e["number"] == record["number"]), None)
 
 
 def _work(workspace, number: int, config: Any, files: dict[str, str]):
     """The job: :func:`veil.release.run_config` into the run's files; the record the Results page reads."""
     from veil.release import run_config
     from veil.web.pages._results import results_view
+    from veil.web.pages._results_runs import end
 
     def work(progress):
+        try:
+            return finished(progress)
+        except BaseException as exc:
+            from veil.web._jobs import Cancelled
+
+            end(workspace, number, "cancelled" if isinstance(exc, Cancelled) else "failed")
+            worded = in_page_words(str(exc)) if isinstance(exc, VeilError) else None
+            if worded is not None and worded != str(exc):  # the CLI's flags as the page's controls
+                raise ConfigError(worded) from None
+            raise
+
+    def finished(progress):
         paths = {role: str(workspace.path(files[role])) for role in ("data", "report", "html")}
         result, written = run_config(config, output=paths["data"], report=paths["report"], html=paths["html"],
                                      progress=progress, config_path=workspace.path(files["config"]))
@@ -135,6 +182,7 @@ def _work(workspace, number: int, config: Any, files: dict[str, str]):
         record["view"] = results_view(record)  # the Results page's plots, drawn before the page is asked
         with workspace.lock:
             workspace.state.results["run"] = record
+        end(workspace, number, "done", report)
         return {"number": number}
 
     return work
@@ -144,8 +192,10 @@ def _prepare(workspace) -> tuple[int, dict[str, str], Any]:
     """The next run's number, its files, and its configuration written and read back as the CLI reads it."""
     number = next_number(workspace)
     files = run_files(number)
-    config = load_document(workspace, document_text(document(workspace)), files["config"])
+    text = document_text(document(workspace))
+    config = load_document(workspace, text, files["config"])
     workspace.state.results["runs"] = number
+    begin(workspace, number, text, config, files)
     return number, files, config
 
 
@@ -199,4 +249,5 @@ ROUTES = [
     Route("/run", page, methods=["GET"]),
     Route("/run/start", start, methods=["POST"]),
     Route("/run/config", load, methods=["POST"]),
+    Route("/run/levels/free", free_levels, methods=["POST"]),
 ]

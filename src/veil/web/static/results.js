@@ -28,6 +28,17 @@
     row(table, "smallest group (k)", number(f.k), "k");
     row(table, `${f.metric} (the metric optimised)`, f.satisfied ? number(f.loss) : "not a solution", "loss");
     f.violations.forEach(v => row(table, `records violating ${v.k}-anonymity`, String(v.records), `violating-${v.k}`));
+    if (f.satisfied && !f.chosen) {
+      const use = el("button", "Use these levels", "small"); use.type = "button"; use.id = "use-levels";
+      use.title = "Hold each quasi-identifier at this node's level in the configuration, then go to Run";
+      use.addEventListener("click", async () => {
+        const body = new URLSearchParams({levels});
+        const answer = await veilFetch("/results/levels", {method: "POST", body});
+        if (answer.error) { panel.append(el("p", answer.error, "error")); return; }
+        location.assign(answer.next);
+      });
+      panel.append(el("p", "To release this node instead: ", "muted"), use);
+    }
   }
 
   // any node: one level per quasi-identifier, from 0 to its hierarchy's height
