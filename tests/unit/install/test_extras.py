@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[3]
 def test_every_optional_package_has_its_extra_in_pyproject():
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     base = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    pip_name = {"sklearn": "scikit-learn", "dp_accounting": "dp-accounting"}
+    pip_name = {"sklearn": "scikit-learn", "dp_accounting": "dp-accounting", "multipart": "python-multipart"}
     for package, extra in EXTRAS.items():
         name = pip_name.get(package, package)
         assert any(d.lower().startswith(name) for d in extras[extra]), (package, extra)
