@@ -159,22 +159,9 @@ def job_page(tmp_path):
                             f'</script></head><body><main><h1>A job</h1>{panel_html}</main></body></html>')
 
     app.router.routes.insert(0, Route("/job-demo", panel))
-    lines: list[str] = []
-
-    class Out:
-        def write(self, text):
-            lines.append(text)
-
-        def flush(self):
-            pass
-
-    thread = threading.Thread(target=serving.run, args=(Out(),), daemon=True)
-    thread.start()
-    while not lines:
-        time.sleep(0.02)
-    yield serving, lines[0].split(" ", 2)[2].strip()
+    yield serving, serving.start_in_thread()
     serving.stop()
-    thread.join(30)
+    serving.thread.join(30)
 
 
 def test_the_job_panel_shows_progress_and_cancels(chrome, job_page, screenshot):

@@ -138,6 +138,26 @@ class Serving:
             jobs.wait(JOB_GRACE_SECONDS)
             self.close()
 
+    def start_in_thread(self, timeout: float = 30.0) -> str:
+        """Serve from a daemon thread (a notebook or a test embeds the app so); return the start URL
+        once requests are accepted (the thread is ``self.thread``)."""
+        ready, lines = threading.Event(), []
+
+        class Line:
+            def write(self, text: str) -> None:
+                lines.append(text)
+                ready.set()
+
+            def flush(self) -> None:
+                pass
+
+        self.thread = threading.Thread(target=self.run, args=(Line(),), daemon=True)
+        self.thread.start()
+        if not ready.wait(timeout):
+            self.stop()
+            raise ParameterError(f"veil serve did not start within {timeout:g} s.")
+        return lines[0].split(" ", 2)[2].strip()
+
     def close(self) -> None:
         self.sock.close()
         if self.workspace is not None:

@@ -10,7 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -214,21 +213,10 @@ def test_stopping_cancels_the_running_job_and_removes_the_workspace(tmp_path, mo
             time.sleep(0.1)
         written.write_text("should never be written")
 
-    lines: list[str] = []
-
-    class Out:
-        def write(self, text):
-            lines.append(text)
-
-        def flush(self):
-            pass
-
-    thread = threading.Thread(target=serving.run, args=(Out(),), daemon=True)
-    thread.start()
+    serving.start_in_thread()
+    thread = serving.thread
     try:
         deadline = time.monotonic() + 30
-        while not lines and time.monotonic() < deadline:
-            time.sleep(0.05)
         job = serving.app.state.jobs.start("release", work)
         while job.done is None and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -6,7 +6,6 @@ traceback."""
 
 from __future__ import annotations
 
-import threading
 import time
 import warnings
 
@@ -63,26 +62,13 @@ def in_process(tmp_path):
     from veil.web._server import Serving
 
     serving = Serving("127.0.0.1", 0, str(tmp_path / "ws"), 5)
-    lines: list[str] = []
-
-    class Out:
-        def write(self, text):
-            lines.append(text)
-
-        def flush(self):
-            pass
-
-    thread = threading.Thread(target=serving.run, args=(Out(),), daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not lines and time.monotonic() < deadline:
-        time.sleep(0.02)
+    serving.start_in_thread()
     client = httpx.Client(base_url=f"http://127.0.0.1:{serving.port}", timeout=30)
     assert client.get(f"/?token={serving.guard.token}").status_code == 303
     yield serving, client
     client.close()
     serving.stop()
-    thread.join(30)
+    serving.thread.join(30)
 
 
 def test_an_internal_error_is_logged_by_its_type_only(capfd, in_process):
