@@ -265,8 +265,9 @@ class PrivacyAccountant:
             what = f"epsilon={cost.epsilon:g}, delta={cost.delta:g}"
         extra = f" (rho={self.remaining_rho:g} left under zCDP)" if self._zcdp() else ""
         short = " and ".join(self.budget.short_of(total)) or "epsilon"
+        verb = "are" if " and " in short else "is"
         raise BudgetExceededError(
-            f"The budget's {short} is short: the query {label or '(unnamed)'} costs {what}, "
+            f"The budget's {short} {verb} short: the query {label or '(unnamed)'} costs {what}, "
             f"but only epsilon={rem.epsilon:g}, delta={rem.delta:g}{extra} "
             f"of the budget (epsilon={self.budget.epsilon:g}, delta={self.budget.delta:g}) "
             f"remains. Ask with a smaller {short} or stop querying this dataset."

@@ -48,8 +48,9 @@ def precheck_batch(accountant: Any, n: int, epsilon: float, delta: float) -> Non
     if accountant.composition == "basic" and not accountant.can_spend(need):
         rem = accountant.remaining
         short = " and ".join(rem.short_of(need)) or "epsilon"
+        verb = "are" if " and " in short else "is"
         raise BudgetExceededError(
-            f"The budget's {short} is short: the {n} queries cost epsilon={need.epsilon:g}, "
+            f"The budget's {short} {verb} short: the {n} queries cost epsilon={need.epsilon:g}, "
             f"delta={need.delta:g} in total, but only epsilon={rem.epsilon:g}, delta={rem.delta:g} "
             f"of the budget remains; nothing was spent. Ask fewer queries or with a smaller {short}.")
 

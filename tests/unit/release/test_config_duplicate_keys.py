@@ -57,3 +57,13 @@ def test_deidentify_config_given_a_key_twice_is_refused(tmp_path):
                                       str(tmp_path / "plan.yaml"), "-o", str(tmp_path / "o.csv")])
     assert result.exit_code == 2 and "given twice" in result.output
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_a_number_with_an_exponent_and_no_dot_is_a_float():
+    """YAML 1.1 reads `1e-5` as text; a configuration reads it as JSON and YAML 1.2 do."""
+    from veil._config_text import parse_config_text
+
+    parsed = parse_config_text("delta: 1e-5\nbig: 2E3\nneg: -3e+2\nzip: '1e5'\nint: 7\ntext: 1e5x\n",
+                               json_format=False, name="c.yaml")
+    assert parsed == {"delta": 1e-5, "big": 2000.0, "neg": -300.0, "zip": "1e5", "int": 7, "text": "1e5x"}
+    assert isinstance(parsed["big"], float) and isinstance(parsed["int"], int)
