@@ -168,3 +168,9 @@ def test_query_and_synthesize_share_the_dataset_key_of_the_ledger(work):
     assert outcome.exit_code == 0, outcome.text
     spent = json.loads((work / "report.json").read_text())["ledger"]["spent"]
     assert spent["epsilon"] == pytest.approx(1.5)
+
+
+def test_an_unknown_identifier_column_is_named_as_an_identifier(faults, work):
+    before = faults.snapshot(work)
+    outcome = faults.invoke(*_args(work, "--epsilon", "1", "--identifiers", "nope"))
+    faults.assert_refused(outcome, before, faults.snapshot(work), "--identifiers names the column 'nope'")

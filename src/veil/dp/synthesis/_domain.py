@@ -166,10 +166,11 @@ def resolve_domains(frame: Any, domains: Mapping[str, ColumnDomain], *,
     values are matched as text.)
     """
     columns = [str(c) for c in frame.columns]
-    for name in [*domains, *identifiers]:
-        if name not in columns:
-            raise ColumnNotFoundError(f"The domain names the column {name!r}, which the data does not have "
-                                      f"(columns: {', '.join(columns)}).")
+    for where, names in (("The domain", domains), ("--identifiers", identifiers)):
+        for name in names:
+            if name not in columns:
+                raise ColumnNotFoundError(f"{where} names the column {name!r}, which the data does not have "
+                                          f"(columns: {', '.join(columns)}).")
     undeclared = [c for c in columns if c not in identifiers and c not in domains]
     facts = _facts(frame, undeclared, max_categories) if undeclared else {}
     out = []
