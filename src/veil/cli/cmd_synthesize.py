@@ -83,7 +83,10 @@ def synthesize_command(
     file: Path = typer.Argument(..., readable=False, help="Input CSV or Parquet file."),
     epsilon: float = typer.Option(..., "--epsilon", help="ε of the whole synthetic table (> 0)."),
     delta: float = typer.Option(1e-9, "--delta", help="δ of the whole synthetic table, in (0, 1)."),
-    algorithm: str = typer.Option("mst", "--algorithm", help="mst (McKenna, Miklau & Sheldon 2021)."),
+    algorithm: str = typer.Option("mst", "--algorithm", help="mst (McKenna, Miklau & Sheldon 2021) or aim "
+                                  "(McKenna et al. 2022)."),
+    workload: Optional[str] = typer.Option(None, "--workload", help='Marginals for AIM (and workload_error): '
+                                           '"age,sex;education,occupation"; default all 3-way.'),
     output: Path = typer.Option(..., "-o", "--output", help="The synthetic table (CSV, or Parquet by suffix)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the JSON report to this file."),
     domain: Optional[Path] = typer.Option(None, "--domain", help='JSON: column -> [categories] or '
@@ -106,21 +109,25 @@ def synthesize_command(
         report = _run(file, epsilon=epsilon, delta=delta, algorithm=algorithm, output=output, json_out=json_out,
                       domain=domain, bins=bins, max_categories=max_categories, identifiers=identifiers,
                       budget_file=budget_file, dataset_name=dataset_name, budget=budget,
-                      budget_delta=budget_delta, seed=seed, sep=sep)
+                      budget_delta=budget_delta, seed=seed, sep=sep, workload=workload)
     two = report["marginal_error"]["2way"]
     error = "" if two is None else f"; 2-way TV error {two:.4f}"
-    console.print(f"wrote {report['rows']} synthetic rows to {output} (mst, ε={report['epsilon']:.4g}, "
+    if report["algorithm"] == "aim":
+        error = f"; workload TV error {report['workload_error']:.4f}"
+    console.print(f"wrote {report['rows']} synthetic rows to {output} ({report['algorithm']}, "
+                  f"ε={report['epsilon']:.4g}, "
                   f"δ={report['delta']:g}, ρ={report['rho']:.4g}{error})", highlight=False, markup=False)
 
 
 def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Path, json_out: Optional[Path],
          domain: Optional[Path], bins: Optional[list[str]], max_categories: int, identifiers: Optional[str],
          budget_file: Optional[Path], dataset_name: Optional[str], budget: Optional[float], budget_delta: float,
-         seed: Optional[int], sep: Optional[str]) -> dict:
+         seed: Optional[int], sep: Optional[str], workload: Optional[str] = None) -> dict:
     from veil.data import read_table
     from veil.dp import dataset_fingerprint
     from veil.dp.synthesis import parse_bins, parse_domain, synthesize
     from veil.dp.synthesis._api import check_privacy, column_domains
+    from veil.dp.synthesis._workload import resolve_workload
     from veil.pipeline import Outputs
     from veil.release import table_writer
 
@@ -138,14 +145,15 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
             _precheck_ledger(budget_file, f"name:{dataset_name}", budget, budget_delta, eps, dlt)
         # as text, so that a category such as ZIP code 02139 keeps its leading zero
         frame = read_table(file, sep=sep, typed=False).to_pandas()
-        column_domains(frame, given, None, ids, max_categories)  # every domain checked before the ledger opens
+        # every domain and the workload checked before the ledger opens
+        resolve_workload(workload, [d.name for d in column_domains(frame, given, None, ids, max_categories)])
         # the ledger key of veil query: the fingerprint of the typed records
         key = f"name:{dataset_name}" if dataset_name else dataset_fingerprint(
             read_table(file, sep=sep, typed=True).to_pandas())
         accountant = _accountant(budget_file, key, budget, budget_delta)
         _precheck(accountant, eps, dlt)
-        result = synthesize(frame, epsilon=eps, delta=dlt, domain=given, identifiers=ids,
-                            max_categories=max_categories, accountant=accountant, seed=seed)
+        result = synthesize(frame, epsilon=eps, delta=dlt, algorithm=algorithm, domain=given, identifiers=ids,
+                            max_categories=max_categories, accountant=accountant, seed=seed, workload=workload)
         out.write("data", table_writer(result.frame))
         if json_out is not None:
             out.write_json("json", result.report)

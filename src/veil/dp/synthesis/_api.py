@@ -18,13 +18,15 @@ from veil.dp.synthesis._domain import (MAX_CATEGORIES, ColumnDomain, decode, enc
 from veil.dp.synthesis._learn import learn_categories, selection_epsilon
 from veil.dp.synthesis._fit import fit_tree, sample_tree
 from veil.dp.synthesis._mst import compress, measure_one_way, measure_two_way, project_simplex, select_tree
+from veil.dp.synthesis._aim import AimSettings, aim
+from veil.dp.synthesis._workload import resolve_workload, workload_error, workload_names
 from veil.errors import ParameterError
 
 __all__ = ["SynthesisResult", "synthesize", "synthesis_rho", "check_privacy", "synthesis_cost", "BudgetPlan",
            "plan_budget", "learn_domains", "ledger_report", "column_domains",
            "marginal_errors"]
 
-ALGORITHMS = ("mst",)
+ALGORITHMS = ("mst", "aim")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +61,7 @@ class BudgetPlan:
     ``rho``: the whole zCDP budget, ``cdp_rho(ε, δ - delta_selection)``;
     ``rho_domain``: the part that learns ``learned`` columns' categories
     (each ε_c-DP with ε_c²/2 = rho_domain/learned, at δ = delta_selection/learned);
-    ``rho_mst``: the rest, a third for each of MST's steps.
+    ``rho_mst``: the rest, a third for each of MST's steps (AIM: all of its rounds).
     """
 
     epsilon: float
@@ -175,8 +177,8 @@ def _mst(codes: np.ndarray, sizes: list[int], rho: float, rng: np.random.Generat
 def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9, algorithm: str = "mst",
                domain: Any = None, bins: Mapping[str, str] | None = None, identifiers: tuple[str, ...] = (),
                max_categories: int = MAX_CATEGORIES, accountant: Any = None, seed: int | None = None,
-               label: str = "synthesize") -> SynthesisResult:
-    """A synthetic copy of ``frame`` under (ε, δ)-DP with MST, charged once to ``accountant``.
+               label: str = "synthesize", workload: Any = None) -> SynthesisResult:
+    """A synthetic copy of ``frame`` under (ε, δ)-DP with MST or AIM, charged once to ``accountant``.
 
     Parameters
     ----------
@@ -193,27 +195,52 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
         Charged once, before any noise is drawn (ρ on a zCDP accountant, else (ε, δ)).
     seed : int, optional
         Seeds the sampling of synthetic rows only (post-processing), never the privacy noise.
+    workload : str or list of lists of str, optional
+        The marginals AIM answers well, ``"age,sex;education,occupation"`` or
+        ``[["age", "sex"], ...]``; default all 3-way marginals (all 2-way under 3
+        columns).  With MST it only sets which marginals ``workload_error`` averages.
     """
     eps, dlt = check_privacy(epsilon, delta, algorithm)
+    algo = str(algorithm).lower()
     doms = column_domains(frame, domain, bins, tuple(identifiers), max_categories)
+    work = resolve_workload(workload, [d.name for d in doms])
     plan = plan_budget(eps, dlt, sum(d.learned for d in doms))
     ledger = None
     if accountant is not None:  # charged once, before any noise is drawn
-        accountant.spend(synthesis_cost(accountant, plan), label=f"{label} mst rho={plan.rho:.6g}")
+        accountant.spend(synthesis_cost(accountant, plan), label=f"{label} {algo} rho={plan.rho:.6g}")
         ledger = ledger_report(accountant)
     doms = learn_domains(frame, doms, plan)
     codes = encode(frame, doms)
     sizes = [d.size for d in doms]
-    synth, info = _mst(codes, sizes, plan.rho_mst, np.random.default_rng(seed))
-    report = {"algorithm": "mst", "epsilon": plan.certified_epsilon, "delta": dlt, "rho": plan.rho,
+    rng = np.random.default_rng(seed)
+    if algo == "aim":
+        synth, info = aim(codes, None, sizes, work, plan.rho_mst, rng, AimSettings())
+        marginals, noise = _aim_report(info, [d.name for d in doms], work)
+    else:
+        synth, info = _mst(codes, sizes, plan.rho_mst, rng)
+        marginals = {"1way": [d.name for d in doms],
+                     "2way": [[doms[a].name, doms[b].name] for a, b in info["edges"]]}
+        noise = {"sigma_1way": info["sigma_1way"], "sigma_2way": info["sigma_2way"]}
+    report = {"algorithm": algo, "epsilon": plan.certified_epsilon, "delta": dlt, "rho": plan.rho,
               "rows": int(len(synth)), "domain_source": {d.name: "dp" if d.learned else "user" for d in doms},
-              "marginal_error": marginal_errors(codes, synth, sizes), "workload_error": None,
-              "ledger": ledger, "evaluation": None,
-              "marginals": {"1way": [d.name for d in doms],
-                            "2way": [[doms[a].name, doms[b].name] for a, b in info["edges"]]},
-              "noise": {"sigma_1way": info["sigma_1way"], "sigma_2way": info["sigma_2way"],
-                        "rho_domain": plan.rho_domain, "delta_selection": plan.delta_selection}}
+              "marginal_error": marginal_errors(codes, synth, sizes),
+              "workload_error": workload_error(codes, None, synth, sizes, work),
+              "ledger": ledger, "evaluation": None, "marginals": marginals,
+              "noise": {**noise, "rho_domain": plan.rho_domain, "delta_selection": plan.delta_selection}}
     return SynthesisResult(decode(synth, doms), report)
+
+
+def _aim_report(info: dict, names: list[str], work: tuple) -> tuple[dict, dict]:
+    """The report's ``marginals`` and ``noise`` of an AIM run: the workload, every measured marginal
+    (the one-way release first) with its σ, ε and ρ."""
+    rounds = info["rounds"]
+    measured = [[names[c] for c in r.clique] for r in rounds[1:]]
+    marginals = {"workload": workload_names(work, names), "1way": names, "measured": measured}
+    noise = {"sigma_1way": rounds[0].sigma, "rho_1way": rounds[0].rho,
+             "rounds": [{"marginal": m, "sigma": r.sigma, "epsilon": r.epsilon, "rho": r.rho}
+                        for m, r in zip(measured, rounds[1:])],
+             "model_mb": info["model"].tree.size_mb}
+    return marginals, noise
 
 
 def ledger_report(accountant: Any) -> dict:
