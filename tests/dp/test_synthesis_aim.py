@@ -155,7 +155,7 @@ def test_aim_at_a_huge_budget_reproduces_the_workload():
     codes, sizes = _table()
     work = ((0, 1), (1, 2))
     synth, info = aim(codes, None, sizes, work, 1e6, np.random.default_rng(0),
-                      AimSettings(rounds=8, iters=100, final_iters=400))
+                      AimSettings(rounds=16, iters=50, final_iters=400))
     assert workload_error(codes, None, synth, sizes, work) < 0.01
     assert {(0, 1), (1, 2)} <= {r.clique for r in info["rounds"][1:]}
 
@@ -176,7 +176,7 @@ def test_each_planned_round_costs_rho_over_rounds():
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rho=st.floats(1e-4, 5.0), n=st.integers(0, 200), d=st.integers(1, 3), seed=st.integers(0, 1000),
-       rounds=st.one_of(st.none(), st.integers(1, 12)))
+       rounds=st.one_of(st.none(), st.integers(3, 12)))
 def test_the_rounds_never_spend_more_than_the_plan(rho, n, d, seed, rounds):
     rng = np.random.default_rng(seed)
     sizes = [2, 3, 2][:d]
@@ -186,6 +186,12 @@ def test_the_rounds_never_spend_more_than_the_plan(rho, n, d, seed, rounds):
     spent = sum(r.rho for r in info["rounds"])
     assert spent <= rho
     assert spent >= rho * (1 - 1e-6)  # and the plan is spent, up to the shaved margin
+
+
+def test_fewer_rounds_than_columns_is_refused():
+    codes, sizes = _table()
+    with pytest.raises(ParameterError, match="rounds=3"):
+        aim(codes, None, sizes, ((0, 1),), 1.0, np.random.default_rng(0), AimSettings(rounds=3))
 
 
 # --- the command -----------------------------------------------------------------------------

@@ -130,6 +130,9 @@ def aim(codes: np.ndarray, weights: np.ndarray | None, sizes: Sequence[int], wor
     """Synthetic codes from AIM at ρ-zCDP on the rows ``codes`` (counted ``weights`` times), and what
     it measured (``rounds``: :class:`AimRound` per round, the initial one-way release first)."""
     d = len(sizes)
+    if settings.rounds is not None and settings.rounds < d:
+        raise ParameterError(f"AIM needs at least as many rounds as columns ({d}): the one-way marginals cost "
+                             f"0.9·d/rounds of ρ; got rounds={settings.rounds}.")
     sigma, epsilon = round_budget(rho, settings.rounds or 16 * d)
     candidates = candidate_weights(workload)
     state = {"rho": rho, "sizes": list(sizes), "candidates": candidates,

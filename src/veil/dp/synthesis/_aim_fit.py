@@ -11,8 +11,8 @@ potentials (:math:`\\theta \\leftarrow \\theta - \\alpha \\nabla_\\mu L`), the
 marginals of each step given exactly by belief propagation on the junction
 tree (:mod:`veil.dp.synthesis._junction`).  The step size α starts at
 :math:`\\min_i \\sigma_i / N` (the inverse of the loss's curvature per record)
-and adapts by a line search: a step that lowers the loss by at least half
-its first-order prediction is kept and α grows by 10%, otherwise α halves.
+and adapts by backtracking: α halves until the step lowers the loss by at
+least half its first-order prediction, then the step is kept and α grows by 10%.
 The total N is the inverse-variance mean of the measurements' sums.
 
 Sampling (:func:`sample_model`) is exact for the model: the columns in the
@@ -33,6 +33,9 @@ from veil.dp.synthesis._fit import allocate
 from veil.dp.synthesis._junction import JunctionTree, align, calibrate, clique_marginal, junction_tree, sum_to
 
 __all__ = ["Measurement", "Model", "estimate_total", "fit_model", "sample_model"]
+
+#: The most halvings of the step in one iteration.
+_BACKTRACK = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,16 +74,16 @@ def estimate_total(measurements: Sequence[Measurement]) -> float:
     return float(max(1.0, np.sum(sums / var) / np.sum(1.0 / var)))
 
 
-def _tree_potentials(tree: JunctionTree, potentials: dict) -> list[np.ndarray]:
+def _tree_potentials(tree: JunctionTree, potentials: dict, homes: dict) -> list[np.ndarray]:
     out = [np.zeros([tree.sizes[c] for c in cl]) for cl in tree.cliques]
     for cl, theta in potentials.items():
-        home = tree.home(cl)
+        home = homes[cl]
         out[home] = out[home] + align(theta, cl, tree.cliques[home], tree.sizes)
     return out
 
 
-def _marginals(tree: JunctionTree, beliefs: list[np.ndarray], cliques: list) -> dict:
-    return {cl: sum_to(beliefs[tree.home(cl)], tree.cliques[tree.home(cl)], cl) for cl in cliques}
+def _marginals(tree: JunctionTree, beliefs: list[np.ndarray], homes: dict) -> dict:
+    return {cl: sum_to(beliefs[h], tree.cliques[h], cl) for cl, h in homes.items()}
 
 
 def _loss(mu: dict, measurements: Sequence[Measurement]) -> tuple[float, dict]:
@@ -102,20 +105,25 @@ def fit_model(sizes: Sequence[int], measurements: Sequence[Measurement], *, iter
     theta = {cl: np.zeros([sizes[c] for c in cl]) for cl in cliques}
     if warm is not None:
         theta.update({cl: p for cl, p in warm.potentials.items() if cl in theta})
-    step = warm.step if warm is not None else min(m.sigma for m in measurements) / total
-    beliefs = calibrate(tree, _tree_potentials(tree, theta), total)
-    mu = _marginals(tree, beliefs, cliques)
+    step = min(m.sigma for m in measurements) / total  # (a converged warm start's step can be tiny)
+    step = max(step, warm.step) if warm is not None else step
+    homes = {cl: tree.home(cl) for cl in cliques}
+    beliefs = calibrate(tree, _tree_potentials(tree, theta, homes), total)
+    mu = _marginals(tree, beliefs, homes)
     loss, grad = _loss(mu, measurements)
     for _ in range(iters):
-        trial = {cl: theta[cl] - step * grad[cl] for cl in cliques}
-        beliefs2 = calibrate(tree, _tree_potentials(tree, trial), total)
-        mu2 = _marginals(tree, beliefs2, cliques)
-        loss2, grad2 = _loss(mu2, measurements)
-        predicted = sum(float(np.sum(grad[cl] * (mu[cl] - mu2[cl]))) for cl in cliques)
-        if loss - loss2 >= 0.5 * predicted and loss2 <= loss:
-            theta, beliefs, mu, loss, grad, step = trial, beliefs2, mu2, loss2, grad2, step * 1.1
-        else:
+        for _ in range(_BACKTRACK):  # halve the step until it lowers the loss enough
+            trial = {cl: theta[cl] - step * grad[cl] for cl in cliques}
+            beliefs2 = calibrate(tree, _tree_potentials(tree, trial, homes), total)
+            mu2 = _marginals(tree, beliefs2, homes)
+            loss2, grad2 = _loss(mu2, measurements)
+            predicted = sum(float(np.sum(grad[cl] * (mu[cl] - mu2[cl]))) for cl in cliques)
+            if loss - loss2 >= 0.5 * predicted and loss2 <= loss:
+                theta, beliefs, mu, loss, grad, step = trial, beliefs2, mu2, loss2, grad2, step * 1.1
+                break
             step *= 0.5
+        else:
+            break  # no step lowers the loss: converged to the precision of the arithmetic
     return Model(tree, theta, beliefs, total, step)
 
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.special import logsumexp
 
 __all__ = ["JunctionTree", "junction_tree", "model_size_mb", "align", "sum_to", "calibrate", "clique_marginal"]
 
@@ -34,6 +33,14 @@ def align(array: np.ndarray, cols: Clique, target: Clique, sizes: Sequence[int])
     """``array`` over ``cols`` (a subset of ``target``, both increasing) reshaped to broadcast over ``target``."""
     present = set(cols)
     return np.reshape(array, [int(sizes[c]) if c in present else 1 for c in target])
+
+
+def logsumexp(array: np.ndarray, axis: tuple[int, ...] | None = None) -> np.ndarray:
+    """:math:`\\log \\sum \\exp` over ``axis`` (all axes for None), shifted by the maximum."""
+    top = np.max(array, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    out = np.log(np.sum(np.exp(array - top), axis=axis, keepdims=True)) + top
+    return out.reshape(()) if axis is None else np.squeeze(out, axis=axis)
 
 
 def sum_to(array: np.ndarray, cols: Clique, keep: Clique, *, log: bool = False) -> np.ndarray:
@@ -58,25 +65,25 @@ class JunctionTree:
     elimination: tuple[int, ...]
     #: each eliminated column's clique at its step (the column and its later neighbours)
     steps: tuple[Clique, ...]
-
-    def separator(self, i: int) -> Clique:
-        """The columns clique ``i`` shares with its parent."""
-        p = self.parent[i]
-        return () if p < 0 else tuple(sorted(set(self.cliques[i]) & set(self.cliques[p])))
-
-    def cells(self, i: int) -> int:
-        return int(np.prod([self.sizes[c] for c in self.cliques[i]]))
+    #: the columns each clique shares with its parent (empty for the root)
+    separators: tuple[Clique, ...]
+    #: the number of cells of each clique
+    cells: tuple[int, ...]
 
     @property
     def size_mb(self) -> float:
         """The model's parameters in megabytes (8-byte floats), as the reference counts them."""
-        return sum(self.cells(i) for i in range(len(self.cliques))) * 8 / 2 ** 20
+        return sum(self.cells) * 8 / 2 ** 20
+
+    def separator(self, i: int) -> Clique:
+        """The columns clique ``i`` shares with its parent."""
+        return self.separators[i]
 
     def home(self, clique: Sequence[int]) -> int:
         """The index of a maximal clique containing ``clique`` (the smallest), or -1."""
         need = set(clique)
-        fits = [i for i, c in enumerate(self.cliques) if need <= set(c)]
-        return min(fits, key=self.cells) if fits else -1
+        fits = [i for i, c in enumerate(self.cliques) if need.issubset(c)]
+        return min(fits, key=self.cells.__getitem__) if fits else -1
 
 
 def _elimination(sizes: Sequence[int], adjacency: list[set[int]]) -> tuple[list[int], list[Clique]]:
@@ -145,7 +152,10 @@ def junction_tree(sizes: Sequence[int], cliques: Sequence[Sequence[int]]) -> Jun
     order, elim = _elimination(sizes, adjacency)
     maximal = _maximal(elim)
     parent, bfs = _spanning_tree(maximal)
-    return JunctionTree(tuple(int(s) for s in sizes), tuple(maximal), parent, bfs, tuple(order), tuple(elim))
+    seps = tuple(() if p < 0 else tuple(sorted(set(c) & set(maximal[p]))) for c, p in zip(maximal, parent))
+    cells = tuple(int(np.prod([sizes[c] for c in cl])) for cl in maximal)
+    return JunctionTree(tuple(int(s) for s in sizes), tuple(maximal), parent, bfs, tuple(order), tuple(elim),
+                        seps, cells)
 
 
 def model_size_mb(sizes: Sequence[int], cliques: Sequence[Sequence[int]]) -> float:
