@@ -22,6 +22,8 @@ from veil.dp.synthesis._workload import (candidate_weights, default_workload, ma
 from veil.errors import ColumnNotFoundError, ParameterError
 
 COLUMNS = ["age", "sex", "education", "occupation"]
+DOMAIN4 = {"sex": ["F", "M"], "edu": ["hs", "ba", "ms"], "job": ["prof", "sales", "craft"],
+           "age": {"min": 0, "max": 100, "bins": 10}}
 
 
 # --- workloads -------------------------------------------------------------------------------
@@ -188,6 +190,22 @@ def test_the_rounds_never_spend_more_than_the_plan(rho, n, d, seed, rounds):
     assert spent >= rho * (1 - 1e-6)  # and the plan is spent, up to the shaved margin
 
 
+def test_a_too_large_one_way_model_is_refused_before_the_budget_is_charged(monkeypatch):
+    import functools
+
+    import veil.dp.synthesis._api as api
+    from veil.dp.synthesis._aim import check_model_size
+
+    check_model_size([1000] * 10)  # 10,000 cells: 0.08 MB
+    with pytest.raises(ParameterError, match="152.6 MB, more than the maximum model size of 80 MB"):
+        check_model_size([1000] * 20000)  # 2e7 cells × 8 bytes
+    monkeypatch.setattr(api, "check_model_size", functools.partial(check_model_size, limit=1e-6))
+    acc = PrivacyAccountant(budget=PrivacyBudget(epsilon=3.0, delta=1e-6))
+    with pytest.raises(ParameterError, match="maximum model size"):
+        synthesize(_frame(), epsilon=1.0, algorithm="aim", domain=DOMAIN4, accountant=acc)
+    assert len(acc.ledger) == 0
+
+
 def test_fewer_rounds_than_columns_is_refused():
     codes, sizes = _table()
     with pytest.raises(ParameterError, match="rounds=3"):
@@ -229,10 +247,7 @@ def test_aim_end_to_end_through_the_command(tmp_path):
 
 def test_aim_is_charged_once_to_the_accountant_and_reports_the_workload_error():
     acc = PrivacyAccountant(budget=PrivacyBudget(epsilon=3.0, delta=1e-6))
-    frame = _frame()
-    domain = {"sex": ["F", "M"], "edu": ["hs", "ba", "ms"], "job": ["prof", "sales", "craft"],
-              "age": {"min": 0, "max": 100, "bins": 10}}
-    rep = synthesize(frame, epsilon=1.0, algorithm="aim", domain=domain, accountant=acc, seed=0).report
+    rep = synthesize(_frame(), epsilon=1.0, algorithm="aim", domain=DOMAIN4, accountant=acc, seed=0).report
     assert len(acc.ledger) == 1 and acc.spent == PrivacyBudget(epsilon=1.0, delta=1e-9)
     assert len(rep["marginals"]["workload"]) == 4  # all 3-way marginals of 4 columns
     assert 0.0 <= rep["workload_error"] <= 1.0
@@ -242,9 +257,7 @@ def test_aim_is_charged_once_to_the_accountant_and_reports_the_workload_error():
 
 
 def test_mst_reports_the_workload_error_of_the_default_workload():
-    domain = {"sex": ["F", "M"], "edu": ["hs", "ba", "ms"], "job": ["prof", "sales", "craft"],
-              "age": {"min": 0, "max": 100, "bins": 10}}
-    rep = synthesize(_frame(), epsilon=1.0, domain=domain, seed=0).report
+    rep = synthesize(_frame(), epsilon=1.0, domain=DOMAIN4, seed=0).report
     assert rep["algorithm"] == "mst"
     assert rep["workload_error"] == pytest.approx(rep["marginal_error"]["3way"])
     assert not math.isnan(rep["workload_error"])

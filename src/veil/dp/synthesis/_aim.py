@@ -41,11 +41,15 @@ from veil.dp.synthesis._mst import gaussian_release
 from veil.dp.synthesis._workload import Workload, candidate_weights, downward_closure, marginal
 from veil.errors import ParameterError
 
-__all__ = ["AimSettings", "AimRound", "aim", "filter_candidates", "round_budget"]
+__all__ = ["AimSettings", "AimRound", "aim", "filter_candidates", "round_budget", "check_model_size",
+           "MAX_MODEL_SIZE"]
 
 #: Each mechanism is asked for this fraction of its nominal ρ, so that OpenDP's rounding up of
 #: a privacy map never lifts the sum of the rounds above the plan.
 _SHAVE = 1.0 - 1e-9
+
+#: The reference's largest model (its junction tree's cells × 8 bytes), in megabytes.
+MAX_MODEL_SIZE = 80.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +58,7 @@ class AimSettings:
     per round and ``final_iters`` for the last fit."""
 
     rounds: int | None = None
-    max_model_size: float = 80.0
+    max_model_size: float = MAX_MODEL_SIZE
     iters: int = 100
     final_iters: int = 500
 
@@ -92,10 +96,19 @@ def _select(candidates: dict, answers: dict, model: Model, epsilon: float, sigma
     return keys[mech.select(scores)]
 
 
-def _check_size(model: Model, limit: float) -> None:
-    if model.tree.size_mb > limit:
-        raise ParameterError(f"AIM's model needs a junction tree of {model.tree.size_mb:.1f} MB, more than the "
+def _refuse_size(size_mb: float, limit: float) -> None:
+    if size_mb > limit:
+        raise ParameterError(f"AIM's model needs a junction tree of {size_mb:.1f} MB, more than the "
                              f"maximum model size of {limit:g} MB; coarsen the columns' domains.")
+
+
+def check_model_size(sizes: Sequence[int], limit: float = MAX_MODEL_SIZE) -> None:
+    """Refuse, before any budget is spent, columns whose one-way model alone exceeds ``limit`` MB."""
+    _refuse_size(sum(int(k) for k in sizes) * 8 / 2 ** 20, limit)
+
+
+def _check_size(model: Model, limit: float) -> None:
+    _refuse_size(model.tree.size_mb, limit)
 
 
 def _measure_one_way(codes, weights, sizes, sigma: float) -> list[Measurement]:

@@ -18,7 +18,7 @@ from veil.dp.synthesis._domain import (MAX_CATEGORIES, ColumnDomain, decode, enc
 from veil.dp.synthesis._learn import learn_categories, selection_epsilon
 from veil.dp.synthesis._fit import fit_tree, sample_tree
 from veil.dp.synthesis._mst import compress, measure_one_way, measure_two_way, project_simplex, select_tree
-from veil.dp.synthesis._aim import AimSettings, aim
+from veil.dp.synthesis._aim import AimSettings, aim, check_model_size
 from veil.dp.synthesis._workload import resolve_workload, workload_error, workload_names
 from veil.errors import ParameterError
 
@@ -205,6 +205,8 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
     doms = column_domains(frame, domain, bins, tuple(identifiers), max_categories)
     work = resolve_workload(workload, [d.name for d in doms])
     plan = plan_budget(eps, dlt, sum(d.learned for d in doms))
+    if algo == "aim":  # a learned column has at most max_categories categories and "(other)"
+        check_model_size([max_categories + 1 if d.learned else d.size for d in doms])
     ledger = None
     if accountant is not None:  # charged once, before any noise is drawn
         accountant.spend(synthesis_cost(accountant, plan), label=f"{label} {algo} rho={plan.rho:.6g}")
