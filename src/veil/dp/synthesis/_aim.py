@@ -119,20 +119,34 @@ def _measure_one_way(codes, weights, sizes, sigma: float) -> list[Measurement]:
     return [Measurement((j,), p, sig) for j, p in enumerate(parts)]
 
 
-def _round(state: dict, sigma: float, epsilon: float, settings: AimSettings) -> tuple[AimRound, bool]:
+@dataclass(slots=True)
+class _Run:
+    """What AIM's rounds share: the plan ``rho`` and ``used`` so far, the candidates and their true
+    ``answers``, the noisy ``measurements`` and the current ``model``."""
+
+    rho: float
+    sizes: list[int]
+    candidates: dict
+    answers: dict
+    measurements: list
+    used: float
+    model: Model
+
+
+def _round(run: _Run, sigma: float, epsilon: float, settings: AimSettings) -> tuple[AimRound, bool]:
     """Select, measure and refit once; whether the model moved the selected marginal by at most
     the noise's expected L1 norm (then σ halves and ε doubles)."""
-    model = state["model"]
-    limit = settings.max_model_size * state["used"] / state["rho"]
-    small = filter_candidates(state["candidates"], state["sizes"], model.cliques, limit)
+    model = run.model
+    limit = settings.max_model_size * run.used / run.rho
+    small = filter_candidates(run.candidates, run.sizes, model.cliques, limit)
     eps = min(epsilon, EPSILON_RANGE[1]) * _SHAVE
-    cl = _select(small, state["answers"], model, eps, sigma)
-    noisy, sig = gaussian_release(state["answers"][cl], sensitivity=1.0, rho=_SHAVE * 0.5 / sigma ** 2)
-    state["measurements"].append(Measurement(cl, noisy, sig))
+    cl = _select(small, run.answers, model, eps, sigma)
+    noisy, sig = gaussian_release(run.answers[cl], sensitivity=1.0, rho=_SHAVE * 0.5 / sigma ** 2)
+    run.measurements.append(Measurement(cl, noisy, sig))
     before = model.marginal(cl)
-    model = fit_model(state["sizes"], state["measurements"], iters=settings.iters, warm=model)
+    model = fit_model(run.sizes, run.measurements, iters=settings.iters, warm=model)
     _check_size(model, settings.max_model_size)
-    state["model"] = model
+    run.model = model
     moved = float(np.abs(model.marginal(cl) - before).sum())
     record = AimRound(cl, sig, eps, eps * eps / 8.0 + 0.5 / sig ** 2)
     return record, moved <= sig * math.sqrt(2.0 / math.pi) * noisy.size
@@ -148,24 +162,22 @@ def aim(codes: np.ndarray, weights: np.ndarray | None, sizes: Sequence[int], wor
                              f"0.9·d/rounds of ρ; got rounds={settings.rounds}.")
     sigma, epsilon = round_budget(rho, settings.rounds or 16 * d)
     candidates = candidate_weights(workload)
-    state = {"rho": rho, "sizes": list(sizes), "candidates": candidates,
-             "answers": {cl: marginal(codes, weights, sizes, cl) for cl in candidates},
-             "measurements": _measure_one_way(codes, weights, sizes, sigma)}
-    rounds = [AimRound(tuple(range(d)), state["measurements"][0].sigma, 0.0,
-                       d * 0.5 / state["measurements"][0].sigma ** 2)]
-    state["used"] = d * 0.5 / sigma ** 2
-    state["model"] = fit_model(sizes, state["measurements"], iters=settings.iters)
-    _check_size(state["model"], settings.max_model_size)
+    ones = _measure_one_way(codes, weights, sizes, sigma)
+    model = fit_model(sizes, ones, iters=settings.iters)
+    _check_size(model, settings.max_model_size)
+    run = _Run(rho, list(sizes), candidates, {cl: marginal(codes, weights, sizes, cl) for cl in candidates},
+               list(ones), d * 0.5 / sigma ** 2, model)
+    rounds = [AimRound(tuple(range(d)), ones[0].sigma, 0.0, d * 0.5 / ones[0].sigma ** 2)]
     last = False
     while not last:
-        if rho - state["used"] < 2.0 * (0.5 / sigma ** 2 + epsilon ** 2 / 8.0):
-            remaining = rho - state["used"]
+        if rho - run.used < 2.0 * (0.5 / sigma ** 2 + epsilon ** 2 / 8.0):
+            remaining = rho - run.used
             sigma, epsilon, last = math.sqrt(1.0 / (2.0 * 0.9 * remaining)), math.sqrt(8.0 * 0.1 * remaining), True
-        state["used"] += epsilon ** 2 / 8.0 + 0.5 / sigma ** 2
-        record, anneal = _round(state, sigma, epsilon, settings)
+        run.used += epsilon ** 2 / 8.0 + 0.5 / sigma ** 2
+        record, anneal = _round(run, sigma, epsilon, settings)
         rounds.append(record)
         if anneal:
             sigma, epsilon = sigma / 2.0, epsilon * 2.0
-    model = fit_model(sizes, state["measurements"], iters=settings.final_iters, warm=state["model"])
+    model = fit_model(sizes, run.measurements, iters=settings.final_iters, warm=run.model)
     synth = sample_model(model, int(round(model.total)), rng)
     return synth, {"rounds": rounds, "model": model}
