@@ -1,7 +1,7 @@
 """AIM: an adaptive and iterative mechanism for synthetic data from a workload of marginals.
 
 McKenna, Mullins, Sheldon & Miklau (2022), "AIM: An Adaptive and Iterative
-Mechanism for Differentially Private Synthetic Data", PVLDB 15(11).  The
+Mechanism for Differentially Private Synthetic Data", PVLDB 15.  The
 defaults follow the authors' reference (``mechanisms/aim.py`` of private-pgm):
 
 * candidates: the downward closure of the workload, each weighted by its
