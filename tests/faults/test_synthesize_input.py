@@ -36,7 +36,7 @@ def _args(work, *extra):
     (["--epsilon", "-1"], "epsilon"),
     (["--epsilon", "1", "--delta", "0"], "delta"),
     (["--epsilon", "1", "--delta", "1"], "delta"),
-    (["--epsilon", "1", "--algorithm", "aim"], "--algorithm"),
+    (["--epsilon", "1", "--algorithm", "privbayes"], "--algorithm"),
     (["--epsilon", "1", "--max-categories", "2"], "--max-categories 2"),
     (["--epsilon", "1", "--bins", "age=0:100"], "MIN:MAX:BINS"),
 ])

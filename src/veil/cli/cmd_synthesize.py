@@ -48,7 +48,10 @@ def synthesize_command(
     file: Path = typer.Argument(..., readable=False, help="Input CSV or Parquet file."),
     epsilon: float = typer.Option(..., "--epsilon", help="ε of the whole synthetic table (> 0)."),
     delta: float = typer.Option(1e-9, "--delta", help="δ of the whole synthetic table, in (0, 1)."),
-    algorithm: str = typer.Option("mst", "--algorithm", help="mst (McKenna, Miklau & Sheldon 2021)."),
+    algorithm: str = typer.Option("mst", "--algorithm", help="mst (McKenna, Miklau & Sheldon 2021) or aim "
+                                  "(McKenna et al. 2022)."),
+    workload: Optional[str] = typer.Option(None, "--workload", help='Marginals for AIM (and workload_error): '
+                                           '"age,sex;education,occupation"; default all 3-way.'),
     output: Path = typer.Option(..., "-o", "--output", help="The synthetic table (CSV, or Parquet by suffix)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the JSON report to this file."),
     domain: Optional[Path] = typer.Option(None, "--domain", help='JSON: column -> [categories] or '
@@ -87,10 +90,13 @@ def synthesize_command(
                       domain=domain, bins=bins, max_categories=max_categories, identifiers=identifiers,
                       budget_file=budget_file, dataset_name=dataset_name, budget=budget,
                       budget_delta=budget_delta, seed=seed, sep=sep, report_options=report_options,
-                      engine=engine)
+                      engine=engine, workload=workload)
     two = report["marginal_error"]["2way"]
     error = "" if two is None else f"; 2-way TV error {two:.4f}"
-    console.print(f"wrote {report['rows']} synthetic rows to {output} (mst, ε={report['epsilon']:.4g}, "
+    if report["algorithm"] == "aim":
+        error = f"; workload TV error {report['workload_error']:.4f}"
+    console.print(f"wrote {report['rows']} synthetic rows to {output} ({report['algorithm']}, "
+                  f"ε={report['epsilon']:.4g}, "
                   f"δ={report['delta']:g}, ρ={report['rho']:.4g}{error})", highlight=False, markup=False)
 
 
@@ -98,12 +104,13 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
          domain: Optional[Path], bins: Optional[list[str]], max_categories: int, identifiers: Optional[str],
          budget_file: Optional[Path], dataset_name: Optional[str], budget: Optional[float],
          budget_delta: Optional[float], seed: Optional[int], sep: Optional[str], report_options: Any = None,
-         engine: str = "local") -> dict:
+         engine: str = "local", workload: Optional[str] = None) -> dict:
     from veil.data import read_table
     from veil.dp.synthesis import parse_bins, parse_domain, synthesize
     from veil.dp.synthesis._api import check_privacy, column_domains, plan_budget, synthesis_cost
     from veil.dp.synthesis._chunks import ChunkWriter
     from veil.dp.synthesis._engine import check_engine, synthesis_source
+    from veil.dp.synthesis._workload import resolve_workload
     from veil.pipeline import Outputs
     from veil.release import table_writer
 
@@ -127,6 +134,7 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
         frame = read_table(file, sep=sep, typed=False).to_pandas() if engine == "local" else \
             synthesis_source(engine, file, sep=sep)
         doms = column_domains(frame, given, None, ids, max_categories)  # every domain checked before the ledger opens
+        resolve_workload(workload, [d.name for d in doms])  # and the workload
         frame, control = extra.split(frame, doms)
         # the ledger key of veil query: the fingerprint of the typed records (read only for a ledger file)
         key = None if budget_file is None else ledger_key(dataset_name, lambda: read_table(file, sep=sep,
@@ -137,12 +145,14 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
         try:
             if control is not None:  # the evaluation reads the synthetic rows: they stay in memory
                 result = synthesize(frame, epsilon=eps, delta=dlt, domain=given, identifiers=ids,
-                                    max_categories=max_categories, accountant=accountant, seed=seed)
+                                    max_categories=max_categories, accountant=accountant, seed=seed,
+                                    algorithm=algorithm, workload=workload)
                 out.write("data", table_writer(result.frame))
             else:
                 with ChunkWriter(out.temporary("data"), destination=output) as sink:  # the rows in chunks
                     result = synthesize(frame, epsilon=eps, delta=dlt, domain=given, identifiers=ids,
-                                        max_categories=max_categories, accountant=accountant, seed=seed, sink=sink)
+                                        max_categories=max_categories, accountant=accountant, seed=seed, sink=sink,
+                                        algorithm=algorithm, workload=workload)
         finally:
             getattr(frame, "close", lambda: None)()  # an engine's session
         report = extra.report(result, train=frame, control=control, domains=doms)

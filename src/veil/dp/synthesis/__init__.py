@@ -1,4 +1,4 @@
-"""Synthetic tables under differential privacy from noisy marginals (MST).
+"""Synthetic tables under differential privacy from noisy marginals (MST, AIM).
 
 See ``docs/synthesize.md``.
 """

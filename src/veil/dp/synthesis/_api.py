@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
@@ -16,17 +15,19 @@ from veil.dp.synthesis._domain import (MAX_CATEGORIES, ColumnDomain, decode, par
                                         resolve_domains)
 from veil.dp.synthesis._learn import learn_from_counts, selection_epsilon
 from veil.dp.synthesis._fit import fit_tree
-from veil.dp.synthesis._chunks import CHUNK_ROWS, draw
+from veil.dp.synthesis._chunks import CHUNK_ROWS, decode_chunk, draw
 from veil.dp.synthesis._mst import (CompressedTable, compress, measure_one_way, measure_two_way, project_simplex,
                                     select_tree)
-from veil.dp.synthesis._source import ClassTable, as_source, tv_errors
+from veil.dp.synthesis._source import ClassTable, as_source, class_table, tv_errors
+from veil.dp.synthesis._aim import AimSettings, aim, check_model_size
+from veil.dp.synthesis._workload import resolve_workload, workload_error, workload_names
 from veil.errors import ParameterError
 
 __all__ = ["SynthesisResult", "synthesize", "synthesis_rho", "check_privacy", "synthesis_cost", "BudgetPlan",
            "plan_budget", "learn_domains", "ledger_report", "column_domains",
            "marginal_errors"]
 
-ALGORITHMS = ("mst",)
+ALGORITHMS = ("mst", "aim")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +62,7 @@ class BudgetPlan:
     ``rho``: the whole zCDP budget, ``cdp_rho(ε, δ - delta_selection)``;
     ``rho_domain``: the part that learns ``learned`` columns' categories
     (each ε_c-DP with ε_c²/2 = rho_domain/learned, at δ = delta_selection/learned);
-    ``rho_mst``: the rest, a third for each of MST's steps.
+    ``rho_mst``: the rest, a third for each of MST's steps (AIM: all of its rounds).
     """
 
     epsilon: float
@@ -159,8 +160,8 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
                domain: Any = None, bins: Mapping[str, str] | None = None, identifiers: tuple[str, ...] = (),
                max_categories: int = MAX_CATEGORIES, accountant: Any = None, seed: int | None = None,
                label: str = "synthesize", sink: Callable[[Any], None] | None = None,
-               chunk_rows: int = CHUNK_ROWS) -> SynthesisResult:
-    """A synthetic copy of ``frame`` under (ε, δ)-DP with MST, charged once to ``accountant``.
+               chunk_rows: int = CHUNK_ROWS, workload: Any = None) -> SynthesisResult:
+    """A synthetic copy of ``frame`` under (ε, δ)-DP with MST or AIM, charged once to ``accountant``.
 
     Parameters
     ----------
@@ -182,30 +183,71 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
     sink : callable, optional
         Receives the synthetic rows chunk by chunk (Arrow tables of ``chunk_rows`` rows,
         e.g. a :class:`~veil.dp.synthesis._chunks.ChunkWriter`); the result's ``frame`` is then None.
+    workload : str or list of lists of str, optional
+        The marginals AIM answers well, ``"age,sex;education,occupation"`` or
+        ``[["age", "sex"], ...]``; default all 3-way marginals (all 2-way under 3
+        columns).  With MST it only sets which marginals ``workload_error`` averages.
     """
     eps, dlt = check_privacy(epsilon, delta, algorithm)
+    algo = str(algorithm).lower()
     data = as_source(frame)
     doms = column_domains(data, domain, bins, tuple(identifiers), max_categories)
+    work = resolve_workload(workload, [d.name for d in doms])
     plan = plan_budget(eps, dlt, sum(d.learned for d in doms))
+    if algo == "aim":  # a learned column has at most max_categories categories and "(other)"
+        check_model_size([max_categories + 1 if d.learned else d.size for d in doms])
     ledger = None
     if accountant is not None:  # charged once, before any noise is drawn
-        accountant.spend(synthesis_cost(accountant, plan), label=f"{label} mst rho={plan.rho:.6g}")
+        accountant.spend(synthesis_cost(accountant, plan), label=f"{label} {algo} rho={plan.rho:.6g}")
         ledger = ledger_report(accountant)
     doms = learn_domains(data, doms, plan)
     table = data.class_table(doms)
     sizes = [d.size for d in doms]
-    tree, parts, info = _mst(table, sizes, plan.rho_mst)
-    synth, tally = draw(tree, parts, doms, int(round(tree.total)), np.random.default_rng(seed),
-                        chunk_rows=chunk_rows, sink=sink, tally=table.tally())
-    report = {"algorithm": "mst", "epsilon": plan.certified_epsilon, "delta": dlt, "rho": plan.rho,
-              "rows": int(round(tree.total)), "domain_source": {d.name: "dp" if d.learned else "user" for d in doms},
-              "marginal_error": tv_errors(table, tally.table(), len(sizes)), "workload_error": None,
-              "ledger": ledger, "evaluation": None,
-              "marginals": {"1way": [d.name for d in doms],
-                            "2way": [[doms[a].name, doms[b].name] for a, b in info["edges"]]},
-              "noise": {"sigma_1way": info["sigma_1way"], "sigma_2way": info["sigma_2way"],
-                        "rho_domain": plan.rho_domain, "delta_selection": plan.delta_selection}}
+    rng = np.random.default_rng(seed)
+    if algo == "aim":
+        codes, info = aim(table.codes, table.weights, sizes, work, plan.rho_mst, rng, AimSettings())
+        synth, tally = _emit(codes, doms, sink, chunk_rows), class_table(codes, sizes)
+        rows = len(codes)
+        marginals, noise = _aim_report(info, [d.name for d in doms], work)
+    else:
+        tree, parts, info = _mst(table, sizes, plan.rho_mst)
+        rows = int(round(tree.total))
+        synth, counted = draw(tree, parts, doms, rows, rng, chunk_rows=chunk_rows, sink=sink, tally=table.tally())
+        tally = counted.table()
+        marginals = {"1way": [d.name for d in doms],
+                     "2way": [[doms[a].name, doms[b].name] for a, b in info["edges"]]}
+        noise = {"sigma_1way": info["sigma_1way"], "sigma_2way": info["sigma_2way"]}
+    report = {"algorithm": algo, "epsilon": plan.certified_epsilon, "delta": dlt, "rho": plan.rho,
+              "rows": int(rows), "domain_source": {d.name: "dp" if d.learned else "user" for d in doms},
+              "marginal_error": tv_errors(table, tally, len(sizes)),
+              "workload_error": workload_error(table.codes, table.weights, tally.codes, sizes, work,
+                                               synthetic_weights=tally.weights),
+              "ledger": ledger, "evaluation": None, "marginals": marginals,
+              "noise": {**noise, "rho_domain": plan.rho_domain, "delta_selection": plan.delta_selection}}
     return SynthesisResult(None if synth is None else decode(synth, doms), report)
+
+
+def _emit(codes: np.ndarray, doms: list[ColumnDomain], sink: Callable[[Any], None] | None,
+          chunk_rows: int) -> np.ndarray | None:
+    """AIM's rows (drawn at once): to ``sink`` chunk by chunk, or returned without one."""
+    if sink is None:
+        return codes
+    for start in range(0, len(codes), chunk_rows):
+        sink(decode_chunk(codes[start:start + chunk_rows], doms))
+    return None
+
+
+def _aim_report(info: dict, names: list[str], work: tuple) -> tuple[dict, dict]:
+    """The report's ``marginals`` and ``noise`` of an AIM run: the workload, every measured marginal
+    (the one-way release first) with its σ, ε and ρ."""
+    rounds = info["rounds"]
+    measured = [[names[c] for c in r.clique] for r in rounds[1:]]
+    marginals = {"workload": workload_names(work, names), "1way": names, "measured": measured}
+    noise = {"sigma_1way": rounds[0].sigma, "rho_1way": rounds[0].rho,
+             "rounds": [{"marginal": m, "sigma": r.sigma, "epsilon": r.epsilon, "rho": r.rho}
+                        for m, r in zip(measured, rounds[1:])],
+             "model_mb": info["model"].tree.size_mb}
+    return marginals, noise
 
 
 def ledger_report(accountant: Any) -> dict:

@@ -83,7 +83,7 @@ def test_the_ledger_refuses_a_synthesis_that_does_not_fit(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("kwargs", [{"epsilon": 0.0}, {"epsilon": -1.0}, {"epsilon": float("nan")},
-                                    {"delta": 0.0}, {"delta": 1.0}, {"algorithm": "aim"}])
+                                    {"delta": 0.0}, {"delta": 1.0}, {"algorithm": "privbayes"}])
 def test_bad_privacy_parameters_are_refused(kwargs):
     with pytest.raises(ParameterError):
         synthesize(_frame(), domain=DOMAIN, **kwargs)
