@@ -13,10 +13,10 @@ from tests.faults.conftest import invoke
 #: Values held by one record each, and figures only the data could give (its min, max, outliers).
 RARE_LEARNED = "Qwertyuiop-Once"      # in 'sex', whose categories are learned under DP
 RARE_OUTSIDE = "Xylophone-Town"       # in 'city', outside the user's domain
-AGE_MIN, AGE_MAX = "17.25", "123.456"  # the data's own bounds of 'age'
+AGE_MIN, AGE_MAX = "-417.25", "123.456"  # the data's own bounds of 'age' (no figure of a report can read so)
 INCOME_OUTLIER = "987654.321"          # far beyond the user's bounds of 'income'
-SECRETS = (RARE_LEARNED, "Qwertyuiop", RARE_OUTSIDE, "Xylophone", AGE_MIN, AGE_MAX, "123.4", "123.5", "17.2",
-           INCOME_OUTLIER, "987654", "987,654")
+SECRETS = (RARE_LEARNED, "Qwertyuiop", RARE_OUTSIDE, "Xylophone", AGE_MIN, AGE_MAX, "123.4", "123.5",
+           "-417.2", "-417.3", INCOME_OUTLIER, "987654", "987,654")
 
 
 @pytest.fixture

@@ -205,7 +205,7 @@ def test_the_command_writes_the_evaluated_report(work):
     assert report["holdout"] == {"share": 0.25, "records": len(control)}
     assert 2000 * 0.25 - 150 < len(control) < 2000 * 0.25 + 150  # Binomial(2000, 0.25): sd 19
     assert list(control.columns) == ["sex", "city", "age"]
-    assert report["outside_dp"] == ["marginal_error", "evaluation", "holdout"] and report["public_report"] is False
+    assert report["outside_dp"] == ["marginal_error", "workload_error", "evaluation", "holdout"] and report["public_report"] is False
     assert set(report["evaluation"]) >= {"singling_out", "linkability", "inference", "utility"}
     assert report["evaluation"]["utility"]["records"]["test"] == len(control)
     page = (work / "report.html").read_text()
@@ -217,7 +217,7 @@ def test_without_holdout_the_evaluation_is_null_with_a_reason(work):
     assert outcome.exit_code == 0, outcome.text
     report = json.loads((work / "report.json").read_text())
     assert report["evaluation"] is None and "no --holdout" in report["notes"]["evaluation"]
-    assert report["outside_dp"] == ["marginal_error"]
+    assert report["outside_dp"] == ["marginal_error", "workload_error"]
 
 
 def test_the_html_page_shows_the_guarantee_domains_errors_and_ledger(work):
