@@ -106,13 +106,11 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
          budget_delta: Optional[float], seed: Optional[int], sep: Optional[str], report_options: Any = None,
          engine: str = "local", workload: Optional[str] = None) -> dict:
     from veil.data import read_table
-    from veil.dp.synthesis import parse_bins, parse_domain, synthesize
+    from veil.dp.synthesis import parse_bins, parse_domain
     from veil.dp.synthesis._api import check_privacy, column_domains, plan_budget, synthesis_cost
-    from veil.dp.synthesis._chunks import ChunkWriter
     from veil.dp.synthesis._engine import check_engine, synthesis_source
     from veil.dp.synthesis._workload import resolve_workload
     from veil.pipeline import Outputs
-    from veil.release import table_writer
 
     eps, dlt = check_privacy(epsilon, delta, algorithm)
     engine = check_engine(engine, budget_file is not None, dataset_name)
@@ -142,25 +140,33 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
         accountant = _accountant(budget_file, key, budget_total(budget, budget_delta, epsilon=eps, delta=dlt,
                                                                 budget_file=budget_file, key=key))
         _precheck(accountant, eps, dlt)
-        try:
-            if control is not None:  # the evaluation reads the synthetic rows: they stay in memory
-                result = synthesize(frame, epsilon=eps, delta=dlt, domain=given, identifiers=ids,
-                                    max_categories=max_categories, accountant=accountant, seed=seed,
-                                    algorithm=algorithm, workload=workload)
-                out.write("data", table_writer(result.frame))
-            else:
-                with ChunkWriter(out.temporary("data"), destination=output) as sink:  # the rows in chunks
-                    result = synthesize(frame, epsilon=eps, delta=dlt, domain=given, identifiers=ids,
-                                        max_categories=max_categories, accountant=accountant, seed=seed, sink=sink,
-                                        algorithm=algorithm, workload=workload)
-        finally:
-            getattr(frame, "close", lambda: None)()  # an engine's session
+        options = dict(epsilon=eps, delta=dlt, domain=given, identifiers=ids, max_categories=max_categories,
+                       accountant=accountant, seed=seed, algorithm=algorithm, workload=workload)
+        result = _synthesized(out, frame, options, in_memory=control is not None)
         report = extra.report(result, train=frame, control=control, domains=doms)
         if json_out is not None:
             out.write_json("json", report)
         extra.write(out, report, control)
         out.commit()
     return report
+
+
+def _synthesized(out: Any, frame: Any, options: dict, *, in_memory: bool) -> Any:
+    """The synthesis, its rows written into ``out``: in chunks, or kept in memory when the evaluation
+    reads them; an engine's session closed whatever happens."""
+    from veil.dp.synthesis import synthesize
+    from veil.dp.synthesis._chunks import ChunkWriter
+    from veil.release import table_writer
+
+    try:
+        if in_memory:
+            result = synthesize(frame, **options)
+            out.write("data", table_writer(result.frame))
+            return result
+        with ChunkWriter(out.temporary("data"), destination=out.destination("data")) as sink:
+            return synthesize(frame, sink=sink, **options)
+    finally:
+        getattr(frame, "close", lambda: None)()
 
 
 def _report_options(html_out: Optional[Path], holdout: Optional[float], holdout_out: Optional[Path],

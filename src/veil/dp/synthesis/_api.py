@@ -204,19 +204,8 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
     table = data.class_table(doms)
     sizes = [d.size for d in doms]
     rng = np.random.default_rng(seed)
-    if algo == "aim":
-        codes, info = aim(table.codes, table.weights, sizes, work, plan.rho_mst, rng, AimSettings())
-        synth, tally = _emit(codes, doms, sink, chunk_rows), class_table(codes, sizes)
-        rows = len(codes)
-        marginals, noise = _aim_report(info, [d.name for d in doms], work)
-    else:
-        tree, parts, info = _mst(table, sizes, plan.rho_mst)
-        rows = int(round(tree.total))
-        synth, counted = draw(tree, parts, doms, rows, rng, chunk_rows=chunk_rows, sink=sink, tally=table.tally())
-        tally = counted.table()
-        marginals = {"1way": [d.name for d in doms],
-                     "2way": [[doms[a].name, doms[b].name] for a, b in info["edges"]]}
-        noise = {"sigma_1way": info["sigma_1way"], "sigma_2way": info["sigma_2way"]}
+    run = _run_aim if algo == "aim" else _run_mst
+    synth, tally, rows, marginals, noise = run(table, doms, work, plan.rho_mst, rng, sink, chunk_rows)
     report = {"algorithm": algo, "epsilon": plan.certified_epsilon, "delta": dlt, "rho": plan.rho,
               "rows": int(rows), "domain_source": {d.name: "dp" if d.learned else "user" for d in doms},
               "marginal_error": tv_errors(table, tally, len(sizes)),
@@ -225,6 +214,26 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
               "ledger": ledger, "evaluation": None, "marginals": marginals,
               "noise": {**noise, "rho_domain": plan.rho_domain, "delta_selection": plan.delta_selection}}
     return SynthesisResult(None if synth is None else decode(synth, doms), report)
+
+
+def _run_mst(table: ClassTable, doms: list[ColumnDomain], work: Any, rho: float, rng: np.random.Generator,
+             sink: Callable[[Any], None] | None, chunk_rows: int) -> tuple:
+    """MST's rows (to ``sink`` in chunks, or returned), their class table, their count, and the
+    report's ``marginals`` and ``noise``."""
+    tree, parts, info = _mst(table, [d.size for d in doms], rho)
+    rows = int(round(tree.total))
+    synth, counted = draw(tree, parts, doms, rows, rng, chunk_rows=chunk_rows, sink=sink, tally=table.tally())
+    marginals = {"1way": [d.name for d in doms], "2way": [[doms[a].name, doms[b].name] for a, b in info["edges"]]}
+    return synth, counted.table(), rows, marginals, {"sigma_1way": info["sigma_1way"], "sigma_2way": info["sigma_2way"]}
+
+
+def _run_aim(table: ClassTable, doms: list[ColumnDomain], work: Any, rho: float, rng: np.random.Generator,
+             sink: Callable[[Any], None] | None, chunk_rows: int) -> tuple:
+    """AIM's rows, as :func:`_run_mst` returns MST's."""
+    sizes = [d.size for d in doms]
+    codes, info = aim(table.codes, table.weights, sizes, work, rho, rng, AimSettings())
+    marginals, noise = _aim_report(info, [d.name for d in doms], work)
+    return _emit(codes, doms, sink, chunk_rows), class_table(codes, sizes), len(codes), marginals, noise
 
 
 def _emit(codes: np.ndarray, doms: list[ColumnDomain], sink: Callable[[Any], None] | None,
