@@ -1,6 +1,7 @@
 # veil: two entry points for a fresh machine.
 #   make demo  -> anonymize the bundled Adult data and print the summary
 #   make test  -> run the whole test suite
+# (and `make serve`: the local web app, docs/web.md)
 # `make demo` installs what the demo uses (the core and the HTML report's plots, .[report]);
 # `make test` installs every extra and the test tools (.[all,test]). A plain `pip install .`
 # is the light core.
@@ -9,8 +10,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
+WEB_STAMP  := $(VENV)/.installed-web
 
-.PHONY: demo test install bench clean browser bytecode
+.PHONY: demo test serve install bench clean browser bytecode
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,11 +20,15 @@ $(VENV)/bin/python:
 
 $(STAMP): pyproject.toml $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e '.[all,test]'
-	touch $(STAMP) $(DEMO_STAMP)
+	touch $(STAMP) $(DEMO_STAMP) $(WEB_STAMP)
 
 $(DEMO_STAMP): pyproject.toml $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e '.[report]'
 	touch $(DEMO_STAMP)
+
+$(WEB_STAMP): pyproject.toml $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e '.[web]'
+	touch $(WEB_STAMP)
 
 install: $(STAMP)
 
@@ -34,6 +40,10 @@ bytecode: $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP) bytecode
 	$(BIN)/veil demo
+
+# the local web app (docs/web.md): prints its address with the access token; Ctrl-C stops it
+serve: $(WEB_STAMP) bytecode
+	$(BIN)/veil serve
 
 test: $(STAMP) browser bytecode
 	$(BIN)/python -m pytest -n 2 -q
