@@ -1,25 +1,9 @@
 """Fault corpus of ``veil synthesize --workload`` (issue #36, AIM): a workload naming an unknown
 column, an empty marginal or a column twice is one line, exit 2, nothing written, nothing spent."""
 
-import json
-
-import numpy as np
-import pandas as pd
 import pytest
 
-DOMAIN = {"sex": ["F", "M"], "city": ["Oslo", "Rome", "Paris"]}
-
-
-@pytest.fixture
-def work(tmp_path):
-    rng = np.random.default_rng(5)
-    n = 300
-    frame = pd.DataFrame({"name": [f"Person{i:03d} Lastname" for i in range(n)],
-                          "sex": rng.choice(["F", "M"], n), "city": rng.choice(["Oslo", "Rome"], n),
-                          "age": rng.integers(18, 90, n)})
-    frame.to_csv(tmp_path / "data.csv", index=False)
-    (tmp_path / "domain.json").write_text(json.dumps(DOMAIN))
-    return tmp_path
+from .test_synthesize_input import work  # noqa: F401 - the table and domain both fault files read
 
 
 def _args(work, workload, algorithm="aim"):
