@@ -343,11 +343,12 @@ def _load(values) -> str:
     return "?" if not values else f"{float(values[0]):.1f}"
 
 
-def write_section(out: Path, section: str) -> None:
+def write_section(out: Path, section: str, start: str = START_MARK, end: str = END_MARK) -> None:
+    """Replace the part of ``out`` between the ``start`` and ``end`` marks by ``section`` (or append it)."""
     text = out.read_text() if out.exists() else ""
-    if START_MARK in text and END_MARK in text:
-        head, rest = text.split(START_MARK, 1)
-        text = head + section + rest.split(END_MARK, 1)[1]
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        text = head + section + rest.split(end, 1)[1]
     else:
         text = text.rstrip("\n") + "\n\n" + section + "\n"
     out.write_text(text)

@@ -43,8 +43,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
+from run import write_section  # the section writer of the ARX comparison (this folder)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -164,16 +164,6 @@ def render(results: dict) -> str:
     return "\n".join(lines)
 
 
-def write_section(out: Path, section: str) -> None:
-    text = out.read_text()
-    if START_MARK in text and END_MARK in text:
-        head, rest = text.split(START_MARK, 1)
-        text = head + section + rest.split(END_MARK, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    out.write_text(text)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--arx-src", type=Path, help="an ARX source checkout (fetched by hand; see build_arx.sh)")
@@ -192,7 +182,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.render is not None:
         for out in args.out:
-            write_section(out, render(json.loads(args.render.read_text())))
+            write_section(out, render(json.loads(args.render.read_text())), START_MARK, END_MARK)
         return
     classpath = compile_driver(args.arx_src, args.arx_build)
     table = shares(args.adult)
@@ -223,7 +213,7 @@ def main() -> None:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=1) + "\n")
     for out in args.out:
-        write_section(out, render(results))
+        write_section(out, render(results), START_MARK, END_MARK)
     print(render(results))
 
 
