@@ -3,6 +3,7 @@ data reaches the synthetic table, the JSON report or the HTML report, with or wi
 against withheld records, and in the public report."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,14 @@ def work(tmp_path):
     return tmp_path
 
 
+def _shown(secret: str, text: str) -> bool:
+    """Whether ``text`` holds ``secret``; a number only as a whole number, not as digits inside another
+    (the report's own figures, e.g. a ratio 0.98765432..., may hold any run of digits)."""
+    if not secret[0].isdigit() and secret[0] != "-":
+        return secret in text
+    return re.search(rf"(?<![\d.]){re.escape(secret)}(?!\d)", text) is not None
+
+
 def _published(work) -> dict[str, str]:
     return {name: (work / name).read_text(encoding="utf-8") for name in ("out.csv", "report.json", "report.html")}
 
@@ -53,7 +62,7 @@ def test_no_once_seen_category_nor_data_bound_reaches_any_output(work, extra):
     published = _published(work)
     for name, text in {**published, "console": outcome.text}.items():
         for secret in SECRETS:
-            assert secret not in text, f"{secret!r} reached {name}"
+            assert not _shown(secret, text), f"{secret!r} reached {name}"
     synthetic = pd.read_csv(work / "out.csv", dtype=str)
     assert set(synthetic["sex"]) <= {"F", "M", "(other)"}
     assert set(synthetic["city"]) <= {"Oslo", "Rome", "Paris"}
