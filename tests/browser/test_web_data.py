@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.waits import until as _wait
+
 pytestmark = pytest.mark.browser
 
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
-
-
-def _wait(chrome, condition, what: str, timeout: float = 30):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(chrome, timeout).until(condition, what)
 
 
 def _preview_rows(chrome, qi: str) -> list[tuple[str, ...]]:

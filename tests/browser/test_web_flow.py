@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.waits import until
+
 pytestmark = pytest.mark.browser
 
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
@@ -25,12 +27,7 @@ WAIT = 180
 
 
 def _wait(chrome, condition, message=""):
-    """Wait for ``condition``; an element of the page being replaced (a form's answer) is looked up again."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    ignored = (NoSuchElementException, StaleElementReferenceException)
-    return WebDriverWait(chrome, WAIT, ignored_exceptions=ignored).until(condition, message)
+    return until(chrome, condition, message, WAIT)
 
 
 def _roles_and_hierarchies(chrome, origin, screenshot):

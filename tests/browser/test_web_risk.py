@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.waits import until
+
 pytestmark = pytest.mark.browser
 
 ADULT_QIS = {"sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"}
@@ -12,13 +14,12 @@ ADULT_QIS = {"sex", "age", "race", "marital-status", "education", "native-countr
 
 def test_risk_only_flow_on_adult(chrome, web_server, screenshot):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     chrome.get(web_server.url)
     chrome.find_element(By.ID, "adult").click()
-    WebDriverWait(chrome, 30).until(lambda d: d.find_elements(By.ID, "columns"))
+    until(chrome, lambda d: d.find_elements(By.ID, "columns"), seconds=30)
     chrome.find_element(By.LINK_TEXT, "Risk").click()
-    WebDriverWait(chrome, 30).until(lambda d: d.find_elements(By.ID, "risk-form"))
+    until(chrome, lambda d: d.find_elements(By.ID, "risk-form"), seconds=30)
     ticked = [box.get_attribute("value") for box in chrome.find_elements(By.CSS_SELECTOR, "#risk-qis input")
               if box.is_selected()]
     assert {"sex", "age", "race", "education"} <= set(ticked)  # the scanner's suggestions
@@ -27,7 +28,7 @@ def test_risk_only_flow_on_adult(chrome, web_server, screenshot):
             box.click()
     screenshot("choose-qis")
     chrome.find_element(By.ID, "risk-run").click()
-    WebDriverWait(chrome, 120).until(lambda d: d.find_elements(By.ID, "risk-figures"))
+    until(chrome, lambda d: d.find_elements(By.ID, "risk-figures"), seconds=120)
     uniques = chrome.find_element(By.ID, "risk-uniques").text
     assert uniques == "46.5%"  # veil risk adult.csv --qi (all 8): sample uniques 0.46486 (14,021 of 30,162)
     assert chrome.find_element(By.ID, "risk-prosecutor").text == "100.0%"

@@ -11,19 +11,10 @@ import time
 
 import pytest
 
+from tests.browser.waits import page_text as _text
+from tests.browser.waits import until as _wait
+
 pytestmark = pytest.mark.browser
-
-
-def _wait(chrome, predicate, seconds: float = 30):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(chrome, seconds).until(lambda d: predicate(d), chrome.page_source[:3000])
-
-
-def _text(chrome) -> str:
-    from selenium.webdriver.common.by import By
-
-    return chrome.find_element(By.TAG_NAME, "body").text
 
 
 @pytest.fixture(scope="module")
