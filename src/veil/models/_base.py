@@ -42,7 +42,10 @@ class PrivacyModel(ABC):
     * ``class_local``: it judges each class on its own (its size and its
       sensitive histogram against the whole table's), never other classes nor
       the released labels, so an algorithm that decides one partition at a
-      time (Mondrian) can enforce it.
+      time (Mondrian) can enforce it;
+    * ``judges_suppressed_group``: it judges only the group of suppressed
+      records (published as one class), so an algorithm that partitions the
+      kept records judges it once, on the records it suppresses.
 
     A model is available to the configuration, ``--require`` (``veil check``
     and ``veil anonymize``), the CLI help and the report once its class is in
@@ -65,6 +68,7 @@ class PrivacyModel(ABC):
     requirement_keys: ClassVar[tuple[RequirementKey, ...]] = ()
     needs_population: ClassVar[bool] = False
     class_local: ClassVar[bool] = False
+    judges_suppressed_group: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         validate(self)

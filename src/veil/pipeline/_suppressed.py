@@ -100,6 +100,7 @@ class SuppressedGroup(PrivacyModel):
     monotone_generalization = False
     monotone_with_suppression = False
     needs_sensitive = True
+    judges_suppressed_group = True
     reference = "veil release policy (issues #13, #32): published suppressed records are one class of the release"
 
     def judging(self) -> list[PrivacyModel]:

@@ -18,6 +18,7 @@ from veil.algorithms.mondrian._judge import (
     _Judge,
     _min_class_size,
     _sensitive,
+    suppressed_group_holds,
     suppression_for_root,
 )
 from veil.classes import ClassTable
@@ -216,6 +217,20 @@ def _release(
     return out, label_columns, row_part, ncp
 
 
+def _starred(label_columns: list[np.ndarray], sizes: np.ndarray, removed: int, limit: float, n_kept: int) -> int:
+    """Records of partitions released as ``"*"`` in every QI (generalized to their hierarchies' roots):
+    the release reads them as suppressed, so they count against the suppression limit."""
+    starred = int(sizes[np.logical_and.reduce([c == SUPPRESSED_LABEL for c in label_columns])].sum())
+    allowed = int(np.floor(limit * n_kept + 1e-9)) - removed
+    if starred > allowed:
+        raise InfeasibleError(
+            f"{starred} records could not be split apart from the rest and would be released as '*' in "
+            f"every quasi-identifier, which reads as suppressed: more than the suppression limit allows "
+            f"({max(allowed, 0)} more). Raise suppression_limit or relax the models."
+        )
+    return starred
+
+
 def _merged_classes(judge: _Judge, label_columns: list[np.ndarray], row_part: np.ndarray, sizes: np.ndarray) -> int:
     """The number of released classes; partitions released with identical labels form one class, checked too."""
     keys = pd.MultiIndex.from_arrays(label_columns) if len(label_columns) > 1 else pd.Index(label_columns[0])
@@ -372,13 +387,18 @@ def mondrian(
     star_rows = _input_suppressed(dataset)
     keep = ~star_rows
     dims, ranks = _dimensions(dataset, keep, categorical)
-    judge = _Judge(dataset, models, _sensitive(dataset, models), keep)
+    group_models = [m for m in models if m.judges_suppressed_group]
+    models = [m for m in models if not m.judges_suppressed_group]
+    read = [*models, *(inner for g in group_models for inner in getattr(g, "models", ()))]
+    judge = _Judge(dataset, models, _sensitive(dataset, read), keep)
     rng = None if seed is None else np.random.default_rng(seed)
     root = _satisfiable_root(judge, int(keep.sum()), suppression_limit)
+    suppressed_group_holds(judge, root, group_models)
     parts = _partition(root, ranks[root], dims, judge, _min_class_size(models), strict, rng)
     suppressed = int(star_rows.sum()) + int(keep.sum()) - len(root)
     out, label_columns, row_part, ncp = _release(dataset, dims, keep, parts, suppressed)
     sizes = np.fromiter((len(r) for r in parts.rows), dtype=np.int64, count=len(parts.rows))
+    suppressed += _starred(label_columns, sizes, int(keep.sum()) - len(root), suppression_limit, int(keep.sum()))
     details: dict[str, Any] = {
         "partitions": len(parts.rows),
         "released_classes": _merged_classes(judge, label_columns, row_part, sizes),

@@ -16,12 +16,12 @@ import pandas as pd
 
 from veil.classes import SUPPRESSED, ClassTable
 from veil.dataset import Dataset
-from veil.errors import ParameterError
+from veil.errors import InfeasibleError, ParameterError
 from veil.models import AlphaKAnonymity, DistinctLDiversity, KAnonymity, KLinkAnonymity, PrivacyModel
 from veil.models.registry import class_local_models
 from veil.schema import Attribute, Role, Schema
 
-__all__ = ["CLASS_LOCAL_MODELS", "suppression_for_root"]
+__all__ = ["CLASS_LOCAL_MODELS", "suppression_for_root", "suppressed_group_holds"]
 
 #: The models Mondrian can enforce: those that judge each class on its own
 #: (its size and its sensitive histogram against the whole table's).  A
@@ -48,7 +48,7 @@ def _check_models(models: Sequence[PrivacyModel]) -> list[PrivacyModel]:
                 f"The 'models' parameter of mondrian must hold PrivacyModel instances. "
                 f"Got {type(model).__name__} instead."
             )
-        if not isinstance(model, CLASS_LOCAL_MODELS):
+        if not isinstance(model, CLASS_LOCAL_MODELS) and not model.judges_suppressed_group:
             supported = ", ".join(c.__name__ for c in CLASS_LOCAL_MODELS)
             raise ParameterError(
                 f"mondrian cannot enforce {model.name}: it decides each split on the parts alone, so it "
@@ -216,3 +216,21 @@ def suppression_for_root(judge: "_Judge", rows: np.ndarray) -> tuple[np.ndarray,
         if kept is not None and (best is None or len(kept) > len(best)):
             best = kept
     return (best, []) if best is not None else (rows, failing)
+
+
+def suppressed_group_holds(judge: "_Judge", rows: np.ndarray, group_models: Sequence[PrivacyModel]) -> None:
+    """Refuse when the records left out of ``rows`` (with those that arrived suppressed), published as
+    one class, fail a model that judges that group (``judges_suppressed_group``: ``suppressed="keep"``)."""
+    if not group_models:
+        return
+    table = judge.subset(rows)
+    failing = [name for m in group_models if not m.check(table)
+               for name in (m.failing(table) if hasattr(m, "failing") else [m.name])]
+    if failing:
+        group = table.suppressed_group()
+        size = 0 if group is None else int(group.n_records)
+        raise InfeasibleError(
+            f"The {size} suppressed records, published with their sensitive values as one class, fail "
+            f"{', '.join(failing)}; release them blanked or dropped (suppressed 'blank' or 'drop'), or relax "
+            "the models."
+        )
