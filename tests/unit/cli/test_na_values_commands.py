@@ -204,3 +204,15 @@ def test_explore_refuses_na_values_beside_a_configuration(tmp_path, table):
     result = CliRunner().invoke(app, ["explore", str(config), "-k", "1", "--na-values", ""])
     assert result.exit_code == 2
     assert "--na-values" in result.stderr and "input.na_values" in result.stderr
+
+
+def test_query_ledger_key_does_not_change_with_the_words(table, tmp_path):
+    # the ledger keys a dataset by its records read with the default words: another --na-values
+    # reads the same file, and spends from the same budget
+    ledger = tmp_path / "ledger.json"
+    spent = []
+    for words in (["--na-values", ""], [], ["--na-values", "NA"]):
+        result = _run("query", table, "count", "--epsilon", "1", "--budget", "3", "--budget-file", ledger, "--json",
+                      *words)
+        spent.append(json.loads(result.stdout)["budget_remaining"]["epsilon"])
+    assert spent == [2.0, 1.0, 0.0]
