@@ -75,26 +75,32 @@ def query(
                                "(exact counts, sums and histograms in the engine, the noise added here)."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
-    from veil.dp._query_batch import QueryAsk, local_answers, parse_queries
+    from veil.dp._query_batch import QueryAsk, parse_queries
     from veil.pipeline import Outputs
 
     with user_errors():
         specs, keys = parse_queries(queries, categories or [])
-        words = na_values_of(na_values)
         ask = QueryAsk(epsilon, delta, lower, upper, missing_as, keys)
+        reading = {"sep": sep, "na_values": na_values_of(na_values)}
         ledger = dict(budget_file=budget_file, dataset_name=dataset_name, budget=budget, budget_delta=budget_delta)
         with Outputs({"json": json_out}, inputs=[file, *ledger_files(budget_file, file)]) as out:
             units = (privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group)
-            if engine.strip().lower() != "local":
-                answers = _engine_answers(engine, file, specs, ask, sep=sep, na_values=words, unit_options=units,
-                                          **ledger)
-            else:
-                answers = local_answers(file, specs, ask, sep=sep, na_values=words, **ledger,
-                                        unit_options=(*units, missing_units, selection_seed))
+            answers = _answers(engine, file, specs, ask, reading, units, (missing_units, selection_seed), ledger)
             if json_out is not None:
                 out.write_json("json", [a.to_dict() for a in answers])
                 out.commit()
         _print_answers(answers, as_json)
+
+
+def _answers(engine: str, file: Path, specs: list[Any], ask: Any, reading: dict[str, Any], units: tuple[Any, ...],
+             local_units: tuple[Any, ...], ledger: dict[str, Any]) -> list[Any]:
+    """The answers, in an engine (``units``: refused there) or in memory (with ``local_units`` too:
+    --missing-units, --selection-seed); ``reading``: the file's sep and missing words."""
+    from veil.dp._query_batch import local_answers
+
+    if engine.strip().lower() != "local":
+        return _engine_answers(engine, file, specs, ask, **reading, unit_options=units, **ledger)
+    return local_answers(file, specs, ask, **reading, unit_options=(*units, *local_units), **ledger)
 
 
 def _print_answers(answers: list[Any], as_json: bool) -> None:

@@ -60,7 +60,6 @@ def risk(
 ) -> None:
     """Re-identification risk: prosecutor / journalist / marketer, uniqueness, likely QIs;
     individual risk with sampling weights, household risk and SUDA2 (statistical disclosure control)."""
-    from veil.dataset import Dataset
     from veil.pipeline import publishing
     from veil.risk import assess
 
@@ -71,9 +70,9 @@ def risk(
         qis, sens, size = _parse_lists(qi, sensitive, population, population_fraction, max_qi_size, html_out, top)
         sdc.check(qis, engine, per_record)
         reading = {"sep": sep, "encoding": encoding, "na_values": na_values_of(na_values)}
-        classes, dataset = _risk_classes(file, qis, sens, engine=engine, population=population, hierarchy=hierarchy,
-                                         auto_hierarchies=auto_hierarchies, reading=reading, size=size)
-        pop = None if population is None else Dataset.read(population, **reading, quasi_identifiers=qis)
+        classes, dataset, pop = _risk_classes(file, qis, sens, engine=engine, population=population,
+                                              hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, reading=reading,
+                                              size=size)
         report = assess(classes, population_fraction=population_fraction, population=pop, threshold=threshold,
                         qi_subsets_max_size=size, sensitive=sens)
         figures = sdc_figures(classes, dataset, sdc)
@@ -123,9 +122,11 @@ def _parse_lists(qi: str, sensitive: str | None, population: Path | None, popula
 
 
 def _risk_classes(file: Path, qis: list[str], sens: list[str], *, engine: str, population: Path | None,
-                  hierarchy: list[str] | None, auto_hierarchies: bool, reading: dict[str, Any], size: int) -> tuple[Any, Any]:
+                  hierarchy: list[str] | None, auto_hierarchies: bool, reading: dict[str, Any],
+                  size: int) -> tuple[Any, Any, Any]:
     """What assess reads (the dataset for the summary only, its class table, or the engine's class
-    table), and the dataset (None with an engine); ``reading``: the file's sep, encoding and missing words."""
+    table), the dataset (None with an engine) and the population's (None without one), each file read
+    as ``reading`` says (its sep, encoding and missing words)."""
     from veil.classes import ClassTable
     from veil.dataset import Dataset
 
@@ -135,13 +136,15 @@ def _risk_classes(file: Path, qis: list[str], sens: list[str], *, engine: str, p
         # the summary alone (no population, sensitive attribute or ranking) needs only class sizes:
         # assess gets them from the dataset's codes; anything more reads the class table
         summary_only = population is None and not sens and size == 0
-        return (dataset if summary_only else ClassTable.from_dataset(dataset)), dataset
+        pop = None if population is None else Dataset.read(population, **reading, quasi_identifiers=qis)
+        return (dataset if summary_only else ClassTable.from_dataset(dataset)), dataset, pop
     else:  # the engine groups and counts the rows; the measures run on the class table
         from veil.engines import class_table
 
         _refuse_with_engine(engine, population=population, hierarchy=hierarchy,
                             auto_hierarchies=auto_hierarchies, encoding=reading["encoding"])
-        return class_table(file, qis, sens, engine=engine, sep=reading["sep"], na_values=reading["na_values"]), None
+        classes = class_table(file, qis, sens, engine=engine, sep=reading["sep"], na_values=reading["na_values"])
+        return classes, None, None  # no population: refused above
 
 
 def _refuse_with_engine(engine: str, *, population: Path | None, hierarchy: list[str] | None,
