@@ -77,8 +77,8 @@ def _config_from_flags(
         if stray:  # before any hierarchy is built
             raise ParameterError(f"{option} names {stray[0]!r}, which is neither a quasi-identifier (--qi) nor a "
                                  "sensitive attribute (--sensitive, -l, -t, --require); it would do nothing.")
-    hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi,
-                                  file=file if engine == "local" else None, kinds=kinds, sep=sep)
+    hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi, kinds=kinds, sep=sep,
+                                  file=file if engine == "local" else None, na_values=na_values_of(na_values))
     attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive)
     models = _flag_models(k, l_diversity, t_closeness, kinds)
     models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))

@@ -216,3 +216,14 @@ def test_query_ledger_key_does_not_change_with_the_words(table, tmp_path):
                       *words)
         spent.append(json.loads(result.stdout)["budget_remaining"]["epsilon"])
     assert spent == [2.0, 1.0, 0.0]
+
+
+def test_anonymize_prints_the_auto_hierarchy_its_report_holds(table, tmp_path):
+    # the printed choice was made on the file read with the default words ("1 value": US), the
+    # release's on the file as --na-values reads it (NA, None, US: 3 values)
+    report = tmp_path / "r.json"
+    result = _run("anonymize", table, "--qi", "country", "--auto-hierarchies", "-k", "2", "--na-values", "",
+                  "-o", tmp_path / "r.csv", "--json", report)
+    chosen = json.loads(report.read_text())["hierarchies"]["country"]
+    assert "3 values" in chosen
+    assert f"country={chosen}" in " ".join((result.stdout + result.stderr).split())
