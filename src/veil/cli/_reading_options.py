@@ -10,6 +10,7 @@ other lists are (:mod:`veil.cli._lists`).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -29,18 +30,20 @@ def na_values_option() -> Any:
     return typer.Option(None, "--na-values", help=NA_VALUES_HELP)
 
 
-def na_values_of(text: str | None) -> tuple[str, ...]:
-    """The missing words ``--na-values text`` names: :func:`veil.data.parse_na_values`'s for text
-    without a quote (the default words for ``None``), a quoted word unquoted.
+def na_values_of(text: str | None, *files: Path | None) -> tuple[str, ...]:
+    """The missing words ``--na-values text`` names for the tables ``files``: :func:`veil.data.parse_na_values`'s
+    for text without a quote (the default words for ``None``), a quoted word unquoted.
 
     Raises
     ------
     ParameterError
         A quote left open (or text after a closing quote), or a word holding a control character
-        (a line break, a tab): no cell of one line reads so.
+        (a line break, a tab): no cell of one line reads so.  Or ``files`` are all Parquet, which
+        ``--na-values`` would not change (the words are CSV cell texts; a Parquet column's missing
+        values are its nulls): refused rather than ignored.
     """
     from veil.cli._lists import split_list
-    from veil.data import parse_na_values
+    from veil.data import PARQUET_SUFFIXES, parse_na_values
     from veil.errors import ParameterError
 
     if text is None or '"' not in text:
@@ -51,5 +54,9 @@ def na_values_of(text: str | None) -> tuple[str, ...]:
         if _CONTROL.search(word):
             raise ParameterError(f"--na-values: the word {word!r} holds a control character (a line break, a tab, "
                                  "...); give the cell texts read as missing, comma-separated.")
+    tables = [Path(f) for f in files if f is not None]
+    if text is not None and tables and all(f.suffix.lower() in PARQUET_SUFFIXES for f in tables):
+        raise ParameterError(f"--na-values names CSV cell texts, and {tables[0].name!r} is a Parquet file, whose "
+                             "missing values are its nulls: drop --na-values.")
     return words
 

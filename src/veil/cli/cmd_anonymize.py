@@ -78,7 +78,7 @@ def _config_from_flags(
             raise ParameterError(f"{option} names {stray[0]!r}, which is neither a quasi-identifier (--qi) nor a "
                                  "sensitive attribute (--sensitive, -l, -t, --require); it would do nothing.")
     hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi, kinds=kinds, sep=sep,
-                                  file=file if engine == "local" else None, na_values=na_values_of(na_values))
+                                  file=file if engine == "local" else None, na_values=na_values_of(na_values, file))
     attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive)
     models = _flag_models(k, l_diversity, t_closeness, kinds)
     models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))
@@ -87,7 +87,7 @@ def _config_from_flags(
     try:
         config = ReleaseConfig(
             input={"path": str(file.resolve()), "sep": sep,
-                   "na_values": None if na_values is None else list(na_values_of(na_values))},
+                   "na_values": None if na_values is None else list(na_values_of(na_values, file))},
             attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label, target=target,
             algorithm=algorithm, algorithm_options=options or {}, engine=engine,
             output={"shuffle": shuffle, "drop_suppressed": drop_suppressed},

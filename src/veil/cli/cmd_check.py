@@ -212,7 +212,8 @@ def check_command(
         clauses, qis = _check_options(missing, require, qi, population=population)
         check_missing_sensitive(missing_sensitive, "--missing-sensitive")
         sens = split_list(sensitive, "--sensitive")
-        reading = {"sep": sep, "encoding": encoding, "missing": missing, "na_values": na_values_of(na_values)}
+        reading = {"sep": sep, "encoding": encoding, "missing": missing,
+                   "na_values": na_values_of(na_values, file, population)}
         classes, report = _classes_and_report(file, qis, sens, engine=engine, population=population,
                                               hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kind=kind,
                                               reading=reading, recursive_l=recursive_l, strict=not non_strict,

@@ -22,7 +22,7 @@ def describe(
     from veil.dataset import Dataset
 
     with user_errors():
-        dataset = Dataset.read(file, sep=sep, encoding=encoding, na_values=na_values_of(na_values))
+        dataset = Dataset.read(file, sep=sep, encoding=encoding, na_values=na_values_of(na_values, file))
         summary = dataset.describe()
     table = Table(title=f"{esc(file.name)}: {dataset.n_records:,} rows, {len(dataset.columns)} columns")
     for column in ("column", "kind", "distinct", "missing"):

@@ -68,8 +68,8 @@ def _dataset(target: Path, config: Any, *, qi: str | None, sensitive: list[str],
         raise ParameterError("--qi is required when exploring a data file (or pass a configuration file).")
     refuse_stray(parse_hierarchy_options(hierarchy), qis)
     kinds = parse_assignments(kind, "--kind")
-    data = Dataset.read(target, sep=sep, na_values=na_values_of(na_values), quasi_identifiers=qis, sensitive=sensitive,
-                        kinds=kinds or None)
+    data = Dataset.read(target, sep=sep, na_values=na_values_of(na_values, target), quasi_identifiers=qis,
+                        sensitive=sensitive, kinds=kinds or None)
     data = attach_hierarchies(data, hierarchy, auto=auto, kinds=kinds, to=err_console, show=not quiet)  # stdout: table/JSON
     missing = [name for name in qis if name not in data.hierarchies]
     if missing:

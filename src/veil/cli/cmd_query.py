@@ -81,7 +81,7 @@ def query(
     with user_errors():
         specs, keys = parse_queries(queries, categories or [])
         ask = QueryAsk(epsilon, delta, lower, upper, missing_as, keys)
-        reading = {"sep": sep, "na_values": na_values_of(na_values)}
+        reading = {"sep": sep, "na_values": na_values_of(na_values, file)}
         ledger = dict(budget_file=budget_file, dataset_name=dataset_name, budget=budget, budget_delta=budget_delta)
         with Outputs({"json": json_out}, inputs=[file, *ledger_files(budget_file, file)]) as out:
             units = (privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group)

@@ -69,7 +69,7 @@ def risk(
     with user_errors(), publishing(destinations, inputs=input_files(file, population, *hierarchy_files(hierarchy))) as out:
         qis, sens, size = _parse_lists(qi, sensitive, population, population_fraction, max_qi_size, html_out, top)
         sdc.check(qis, engine, per_record)
-        reading = {"sep": sep, "encoding": encoding, "na_values": na_values_of(na_values)}
+        reading = {"sep": sep, "encoding": encoding, "na_values": na_values_of(na_values, file, population)}
         classes, dataset, pop = _risk_classes(file, qis, sens, engine=engine, population=population,
                                               hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, reading=reading,
                                               size=size)

@@ -31,7 +31,7 @@ def scan_command(
     from veil.sanitize import scan
 
     with user_errors(), publishing({"json": json_out}, inputs=[file]) as out:
-        frame = read_frame(file, sep=sep, encoding=encoding, na_values=na_values_of(na_values))
+        frame = read_frame(file, sep=sep, encoding=encoding, na_values=na_values_of(na_values, file))
         report = scan(frame, sample_size=sample_size, seed=seed, threshold=threshold)
         if json_out is not None:
             out.write_json("json", {"file": file.name, **report.to_dict()})

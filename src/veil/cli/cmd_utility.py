@@ -110,7 +110,7 @@ def utility_command(
 
     with user_errors():
         files = parse_assignments(hierarchy, "--hierarchy")
-        words = na_values_of(na_values)  # both tables read with them
+        words = na_values_of(na_values, original, release)  # both tables read with them
         with Outputs({"json": json_out}, inputs=[original, release, report, *files.values()]) as out:
             facts = read_json_report(report)
             report_qis, levels = _report_facts(report, facts)

@@ -174,9 +174,8 @@ def test_utility_reads_both_tables_with_the_words(tmp_path):
     assert "(0 distinct values, 18 missing)" in refused.stderr
 
 
-@pytest.mark.parametrize("command", ["risk", "describe", "scan", "utility", "explore", "query", "check", "anonymize"])
-@pytest.mark.parametrize("text", ['"NA,None', "NA,line\nbreak"])
-def test_a_malformed_na_values_is_refused_in_one_line(table, tmp_path, command, text):
+def _args(command: str, table, tmp_path) -> list[str]:
+    """The arguments of ``command`` on ``table`` (a --json or -o output under ``tmp_path``)."""
     out = tmp_path / "out.json"
     args = {
         "risk": ["--qi", "country", "--json", out], "describe": [], "scan": ["--json", out],
@@ -187,14 +186,45 @@ def test_a_malformed_na_values_is_refused_in_one_line(table, tmp_path, command, 
         "anonymize": ["--qi", "country", "--hierarchy", "country=mask:1", "-k", "1", "-o", tmp_path / "r.csv",
                       "--json", out],
     }[command]
-    before = sorted(p.name for p in tmp_path.iterdir())
-    result = CliRunner().invoke(app, [command, str(table), *map(str, args), "--na-values", text])
+    return [command, str(table), *map(str, args)]
+
+
+def _assert_refused(result, tmp_path, before: list[str], mention: str) -> None:
+    """Exit 2, one ``error:`` line naming ``mention``, no traceback, nothing written."""
     assert result.exit_code == 2, (result.stdout, result.stderr)
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: --na-values"), result.stderr
+    assert len(lines) == 1 and lines[0].startswith("error: ") and mention in lines[0], result.stderr
     assert "Traceback" not in result.stdout + result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("command", READING_COMMANDS)
+@pytest.mark.parametrize("text", ['"NA,None', "NA,line\nbreak"])
+def test_a_malformed_na_values_is_refused_in_one_line(table, tmp_path, command, text):
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = CliRunner().invoke(app, [*_args(command, table, tmp_path), "--na-values", text])
+    _assert_refused(result, tmp_path, before, "error: --na-values")
     assert table.read_text() == TABLE
+
+
+@pytest.mark.parametrize("command", READING_COMMANDS)
+def test_na_values_on_parquet_alone_is_refused_not_ignored(tmp_path, command):
+    # a Parquet column's missing values are its nulls: the words would change nothing
+    import pandas as pd
+
+    table = tmp_path / "t.parquet"
+    pd.DataFrame({"country": ["NA", "US", "NA"], "diag": ["a", "b", "a"]}).to_parquet(table)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = CliRunner().invoke(app, [*_args(command, table, tmp_path), "--na-values", "NA"])
+    _assert_refused(result, tmp_path, before, "--na-values")
+    assert "'t.parquet' is a Parquet file" in result.stderr
+
+
+def test_na_values_applies_when_one_table_is_a_csv():
+    from pathlib import Path
+
+    assert na_values_of("", Path("o.csv"), Path("r.parquet")) == ("",)
+    assert na_values_of(None, Path("r.parquet")) == DEFAULT_NA_VALUES
 
 
 def test_explore_refuses_na_values_beside_a_configuration(tmp_path, table):
