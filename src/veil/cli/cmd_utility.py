@@ -35,6 +35,18 @@ def _report_facts(path: Path | None, report: dict[str, Any] | None) -> tuple[lis
     return list(qis), None
 
 
+def _report_words(report: dict[str, Any] | None) -> tuple[str, ...] | None:
+    """The missing words the release read its input with (its report's ``provenance.config.input.na_values``),
+    or ``None`` when the report names none (the default words)."""
+    provenance = (report or {}).get("provenance")
+    config = provenance.get("config") if isinstance(provenance, dict) else None
+    source = config.get("input") if isinstance(config, dict) else None
+    words = source.get("na_values") if isinstance(source, dict) else None
+    if isinstance(words, list) and all(isinstance(word, str) for word in words):
+        return tuple(dict.fromkeys(["", *words]))
+    return None
+
+
 def _report_hierarchies(path: Path, report: dict[str, Any], original: Path, data: Any,
                         missing: list[str]) -> dict[str, Any]:
     """The hierarchies of ``missing`` QIs as the release's configuration (the report's
@@ -113,6 +125,8 @@ def utility_command(
         words = na_values_of(na_values, original, release)  # both tables read with them
         with Outputs({"json": json_out}, inputs=[original, release, report, *files.values()]) as out:
             facts = read_json_report(report)
+            if na_values is None:  # the words the release was made with, if its report says
+                words = _report_words(facts) or words
             report_qis, levels = _report_facts(report, facts)
             qis = split_list(qi, "--qi") or report_qis
             if not qis:

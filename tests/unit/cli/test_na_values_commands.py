@@ -160,7 +160,8 @@ def test_utility_reads_both_tables_with_the_words(tmp_path):
     original.write_text("\n".join(rows) + "\n")
     release = tmp_path / "r.csv"
     _run("anonymize", original, "--qi", "country", "--hierarchy", "country=mask:1", "--insensitive", "sex",
-         "--sensitive", "code", "-k", "1", "--no-shuffle", "--na-values", "", "-o", release, "-q")
+         "--sensitive", "code", "-k", "1", "--no-shuffle", "--na-values", "", "-o", release, "--json",
+         tmp_path / "a.json", "-q")
     assert release.read_text().splitlines()[1:4] == ["NA,f,NA", "US,m,None", "DE,f,NA"]  # the identity, in order
     out = tmp_path / "u.json"
     _run("utility", original, release, "--target", "code", "--qi", "country", "--aligned", "--na-values", "",
@@ -172,6 +173,10 @@ def test_utility_reads_both_tables_with_the_words(tmp_path):
                                        "--aligned"])
     assert refused.exit_code == 2
     assert "(0 distinct values, 18 missing)" in refused.stderr
+    # the release's report says which words it read: without --na-values, utility reads them
+    _run("utility", original, release, "--target", "code", "--report", tmp_path / "a.json", "--aligned",
+         "--json", out)
+    assert json.loads(out.read_text()) == result
 
 
 def _args(command: str, table, tmp_path) -> list[str]:
