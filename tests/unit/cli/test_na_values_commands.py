@@ -234,7 +234,7 @@ def test_na_values_applies_when_one_table_is_a_csv():
 
 def test_explore_refuses_na_values_beside_a_configuration(tmp_path, table):
     config = tmp_path / "c.yaml"
-    config.write_text(f"input: {{path: {table}}}\nattributes: {{country: {{type: quasi-identifier, hierarchy: "
+    config.write_text(f"input: {{path: {table}}}\nattributes: {{country: {{role: quasi-identifier, hierarchy: "
                       "'mask:1'}}}\nmodels: [{type: k-anonymity, k: 2}]\n")
     result = CliRunner().invoke(app, ["explore", str(config), "-k", "1", "--na-values", ""])
     assert result.exit_code == 2
@@ -262,3 +262,14 @@ def test_anonymize_prints_the_auto_hierarchy_its_report_holds(table, tmp_path):
     chosen = json.loads(report.read_text())["hierarchies"]["country"]
     assert "3 values" in chosen
     assert f"country={chosen}" in " ".join((result.stdout + result.stderr).split())
+
+
+@pytest.mark.parametrize(("words", "k"), [("[]", 1), ("null", 2)])
+def test_explore_reads_a_configuration_with_its_words(tmp_path, table, words, k):
+    # input.na_values: [] is --na-values "" (NA 2, None 2, US 2, the empty cell 1); null the default words
+    config = tmp_path / "c.yaml"
+    config.write_text(f"input: {{path: {table}, na_values: {words}}}\nattributes: {{country: "
+                      "{role: quasi-identifier, hierarchy: 'mask:1'}}\nmodels: [{type: k-anonymity, k: 2}]\n")
+    result = _run("explore", config, "-k", "1", "--json", "-", "-q")
+    (point,) = json.loads(result.stdout)["points"]
+    assert point["privacy"]["k"] == k
