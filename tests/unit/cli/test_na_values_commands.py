@@ -31,6 +31,9 @@ US,no,None
 ,None,flu
 """
 
+#: Who reads the rows in risk and query: in memory, DuckDB, Spark (a session of its own: slow).
+ENGINES = ["local", "duckdb", pytest.param("spark", marks=[pytest.mark.spark, pytest.mark.slow])]
+
 READING_COMMANDS = ("anonymize", "check", "risk", "describe", "scan", "utility", "explore", "query")
 
 
@@ -96,7 +99,7 @@ def test_describe_counts_na_as_a_value(table, mode, figures):
         assert cells == [column, "categorical", str(distinct), str(missing)], line
 
 
-@pytest.mark.parametrize("engine", ["local", "duckdb"])
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("mode", "classes", "uniques", "highest", "homogeneous"), [
     # (NA,None) 2, (None,yes) 2, (US,no) 2, (missing,None) 1: the last one alone and its diag one value
     ("value", 4, 1, 1.0, 1),
@@ -104,8 +107,7 @@ def test_describe_counts_na_as_a_value(table, mode, figures):
     ("default", 3, 0, 0.5, 0),
 ])
 def test_risk_counts_na_as_a_value(table, tmp_path, engine, mode, classes, uniques, highest, homogeneous):
-    if engine == "duckdb":
-        pytest.importorskip("duckdb")
+    pytest.importorskip({"local": "veil", "duckdb": "duckdb", "spark": "pyspark"}[engine])
     out = tmp_path / "r.json"
     _run("risk", table, "--qi", "country,answer", "--sensitive", "diag", "--engine", engine, "--json", out, *_na(mode))
     report = json.loads(out.read_text())
@@ -125,14 +127,13 @@ def test_scan_counts_na_as_a_value(table, tmp_path, mode, figures):
     assert {c: (columns[c]["missing"], columns[c]["distinct"]) for c in figures} == figures
 
 
-@pytest.mark.parametrize("engine", ["local", "duckdb"])
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("mode", "answers"), [
     ("value", [2, 1, {"None": 3, "yes": 2, "no": 2}]),
     ("default", [0, 0, {"None": 0, "yes": 2, "no": 2}]),  # a missing value matches no comparison
 ])
 def test_query_counts_rows_that_read_na(table, engine, mode, answers):
-    if engine == "duckdb":
-        pytest.importorskip("duckdb")
+    pytest.importorskip({"local": "veil", "duckdb": "duckdb", "spark": "pyspark"}[engine])
     # ε = 10^4 per query: the geometric noise is 0 but with probability below 1e-4000
     result = _run("query", table, "count where country == NA", "count where diag == None", "histogram answer",
                   "--categories", "None,yes,no", "--epsilon", "1e4", "--budget", "1e5", "--json", "--engine", engine,
