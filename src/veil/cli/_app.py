@@ -204,8 +204,8 @@ def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
 
 
 def read_frame(path: Path, *, sep: str | None = None, encoding: str = "utf-8", na_values: tuple[str, ...] = ()):
-    """Read a CSV/Parquet file through the one reader, every cell as text, nothing read as missing
-    (``scan`` reads its ``na_values`` as missing).
+    """Read a CSV/Parquet file through the one reader, every cell as text, the CSV cells ``na_values``
+    missing (none by default: ``deidentify`` sees every cell as written; ``scan`` gives its --na-values).
 
     For the commands that look at raw values (``scan``, ``deidentify``): the
     index is numbered from 1, the first data row after the header, as messages
