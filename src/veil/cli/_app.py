@@ -203,8 +203,9 @@ def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
     return out
 
 
-def read_frame(path: Path, *, sep: str | None = None, encoding: str = "utf-8"):
-    """Read a CSV/Parquet file through the one reader, every cell as text, nothing read as missing.
+def read_frame(path: Path, *, sep: str | None = None, encoding: str = "utf-8", na_values: tuple[str, ...] = ()):
+    """Read a CSV/Parquet file through the one reader, every cell as text, the CSV cells ``na_values``
+    missing (none by default: ``deidentify`` sees every cell as written; ``scan`` gives its --na-values).
 
     For the commands that look at raw values (``scan``, ``deidentify``): the
     index is numbered from 1, the first data row after the header, as messages
@@ -214,7 +215,7 @@ def read_frame(path: Path, *, sep: str | None = None, encoding: str = "utf-8"):
 
     from veil.data import read_table
 
-    frame = read_table(path, sep=sep, encoding=encoding, na_values=()).to_pandas()
+    frame = read_table(path, sep=sep, encoding=encoding, na_values=na_values).to_pandas()
     frame.index = pd.RangeIndex(1, len(frame) + 1)
     return frame
 
@@ -235,9 +236,11 @@ def load_dataset(
     sep: str | None = None,
     encoding: str = "utf-8",
     missing: str = "value",
+    na_values: tuple[str, ...] | None = None,
 ):
-    """Read a CSV/Parquet file into a :class:`veil.dataset.Dataset` with hierarchies."""
-    from veil.dataset import Dataset
+    """Read a CSV/Parquet file into a :class:`veil.dataset.Dataset` with hierarchies (``na_values``: the
+    cell texts read as missing, default :data:`veil.data.DEFAULT_NA_VALUES`)."""
+    from veil.dataset import DEFAULT_NA_VALUES, Dataset
     from veil.hierarchy import from_csv
 
     dataset = Dataset.read(
@@ -249,6 +252,7 @@ def load_dataset(
         identifiers=identifiers or [],
         kinds=kinds,
         missing=missing,
+        na_values=DEFAULT_NA_VALUES if na_values is None else na_values,
     )
     if hierarchy_files:
         dataset = dataset.with_hierarchies(

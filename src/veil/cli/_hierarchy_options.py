@@ -122,9 +122,10 @@ def print_hierarchy_choices(sources: dict[str, str], *, to: Any = None) -> None:
 
 def hierarchy_specs(
     values: list[str] | None, *, auto: bool, quasi_identifiers: list[str], file: Path | None = None,
-    kinds: dict[str, str] | None = None, sep: str | None = None,
+    kinds: dict[str, str] | None = None, sep: str | None = None, na_values: tuple[str, ...] | None = None,
 ) -> dict[str, str]:
-    """The spec of every column for a release config, what ``auto`` chooses on ``file`` printed with its reason.
+    """The spec of every column for a release config, what ``auto`` chooses on ``file`` (read with the
+    missing words ``na_values``, default :data:`veil.data.DEFAULT_NA_VALUES`) printed with its reason.
 
     A column given ``auto`` keeps the spec ``auto`` in the release config: the
     release chooses it again on the same values (the choice is deterministic)
@@ -145,10 +146,11 @@ def hierarchy_specs(
     automatic = [c for c, s in specs.items() if s.strip().lower() == "auto"]
     if file is None or not automatic:
         return specs
-    from veil.dataset import Dataset
+    from veil.dataset import DEFAULT_NA_VALUES, Dataset
     from veil.hierarchy import auto_source, choose, column_values
 
-    dataset = Dataset.read(file, sep=sep, quasi_identifiers=[c for c in automatic],
+    dataset = Dataset.read(file, sep=sep, na_values=DEFAULT_NA_VALUES if na_values is None else na_values,
+                           quasi_identifiers=[c for c in automatic],
                            kinds={c: k for c, k in (kinds or {}).items() if c in automatic} or None)
     sources = {}
     for name in automatic:

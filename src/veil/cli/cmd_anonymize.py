@@ -10,6 +10,7 @@ from veil.cli._app import app, err_console, esc, parse_assignments, refuse_besid
 from veil._lazy import require as require_extra
 from veil.cli._hierarchy_options import (auto_hierarchies_option, hierarchy_option, hierarchy_specs,
                                          parse_hierarchy_options)
+from veil.cli._reading_options import na_values_of, na_values_option
 from veil.cli._registry_help import metric_help, require_help
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
@@ -56,7 +57,6 @@ def _config_from_flags(
     The roles are checked first (a column given two roles is refused), then the hierarchies are
     made (``auto`` resolved on ``file`` with the local engine: one read of the data)."""
     from veil.config import ReleaseConfig, check_consistency
-    from veil.data import parse_na_values
     from veil.errors import ConfigError, ParameterError
     from pydantic import ValidationError
 
@@ -77,8 +77,8 @@ def _config_from_flags(
         if stray:  # before any hierarchy is built
             raise ParameterError(f"{option} names {stray[0]!r}, which is neither a quasi-identifier (--qi) nor a "
                                  "sensitive attribute (--sensitive, -l, -t, --require); it would do nothing.")
-    hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi,
-                                  file=file if engine == "local" else None, kinds=kinds, sep=sep)
+    hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi, kinds=kinds, sep=sep,
+                                  file=file if engine == "local" else None, na_values=na_values_of(na_values, file))
     attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive)
     models = _flag_models(k, l_diversity, t_closeness, kinds)
     models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))
@@ -87,7 +87,7 @@ def _config_from_flags(
     try:
         config = ReleaseConfig(
             input={"path": str(file.resolve()), "sep": sep,
-                   "na_values": None if na_values is None else list(parse_na_values(na_values))},
+                   "na_values": None if na_values is None else list(na_values_of(na_values, file))},
             attributes=attributes, models=models, suppression_limit=suppression, metric=metric, label=label, target=target,
             algorithm=algorithm, algorithm_options=options or {}, engine=engine,
             output={"shuffle": shuffle, "drop_suppressed": drop_suppressed},
@@ -253,7 +253,7 @@ def anonymize_command(
     no_shuffle: bool = typer.Option(False, "--no-shuffle", help="Keep input row order (can link output rows to input rows)."),
     drop_suppressed: bool = typer.Option(False, "--drop-suppressed", help="Old name of --suppressed drop."),
     suppressed: str = typer.Option(None, "--suppressed", help="Suppressed records: blank (default: '*' in every QI and sensitive value), drop, or keep (their sensitive values published; the suppressed group must then meet the sensitive models)."),
-    na_values: str = typer.Option(None, "--na-values", help='Cell texts read as missing, comma-separated (default: "", NA, N/A, NaN, nan, NULL, null, None); --na-values "" reads only empty cells as missing, so NA is a value.'),
+    na_values: str = na_values_option(),
     missing_sensitive: str = typer.Option("value", "--missing-sensitive", help="A missing sensitive value is a 'value' of its own (default) or 'ignore'd: it adds no diversity and is not in the reference distribution."),
     identifier: str = typer.Option(None, "--identifier", help="Identifier columns, comma-separated: dropped, never copied."),
     insensitive: str = typer.Option(None, "--insensitive", help="Columns released unchanged, comma-separated."),

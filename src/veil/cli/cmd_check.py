@@ -11,6 +11,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from veil.cli._reading_options import na_values_of, na_values_option
 from veil.cli._registry_help import require_help
 from veil.cli._app import (
     EXIT_REQUIREMENT_FAILED,
@@ -151,10 +152,6 @@ _MISSING_SENSITIVE = typer.Option(
     "value", "--missing-sensitive", help="A missing sensitive value is a 'value' of its own (default) or "
     "'ignore'd: it adds no diversity and is not in the reference distribution.",
 )
-_NA_VALUES = typer.Option(
-    None, "--na-values", help='Cell texts read as missing, comma-separated (default: "", NA, N/A, NaN, nan, '
-    'NULL, null, None); --na-values "" reads only empty cells as missing, so NA is a value.',
-)
 _BLANKS = typer.Option(
     "value", "--blanks", help="A '*' in a QI is a 'value' of its own (default), or 'match-any' value when classes "
     "are counted (sdcMicro's rule, the rule of --algorithm local-suppression): then k is each record's compatible "
@@ -197,7 +194,7 @@ def check_command(
     encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),
     missing: str = typer.Option("value", "--missing", help="A missing QI value is a 'value' of its own or an 'error'."),
     missing_sensitive: str = _MISSING_SENSITIVE,
-    na_values: str = _NA_VALUES,
+    na_values: str = na_values_option(),
     recursive_l: int = typer.Option(2, "--recursive-l", help="The l of recursive (c,l)-diversity's reported c."),
     non_strict: bool = _NON_STRICT,
     engine: str = _ENGINE,
@@ -206,7 +203,6 @@ def check_command(
     """Report which privacy models a table satisfies and at what level (k, l, c, t, delta, alpha, beta;
     k-map and delta-presence with --population)."""
     from veil.algorithms.local_suppression._release import report_under_blanks
-    from veil.data import parse_na_values
     from veil.models._shown import check_missing_sensitive
     from veil.pipeline import Outputs
 
@@ -216,7 +212,8 @@ def check_command(
         clauses, qis = _check_options(missing, require, qi, population=population)
         check_missing_sensitive(missing_sensitive, "--missing-sensitive")
         sens = split_list(sensitive, "--sensitive")
-        reading = {"sep": sep, "encoding": encoding, "missing": missing, "na_values": parse_na_values(na_values)}
+        reading = {"sep": sep, "encoding": encoding, "missing": missing,
+                   "na_values": na_values_of(na_values, file, population)}
         classes, report = _classes_and_report(file, qis, sens, engine=engine, population=population,
                                               hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, kind=kind,
                                               reading=reading, recursive_l=recursive_l, strict=not non_strict,

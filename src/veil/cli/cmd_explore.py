@@ -23,11 +23,12 @@ from veil.cli._hierarchy_options import (
     quote_name,
     refuse_stray,
 )
+from veil.cli._reading_options import na_values_of, na_values_option
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 _PLOT_FORMATS = {".png": "png", ".svg": "svg"}
 #: The options that may be given beside a configuration: the sweep and the outputs.  The others
-#: (--qi, --hierarchy, --auto-hierarchies, --kind, --sep, and any added later) describe the data,
+#: (--qi, --hierarchy, --auto-hierarchies, --kind, --sep, --na-values, and any added later) describe the data,
 #: which it sets.
 _BESIDE_CONFIG = ("sensitive", "k", "l_values", "t_values", "suppression", "algorithm", "metric", "label",
                   "classifier", "random_state", "json_out", "plot", "no_lattice", "html", "quiet")
@@ -41,7 +42,7 @@ def _inputs(ctx: typer.Context, target: Path, hierarchy: list[str] | None) -> tu
     if target.suffix.lower() in _CONFIG_SUFFIXES:
         refuse_beside_config(ctx, target, allowed=_BESIDE_CONFIG, keys={
             "qi": "attributes", "hierarchy": "attributes.COL.hierarchy", "kind": "attributes.COL.kind",
-            "sep": "input.sep", "auto_hierarchies": "attributes.COL.hierarchy: auto"})
+            "sep": "input.sep", "na_values": "input.na_values", "auto_hierarchies": "attributes.COL.hierarchy: auto"})
     files = [target, *(Path(f) for f in hierarchy_files(hierarchy))]
     if target.suffix.lower() not in _CONFIG_SUFFIXES:
         return files, None
@@ -52,7 +53,8 @@ def _inputs(ctx: typer.Context, target: Path, hierarchy: list[str] | None) -> tu
 
 
 def _dataset(target: Path, config: Any, *, qi: str | None, sensitive: list[str], hierarchy: list[str] | None,
-             auto: bool, kind: list[str] | None, sep: str | None, quiet: bool) -> tuple[Any, dict[str, Any]]:
+             auto: bool, kind: list[str] | None, sep: str | None, na_values: str | None,
+             quiet: bool) -> tuple[Any, dict[str, Any]]:
     """The dataset with its hierarchies (as ``veil anonymize`` builds them) and the configuration's defaults."""
     from veil.dataset import Dataset
     from veil.errors import ParameterError
@@ -66,7 +68,8 @@ def _dataset(target: Path, config: Any, *, qi: str | None, sensitive: list[str],
         raise ParameterError("--qi is required when exploring a data file (or pass a configuration file).")
     refuse_stray(parse_hierarchy_options(hierarchy), qis)
     kinds = parse_assignments(kind, "--kind")
-    data = Dataset.read(target, sep=sep, quasi_identifiers=qis, sensitive=sensitive, kinds=kinds or None)
+    data = Dataset.read(target, sep=sep, na_values=na_values_of(na_values, target), quasi_identifiers=qis,
+                        sensitive=sensitive, kinds=kinds or None)
     data = attach_hierarchies(data, hierarchy, auto=auto, kinds=kinds, to=err_console, show=not quiet)  # stdout: table/JSON
     missing = [name for name in qis if name not in data.hierarchies]
     if missing:
@@ -174,6 +177,7 @@ def explore_command(  # the work is in the helpers above and below
     classifier: str = typer.Option("decision-tree", "--classifier", help="decision-tree, naive-bayes or logistic-regression."),
     random_state: int = typer.Option(0, "--random-state", help="Seed of the workload's split and classifier."),
     sep: str = typer.Option(None, "--sep", help="CSV separator of the input (default: detected)."),
+    na_values: str = na_values_option(),
     json_out: Path = typer.Option(None, "--json", help="Write the points as JSON here ('-': on stdout, alone)."),
     plot: Path = typer.Option(None, "--plot", help="Draw the frontier and the lattice view (.png or .svg)."),
     no_lattice: bool = typer.Option(False, "--no-lattice", help="Do not judge and draw the chosen point's lattice."),
@@ -197,7 +201,8 @@ def explore_command(  # the work is in the helpers above and below
         # stderr: stdout keeps the table (or the JSON alone)
         with Outputs(files, inputs=inputs) as out, phase_display(err_console, quiet=quiet) as progress:
             data, defaults = _dataset(target, config, qi=qi, sensitive=sensitives, hierarchy=hierarchy,
-                                      auto=auto_hierarchies, kind=kind, sep=sep, quiet=quiet)
+                                      auto=auto_hierarchies, kind=kind, sep=sep, na_values=na_values,
+                                      quiet=quiet)
             spec = _spec(data, defaults, k=k, l_values=l_values, t_values=t_values, suppression=suppression,
                          algorithm=algorithm, sensitive=sensitives, metric=metric, max_nodes=max_nodes)
             exploration = _sweep(data, spec, label=label, classifier=classifier, random_state=random_state,

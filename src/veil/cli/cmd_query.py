@@ -19,6 +19,7 @@ import typer
 
 from veil.cli._app import app, console, user_errors
 from veil.cli._ledger_options import ledger_files
+from veil.cli._reading_options import na_values_of, na_values_option
 from veil.errors import ParameterError
 
 
@@ -66,6 +67,7 @@ def query(
         None, "--selection-seed",
         help="Seed of the choice of kept rows when a unit exceeds a bound (not the noise)."),
     sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default: from the header)."),
+    na_values: Optional[str] = na_values_option(),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per answer."),
     json_out: Optional[Path] = typer.Option(None, "--json-out", help="Also write the answers "
                                             "as a JSON list to this file."),
@@ -73,24 +75,32 @@ def query(
                                "(exact counts, sums and histograms in the engine, the noise added here)."),
 ) -> None:
     """Answer queries with differential privacy, charging a persistent budget."""
-    from veil.dp._query_batch import QueryAsk, local_answers, parse_queries
+    from veil.dp._query_batch import QueryAsk, parse_queries
     from veil.pipeline import Outputs
 
     with user_errors():
         specs, keys = parse_queries(queries, categories or [])
         ask = QueryAsk(epsilon, delta, lower, upper, missing_as, keys)
+        reading = {"sep": sep, "na_values": na_values_of(na_values, file)}
         ledger = dict(budget_file=budget_file, dataset_name=dataset_name, budget=budget, budget_delta=budget_delta)
         with Outputs({"json": json_out}, inputs=[file, *ledger_files(budget_file, file)]) as out:
             units = (privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group)
-            if engine.strip().lower() != "local":
-                answers = _engine_answers(engine, file, specs, ask, sep=sep, unit_options=units, **ledger)
-            else:
-                answers = local_answers(file, specs, ask, sep=sep, unit_options=(*units, missing_units,
-                                                                                   selection_seed), **ledger)
+            answers = _answers(engine, file, specs, ask, reading, units, (missing_units, selection_seed), ledger)
             if json_out is not None:
                 out.write_json("json", [a.to_dict() for a in answers])
                 out.commit()
         _print_answers(answers, as_json)
+
+
+def _answers(engine: str, file: Path, specs: list[Any], ask: Any, reading: dict[str, Any], units: tuple[Any, ...],
+             local_units: tuple[Any, ...], ledger: dict[str, Any]) -> list[Any]:
+    """The answers, in an engine (``units``: refused there) or in memory (with ``local_units`` too:
+    --missing-units, --selection-seed); ``reading``: the file's sep and missing words."""
+    from veil.dp._query_batch import local_answers
+
+    if engine.strip().lower() != "local":
+        return _engine_answers(engine, file, specs, ask, **reading, unit_options=units, **ledger)
+    return local_answers(file, specs, ask, **reading, unit_options=(*units, *local_units), **ledger)
 
 
 def _print_answers(answers: list[Any], as_json: bool) -> None:
@@ -106,6 +116,7 @@ def _print_answers(answers: list[Any], as_json: bool) -> None:
 
 
 def _engine_answers(engine: str, file: Path, specs: list[Any], ask: Any, *, sep: Optional[str],
+                    na_values: tuple[str, ...],
                     budget_file: Optional[Path], dataset_name: Optional[str], budget: Optional[float],
                     budget_delta: float, unit_options: tuple[Any, ...]) -> list[Any]:
     """Whole-table counts, sums and histograms, their exact aggregates from the engine (the noise drawn here)."""
@@ -123,7 +134,7 @@ def _engine_answers(engine: str, file: Path, specs: list[Any], ask: Any, *, sep:
         check_engine_query(spec, engine, categories=ask.categories(spec), delta=ask.delta)
     check_keys(specs, ask)
     check_bounds(specs, ask)
-    source = Source.from_path(file, sep=sep)
+    source = Source.from_path(file, sep=sep, na_values=na_values)
     _check_engine_sums(specs, source)
     accountant = query_accountant(None, budget_file, dataset_name, budget, budget_delta)
     precheck_batch(accountant, len(specs), ask.epsilon, ask.delta)

@@ -11,6 +11,7 @@ from rich.table import Table
 from veil.cli._app import app, console, esc, input_files, split_list, user_errors
 from veil.cli._risk_sdc import SdcOptions, print_sdc, sdc_figures, sdc_option
 from veil.cli._hierarchy_options import attach_hierarchies, auto_hierarchies_option, hierarchy_files, hierarchy_option
+from veil.cli._reading_options import na_values_of, na_values_option
 
 #: Without --max-qi-size, every QI subset is ranked up to this many QIs (2^q - 1 subsets).
 _ALL_SUBSETS_UP_TO = 10
@@ -41,6 +42,7 @@ def risk(
     html_out: Path = typer.Option(None, "--html", help="Write the report as one HTML page (with plots) here."),
     sep: str = typer.Option(None, "--sep", help="CSV separator (default: detected)."),
     encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),
+    na_values: str = na_values_option(),
     top: int = typer.Option(10, "--top", help="QI subsets to show in the summary."),
     hierarchy: list[str] = hierarchy_option(),
     auto_hierarchies: bool = auto_hierarchies_option(),
@@ -58,7 +60,6 @@ def risk(
 ) -> None:
     """Re-identification risk: prosecutor / journalist / marketer, uniqueness, likely QIs;
     individual risk with sampling weights, household risk and SUDA2 (statistical disclosure control)."""
-    from veil.dataset import Dataset
     from veil.pipeline import publishing
     from veil.risk import assess
 
@@ -68,10 +69,10 @@ def risk(
     with user_errors(), publishing(destinations, inputs=input_files(file, population, *hierarchy_files(hierarchy))) as out:
         qis, sens, size = _parse_lists(qi, sensitive, population, population_fraction, max_qi_size, html_out, top)
         sdc.check(qis, engine, per_record)
-        classes, dataset = _risk_classes(file, qis, sens, engine=engine, population=population, hierarchy=hierarchy,
-                                         auto_hierarchies=auto_hierarchies, sep=sep, encoding=encoding, size=size)
-        pop = None if population is None else Dataset.read(population, sep=sep, encoding=encoding,
-                                                           quasi_identifiers=qis)
+        reading = {"sep": sep, "encoding": encoding, "na_values": na_values_of(na_values, file, population)}
+        classes, dataset, pop = _risk_classes(file, qis, sens, engine=engine, population=population,
+                                              hierarchy=hierarchy, auto_hierarchies=auto_hierarchies, reading=reading,
+                                              size=size)
         report = assess(classes, population_fraction=population_fraction, population=pop, threshold=threshold,
                         qi_subsets_max_size=size, sensitive=sens)
         figures = sdc_figures(classes, dataset, sdc)
@@ -121,25 +122,29 @@ def _parse_lists(qi: str, sensitive: str | None, population: Path | None, popula
 
 
 def _risk_classes(file: Path, qis: list[str], sens: list[str], *, engine: str, population: Path | None,
-                  hierarchy: list[str] | None, auto_hierarchies: bool, sep: str | None, encoding: str, size: int) -> tuple[Any, Any]:
+                  hierarchy: list[str] | None, auto_hierarchies: bool, reading: dict[str, Any],
+                  size: int) -> tuple[Any, Any, Any]:
     """What assess reads (the dataset for the summary only, its class table, or the engine's class
-    table), and the dataset (None with an engine)."""
+    table), the dataset (None with an engine) and the population's (None without one), each file read
+    as ``reading`` says (its sep, encoding and missing words)."""
     from veil.classes import ClassTable
     from veil.dataset import Dataset
 
     if engine.strip().lower() == "local":
-        dataset = Dataset.read(file, sep=sep, encoding=encoding, quasi_identifiers=qis, sensitive=sens)
+        dataset = Dataset.read(file, **reading, quasi_identifiers=qis, sensitive=sens)
         dataset = attach_hierarchies(dataset, hierarchy, auto=auto_hierarchies)  # checked against the table
         # the summary alone (no population, sensitive attribute or ranking) needs only class sizes:
         # assess gets them from the dataset's codes; anything more reads the class table
         summary_only = population is None and not sens and size == 0
-        return (dataset if summary_only else ClassTable.from_dataset(dataset)), dataset
+        pop = None if population is None else Dataset.read(population, **reading, quasi_identifiers=qis)
+        return (dataset if summary_only else ClassTable.from_dataset(dataset)), dataset, pop
     else:  # the engine groups and counts the rows; the measures run on the class table
         from veil.engines import class_table
 
         _refuse_with_engine(engine, population=population, hierarchy=hierarchy,
-                            auto_hierarchies=auto_hierarchies, encoding=encoding)
-        return class_table(file, qis, sens, engine=engine, sep=sep), None
+                            auto_hierarchies=auto_hierarchies, encoding=reading["encoding"])
+        classes = class_table(file, qis, sens, engine=engine, sep=reading["sep"], na_values=reading["na_values"])
+        return classes, None, None  # no population: refused above
 
 
 def _refuse_with_engine(engine: str, *, population: Path | None, hierarchy: list[str] | None,

@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from veil.cli._app import app, console, esc, read_frame, user_errors
+from veil.cli._reading_options import na_values_of, na_values_option
 
 
 @app.command("scan")
@@ -17,6 +18,7 @@ def scan_command(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the findings as JSON to this file."),
     sep: Optional[str] = typer.Option(None, "--sep", help="Field separator (default: sniffed)."),
     encoding: str = typer.Option("utf-8", "--encoding", help="CSV text encoding."),
+    na_values: Optional[str] = na_values_option(),
     sample_size: int = typer.Option(10_000, "--sample-size", help="Values per column matched against patterns."),
     seed: int = typer.Option(0, "--seed", help="Seed of the value sample."),
     threshold: float = typer.Option(0.5, "--threshold", help="Confidence at which a kind is reported."),
@@ -29,7 +31,7 @@ def scan_command(
     from veil.sanitize import scan
 
     with user_errors(), publishing({"json": json_out}, inputs=[file]) as out:
-        frame = read_frame(file, sep=sep, encoding=encoding)
+        frame = read_frame(file, sep=sep, encoding=encoding, na_values=na_values_of(na_values, file))
         report = scan(frame, sample_size=sample_size, seed=seed, threshold=threshold)
         if json_out is not None:
             out.write_json("json", {"file": file.name, **report.to_dict()})

@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from veil.cli._app import app, console, esc, parse_assignments, read_json_report, split_list, user_errors
+from veil.cli._reading_options import na_values_of, na_values_option
 
 
 def _report_facts(path: Path | None, report: dict[str, Any] | None) -> tuple[list[str], dict[str, int] | None]:
@@ -32,6 +33,18 @@ def _report_facts(path: Path | None, report: dict[str, Any] | None) -> tuple[lis
     if not qis:
         raise DataFormatError(f"The report {str(path)!r} names no quasi-identifiers (no 'transformation').")
     return list(qis), None
+
+
+def _report_words(report: dict[str, Any] | None) -> tuple[str, ...] | None:
+    """The missing words the release read its input with (its report's ``provenance.config.input.na_values``),
+    or ``None`` when the report names none (the default words)."""
+    provenance = (report or {}).get("provenance")
+    config = provenance.get("config") if isinstance(provenance, dict) else None
+    source = config.get("input") if isinstance(config, dict) else None
+    words = source.get("na_values") if isinstance(source, dict) else None
+    if isinstance(words, list) and all(isinstance(word, str) for word in words):
+        return tuple(dict.fromkeys(["", *words]))
+    return None
 
 
 def _report_hierarchies(path: Path, report: dict[str, Any], original: Path, data: Any,
@@ -96,6 +109,7 @@ def utility_command(
     test_size: float = typer.Option(1 / 3, "--test-size", help="Share of records held out for testing, in (0, 1)."),
     random_state: int = typer.Option(0, "--random-state", help="Seed of the split and the classifiers."),
     sep: str = typer.Option(None, "--sep", help="CSV separator of both tables (default: detected)."),
+    na_values: str = na_values_option(),
     json_out: Path = typer.Option(None, "--json", help="Write the result as JSON here."),
 ) -> None:
     """Workload utility: classifiers trained on the original, without QIs, and on the release."""
@@ -108,13 +122,16 @@ def utility_command(
 
     with user_errors():
         files = parse_assignments(hierarchy, "--hierarchy")
+        words = na_values_of(na_values, original, release)  # both tables read with them
         with Outputs({"json": json_out}, inputs=[original, release, report, *files.values()]) as out:
             facts = read_json_report(report)
+            if na_values is None:  # the words the release was made with, if its report says
+                words = _report_words(facts) or words
             report_qis, levels = _report_facts(report, facts)
             qis = split_list(qi, "--qi") or report_qis
             if not qis:
                 raise ParameterError("Name the quasi-identifiers with --qi, or give the release's report with --report.")
-            data = load_dataset(original, quasi_identifiers=qis, sep=sep)
+            data = load_dataset(original, quasi_identifiers=qis, sep=sep, na_values=words)
             given = {name: from_csv(file, name=name) for name, file in files.items()}
             missing = [q for q in qis if q not in given]
             if missing and facts is not None and not aligned:  # the report says how they were built
@@ -122,7 +139,7 @@ def utility_command(
             data = data.with_hierarchies(given)
             if levels is not None and set(levels) != set(qis):
                 levels = None  # the report is about other QIs: infer the levels instead
-            released = Dataset.read(release, sep=sep).frame
+            released = Dataset.read(release, sep=sep, na_values=words).frame
             result = workload(
                 data, released, target=target, classifiers=split_list(classifiers, "--classifiers"), levels=levels,
                 aligned=aligned, test_size=test_size, random_state=random_state,

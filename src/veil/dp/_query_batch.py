@@ -18,11 +18,13 @@ __all__ = ["QueryAsk", "parse_queries", "read_query_table", "query_accountant", 
            "check_keys", "check_bounds", "check_batch", "local_answers"]
 
 
-def read_query_table(file: Path, sep: Optional[str]) -> Any:
-    """Read the data through veil's one reader (ragged rows, duplicate names, ... refused)."""
-    from veil.data import read_table
+def read_query_table(file: Path, sep: Optional[str], na_values: Optional[tuple[str, ...]] = None) -> Any:
+    """Read the data through veil's one reader (ragged rows, duplicate names, ... refused), the cell
+    texts ``na_values`` missing (default :data:`veil.data.DEFAULT_NA_VALUES`)."""
+    from veil.data import DEFAULT_NA_VALUES, read_table
 
-    return read_table(file, sep=sep, typed=True, allow_no_rows=True).to_pandas()  # no row: answered, noisy
+    words = DEFAULT_NA_VALUES if na_values is None else na_values
+    return read_table(file, sep=sep, na_values=words, typed=True, allow_no_rows=True).to_pandas()  # no row: answered
 
 
 def query_accountant(frame: Any, budget_file: Optional[Path], dataset_name: Optional[str],
@@ -85,19 +87,24 @@ class QueryAsk:
 
 def local_answers(file: Path, specs: list[Any], ask: QueryAsk, *, sep: Optional[str], budget_file: Optional[Path],
                   dataset_name: Optional[str], budget: Optional[float], budget_delta: float,
-                  unit_options: tuple) -> list[Any]:
+                  unit_options: tuple, na_values: Optional[tuple[str, ...]] = None) -> list[Any]:
     """The answers computed in memory, each spend saved (journaled, fsynced) before its noise is drawn.
 
     ``unit_options`` is ``(privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group,
-    missing_units, selection_seed)`` as ``veil query`` takes them.
+    missing_units, selection_seed)`` as ``veil query`` takes them; ``na_values`` the cell texts read
+    as missing (``--na-values``).  The ledger's fingerprint is of the records read with the default
+    missing words whatever ``na_values`` is: reading the file otherwise gives no fresh budget.
     """
+    from veil.data import DEFAULT_NA_VALUES
     from veil.dp import PrivateTable
 
     privacy_unit, max_rows_per_unit, max_groups, max_rows_per_group, missing_units, selection_seed = unit_options
     check_keys(specs, ask)  # before anything is read or spent
-    frame = read_query_table(file, sep)
+    frame = read_query_table(file, sep, na_values)
     check_batch(specs, frame, ask)
-    accountant = query_accountant(frame, budget_file, dataset_name, budget, budget_delta)
+    default = na_values is None or tuple(na_values) == DEFAULT_NA_VALUES
+    keyed = frame if default or budget_file is None or dataset_name else read_query_table(file, sep)
+    accountant = query_accountant(keyed, budget_file, dataset_name, budget, budget_delta)
     table = PrivateTable(frame, accountant=accountant, privacy_unit=privacy_unit,
                          max_rows_per_unit=max_rows_per_unit, max_groups=max_groups,
                          max_rows_per_group=max_rows_per_group,
