@@ -17,9 +17,12 @@ k - 1 records out of suppression), so u has sensitivity 1 and each step of
 the exponential mechanism draws candidate g with probability
 :math:`\\propto e^{\\varepsilon_{step} u(g) / 2}`.
 
-The walk spends a small share of the search budget (``walk_share``); the
-node released is then drawn by the exponential mechanism, with the rest,
-among every node the walk scored.  ARX releases instead the best pivot of its
+This module holds the walk, used when the lattice is too large to score whole
+(or with ``search=walk``); a lattice within the bound is scored whole and
+drawn from once instead (:mod:`veil.algorithms.safepub._lattice`).  The walk
+spends a small share of the search budget (``walk_share``); the node released
+is then drawn by the exponential mechanism, with the rest, among every node
+the walk scored.  ARX releases instead the best pivot of its
 walk by exact score, a choice made by no mechanism (see
 ``docs/algorithms/safepub.md``, "Differences from ARX").
 """

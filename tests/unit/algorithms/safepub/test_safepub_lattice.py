@@ -1,0 +1,204 @@
+"""SafePub's whole-lattice search: every node scored at once, and one exponential-mechanism draw among them."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from typer.testing import CliRunner
+
+import veil
+import veil.algorithms.safepub._lattice as lattice_module
+from veil.algorithms.safepub._lattice import lattice_fits, lattice_search, lattice_size, score_lattice
+from veil.algorithms.safepub._search import GranularityScore
+from veil.classes import ClassTable
+from veil.cli import app
+from veil.dp import ExponentialMechanism
+from veil.errors import ParameterError
+from veil.hierarchy import Hierarchy
+from veil.models.registry import build
+
+from .test_safepub_release import _args, _hierarchies, _table, workspace  # noqa: F401  (the CLI's fixture)
+
+
+def _hand_table() -> tuple[ClassTable, np.ndarray]:
+    # 6 records, QIs a (leaves x, y -> *) and b (leaves p, q -> *); every record sampled
+    frame = pd.DataFrame({"a": ["x", "x", "y", "y", "y", "x"], "b": ["p", "p", "p", "q", "q", "q"]})
+    ha = Hierarchy.from_rows([["x", "*"], ["y", "*"]])
+    hb = Hierarchy.from_rows([["p", "*"], ["q", "*"]])
+    base = ClassTable.from_pandas(frame, quasi_identifiers=["a", "b"], hierarchies={"a": ha, "b": hb})
+    return base, base.counts.copy()
+
+
+def test_every_node_scored_by_hand() -> None:
+    base, sampled = _hand_table()
+    lattice = score_lattice(base, sampled, 2, (0, 0), (1, 1))
+    got = {lattice.node(i): s for i, s in enumerate(lattice.scores)}
+    # k = 2, d = 2, score = -(suppressed + (1/d) Σ released Σ_i share_i) / (k - 1); a leaf's share 1/2, '*' 1
+    # (0,0): xp=2, yp=1, yq=2, xq=1 -> xp, yq released (4 records), 2 suppressed; shares 4·½ + 4·½ = 4 -> 2 + 4/2
+    # (1,0): *p=3, *q=3 -> all released; shares a 6·1, b 6·½ -> 9/2
+    # (0,1): x*=3, y*=3 -> all released; shares a 6·½, b 6·1 -> 9/2
+    # (1,1): one class of 6; shares 6 + 6 -> 12/2
+    assert got == {(0, 0): pytest.approx(-4.0), (1, 0): pytest.approx(-4.5), (0, 1): pytest.approx(-4.5),
+                   (1, 1): pytest.approx(-6.0)}
+    # fewer sampled records: x p has 1 of 2 sampled -> at (0,0) only yq released (2 records), 4 suppressed,
+    # shares 2·½ + 2·½ = 2 -> 4 + 2/2 = 5; at (1,0): *p = 2 sampled, *q = 3 -> all 5 released, 1 suppressed,
+    # shares a 5·1, b 5·½ -> 1 + 7.5/2 = 4.75
+    fewer = sampled.copy()
+    xp = int(np.flatnonzero((base.labels()["a"] == "x") & (base.labels()["b"] == "p"))[0])
+    fewer[xp] -= 1
+    lattice = score_lattice(base, fewer, 2, (0, 0), (1, 1))
+    got = {lattice.node(i): s for i, s in enumerate(lattice.scores)}
+    assert got[(0, 0)] == pytest.approx(-5.0) and got[(1, 0)] == pytest.approx(-4.75)
+
+
+@st.composite
+def _hierarchy(draw: st.DrawFn, name: str) -> Hierarchy:
+    """A random hierarchy: 1-6 leaves, 1-3 levels above them, each level a function of the one below, '*' on top."""
+    leaves = [f"{name}{i}" for i in range(draw(st.integers(1, 6)))]
+    height = draw(st.integers(1, 3))
+    rows = [[leaf] for leaf in leaves]
+    values = leaves
+    for level in range(1, height):
+        groups = {v: f"{name}L{level}g{draw(st.integers(0, max(len(set(values)) - 1, 0)))}" for v in sorted(set(values))}
+        for row in rows:
+            row.append(groups[row[-1]])
+        values = [groups[v] for v in values]
+    for row in rows:
+        row.append("*")
+    return Hierarchy.from_rows(rows)
+
+
+@st.composite
+def _problem(draw: st.DrawFn) -> tuple[ClassTable, np.ndarray, int, tuple[int, ...], tuple[int, ...]]:
+    names = ["a", "b", "c"][:draw(st.integers(1, 3))]
+    hierarchies = {n: draw(_hierarchy(n)) for n in names}
+    n = draw(st.integers(1, 80))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    frame = pd.DataFrame({q: rng.choice(list(h.leaves), n) for q, h in hierarchies.items()})
+    base = ClassTable.from_pandas(frame, quasi_identifiers=names, hierarchies=hierarchies)
+    sampled = rng.binomial(base.counts, draw(st.sampled_from([0.0, 0.5, 0.9, 1.0])))
+    low, high = [], []
+    for h in base.hierarchies:
+        lo = draw(st.integers(0, h.height))
+        low.append(lo)
+        high.append(draw(st.integers(lo, h.height)))
+    return base, sampled, draw(st.integers(1, 8)), tuple(low), tuple(high)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=_problem())
+def test_every_node_scores_as_granularity_score(problem) -> None:
+    base, sampled, k, low, high = problem
+    lattice = score_lattice(base, sampled, k, low, high)
+    one_by_one = GranularityScore(base, sampled, k)
+    expected = sorted(itertools.product(*[range(lo, h + 1) for lo, h in zip(low, high)]))
+    assert sorted(lattice.node(i) for i in range(len(lattice.scores))) == expected  # each node once
+    assert len(lattice.scores) == lattice_size(low, high)
+    for i, score in enumerate(lattice.scores):
+        assert score == pytest.approx(one_by_one(lattice.node(i)), rel=1e-12, abs=1e-12)
+
+
+def test_adult_lattice_scores_as_granularity_score() -> None:
+    adult = veil.datasets.load_adult()
+    qis = list(adult.quasi_identifiers)
+    base = ClassTable.from_pandas(adult.frame[qis], quasi_identifiers=qis,
+                                  hierarchies={q: adult.hierarchies[q] for q in qis})
+    rng = np.random.default_rng(11)
+    sampled = rng.binomial(base.counts, 0.83)
+    low = (0,) * len(qis)
+    high = tuple(h.height for h in base.hierarchies)
+    lattice = score_lattice(base, sampled, 92, low, high)
+    assert len(lattice.scores) == lattice_size(low, high) and lattice_fits(base, sampled, low, high)
+    one_by_one = GranularityScore(base, sampled, 92)
+    for i in rng.choice(len(lattice.scores), 40, replace=False):
+        assert lattice.scores[i] == pytest.approx(one_by_one(lattice.node(int(i))), rel=1e-12)
+
+
+def _chi_square_p(draws: list[tuple[int, ...]], nodes: list[tuple[int, ...]], expected: np.ndarray) -> float:
+    observed = np.array([draws.count(n) for n in nodes], dtype=float)
+    return float(stats.chisquare(observed, expected * len(draws)).pvalue)
+
+
+def test_the_draw_follows_the_exponential_mechanism() -> None:
+    """4,000 releases of the 4-node lattice of the hand example: their frequencies against
+    exp(ε u / 2) normalised (a chi-square test at p = 1e-6, so a correct draw fails it once in
+    a million runs), and against exp(ε u), which a draw at twice the ε would follow."""
+    base, sampled = _hand_table()
+    epsilon = 2.0
+    lattice = score_lattice(base, sampled, 2, (0, 0), (1, 1))
+    nodes = [lattice.node(i) for i in range(len(lattice.scores))]
+    right = ExponentialMechanism(epsilon=epsilon).probabilities(lattice.scores)  # .43 .26 .26 .06
+    twice = ExponentialMechanism(epsilon=2 * epsilon).probabilities(lattice.scores)
+    draws = [lattice_search(base, sampled, 2, (0, 0), (1, 1), epsilon=epsilon)[0] for _ in range(4000)]
+    assert _chi_square_p(draws, nodes, right) > 1e-6
+    assert _chi_square_p(draws, nodes, twice) < 1e-6  # the test can tell ε from 2ε at this size
+
+
+def test_release_by_the_whole_lattice_verifies() -> None:
+    frame = _table(3000, np.random.default_rng(8))
+    model = build({"type": "dp", "epsilon": 2.0, "delta": 1e-3})
+    data, report = veil.anonymize(frame, [model], quasi_identifiers=["age", "sex", "zip"], hierarchies=_hierarchies(),
+                                  algorithm="safepub", suppression=1.0, suppressed="drop")
+    details = report["recoding"]["details"]
+    assert details["search"] == "lattice" and details["nodes_scored"] == 3 * 2 * 3 == report["search"]["nodes_total"]
+    assert details["steps"] is None and details["walk_share"] is None
+    assert report["verified"] is True
+    assert (data.groupby(["age", "sex", "zip"], observed=True).size() >= model.k).all()
+
+
+def _details(**options) -> dict:
+    frame = _table(2000, np.random.default_rng(9))
+    model = build({"type": "dp", "epsilon": 2.0, "delta": 1e-3})
+    _, report = veil.anonymize(frame, [model], quasi_identifiers=["age", "sex", "zip"], hierarchies=_hierarchies(),
+                               algorithm="safepub", suppression=1.0, suppressed="drop", options=options)
+    return report["recoding"]["details"]
+
+
+def test_the_walks_options_choose_the_walk() -> None:
+    assert _details(walk_share=1.0)["search"] == "walk"
+    walked = _details(search="walk")
+    assert (walked["search"], walked["steps"], walked["walk_share"]) == ("walk", 100, 0.01)
+    assert _details(steps="3")["steps"] == 3
+    assert _details(search="lattice")["search"] == "lattice"
+
+
+def test_a_lattice_above_the_bound_is_walked(monkeypatch) -> None:
+    monkeypatch.setattr(lattice_module, "MAX_LATTICE_NODES", 17)  # the test lattice has 18 nodes
+    assert _details()["search"] == "walk"
+    with pytest.raises(ParameterError, match="at most 17 nodes"):
+        _details(search="lattice")
+    monkeypatch.setattr(lattice_module, "MAX_LATTICE_NODES", 18)
+    assert _details()["search"] == "lattice"
+    monkeypatch.setattr(lattice_module, "MAX_LATTICE_WORK", 17)  # 18 nodes x at least one class
+    assert _details()["search"] == "walk"
+
+
+@pytest.mark.parametrize(("options", "mention"), [
+    ({"search": "everything"}, "'search' option"),
+    ({"search": "lattice", "steps": 10}, "'steps' option"),
+    ({"search": "lattice", "walk_share": 0.5}, "'walk_share' option"),
+])
+def test_bad_search_options_refused(options: dict, mention: str) -> None:
+    with pytest.raises(ParameterError, match=mention):
+        _details(**options)
+
+
+def test_cli_summary_says_global_recoding(workspace: Path) -> None:  # noqa: F811
+    args = [a for a in _args(workspace, "--algorithm", "safepub", "--epsilon", "2", "--delta", "1e-3") if a != "-q"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads((workspace / "out" / "r.json").read_text())
+    details = report["recoding"]["details"]
+    text = " ".join(result.stdout.split())
+    assert "local recoding" not in text
+    assert (f"safepub: global recoding (full-domain generalization: the levels above) of a random sample of "
+            f"{details['sampled']:,} of 3,000 records (β = {details['beta']:.4g}); {report['recoding']['groups']:,} "
+            f"classes of at least k = {details['k']} sampled records released, every other record suppressed") in text
