@@ -3,10 +3,12 @@
 **The privacy argument.**  The candidates are every node between the lowest and
 the highest levels of the hierarchies: a set fixed by the hierarchies and the
 levels allowed, before any record is read (the records neither add nor remove a
-candidate).  Each candidate's score is SafePub's granularity score
-(:class:`~veil.algorithms.safepub._search.GranularityScore`), of sensitivity 1:
-one record more or fewer changes the bracket of any node's score by at most
-k - 1, and the score is that bracket divided by k - 1.  One draw of the
+candidate).  Each candidate's score
+(:class:`~veil.algorithms.safepub._search.GranularityScore`) has sensitivity 1:
+ARX's score is the granularity bracket, which one record more or fewer moves by
+at most k - 1, divided by k - 1; the smoothed score (the default) is minus a
+bracket that one record moves by at most 1
+(:func:`~veil.algorithms.safepub._search.smooth_bracket`).  One draw of the
 exponential mechanism with probability :math:`\\propto e^{\\varepsilon u(g) / 2}`
 over a fixed candidate set with a sensitivity-1 score is ε-DP (McSherry &
 Talwar 2007, Theorem 6), so the search spends exactly ε_search, in one draw,
@@ -40,6 +42,7 @@ import numpy as np
 
 from veil.classes import ClassTable
 from veil.classes._grouping import factorize_keys, group_keys, key_space, pack_codes
+from veil.algorithms.safepub._search import smooth_bracket
 from veil.errors import ParameterError
 
 __all__ = ["MAX_LATTICE_NODES", "MAX_LATTICE_WORK", "LatticeScores", "lattice_size", "lattice_fits", "too_large",
@@ -131,17 +134,20 @@ def _raised(parent: _Classes, j: int, rollup: np.ndarray, stride: int) -> _Class
 
 
 def _score(classes: _Classes, node: Sequence[int], shares: Sequence[Sequence[np.ndarray]], k: int,
-           records: int) -> float:
-    """SafePub's granularity score of ``node`` from its classes (as ``GranularityScore``: see its module)."""
+           records: int, smooth: bool) -> float:
+    """The score of ``node`` from its classes, as ``GranularityScore`` gives it (see its module)."""
     released = classes.sampled >= k
     counts = classes.sampled[released]
+    if smooth:
+        share = sum(shares[i][level][classes.columns[i][released]] for i, level in enumerate(node)) / len(node)
+        return -smooth_bracket(counts, share, k, records)
     share = sum(float(counts @ shares[i][level][classes.columns[i][released]]) for i, level in enumerate(node))
     loss = (records - counts.sum()) + share / len(node)
     return -loss / (k - 1) if k > 1 else -loss
 
 
 def score_lattice(base: ClassTable, sampled: np.ndarray, k: int, low: Sequence[int],
-                  high: Sequence[int]) -> LatticeScores:
+                  high: Sequence[int], *, smooth: bool = False) -> LatticeScores:
     """SafePub's granularity score of every node between ``low`` and ``high`` (see the module notes).
 
     Parameters
@@ -154,6 +160,8 @@ def score_lattice(base: ClassTable, sampled: np.ndarray, k: int, low: Sequence[i
         Classes with fewer sampled records are suppressed.
     low, high : sequence of int
         The lowest and highest level of each QI.
+    smooth : bool
+        The smoothed score (``GranularityScore(..., smooth=True)``) rather than ARX's.
     """
     hierarchies = base.hierarchies
     low, high = [int(x) for x in low], [int(x) for x in high]
@@ -174,7 +182,7 @@ def score_lattice(base: ClassTable, sampled: np.ndarray, k: int, low: Sequence[i
             rollup = hierarchies[raised].rollup(node[raised] - 1, node[raised])
             classes = _raised(classes, raised, rollup, strides[raised])
         nodes[done] = node
-        scores[done] = _score(classes, node, shares, k, base.n_records)
+        scores[done] = _score(classes, node, shares, k, base.n_records, smooth)
         done += 1
         for place in range(d - 1, first - 1, -1):  # the children: one level higher in a QI from the last raised on
             j = order[place]
@@ -184,11 +192,11 @@ def score_lattice(base: ClassTable, sampled: np.ndarray, k: int, low: Sequence[i
 
 
 def lattice_search(base: ClassTable, sampled: np.ndarray, k: int, low: Sequence[int], high: Sequence[int], *,
-                   epsilon: float) -> tuple[tuple[int, ...], int]:
+                   epsilon: float, smooth: bool = False) -> tuple[tuple[int, ...], int]:
     """The node released by one draw of the exponential mechanism at ``epsilon`` over every node of the
     lattice (probability :math:`\\propto e^{\\varepsilon u / 2}`, sensitivity 1), and the number of nodes scored."""
     from veil.dp import ExponentialMechanism
 
-    lattice = score_lattice(base, sampled, k, low, high)
+    lattice = score_lattice(base, sampled, k, low, high, smooth=smooth)
     chosen = ExponentialMechanism(epsilon=epsilon, sensitivity=1.0).select(lattice.scores)
     return lattice.node(chosen), len(lattice.scores)

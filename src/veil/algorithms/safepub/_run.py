@@ -17,7 +17,7 @@ from veil.algorithms.safepub._search import GranularityScore, search
 from veil.data._schema import Role
 from veil.errors import ParameterError
 
-__all__ = ["run_safepub", "sample_records", "DEFAULT_STEPS", "DEFAULT_WALK_SHARE", "SEARCHES"]
+__all__ = ["run_safepub", "sample_records", "DEFAULT_STEPS", "DEFAULT_WALK_SHARE", "SEARCHES", "SCORES"]
 
 #: Steps of the exponential-mechanism walk (ARX's tests use 10 and 100 expansions).
 DEFAULT_STEPS = 100
@@ -25,6 +25,8 @@ DEFAULT_STEPS = 100
 DEFAULT_WALK_SHARE = 0.01
 #: The values of the ``search`` option: the whole lattice when it fits (auto), always it, or always the walk.
 SEARCHES = ("auto", "lattice", "walk")
+#: The values of the ``score`` option: the smoothed granularity (sensitivity 1 record), or ARX's (1 per k - 1).
+SCORES = ("smooth", "granularity")
 
 
 def sample_records(n: int, beta: float) -> np.ndarray:
@@ -49,12 +51,15 @@ def _model(problem: Problem) -> Any:
     return found[0]
 
 
-def _options(options: Any) -> tuple[str, int, float]:
-    """``search``, ``steps`` and ``walk_share`` from the algorithm's options (``accountant`` is read apart)."""
-    unknown = sorted(set(options) - {"search", "steps", "walk_share", "accountant"})
+def _options(options: Any) -> tuple[str, str, int, float]:
+    """``score``, ``search``, ``steps`` and ``walk_share`` from the algorithm's options (``accountant`` is read apart)."""
+    unknown = sorted(set(options) - {"score", "search", "steps", "walk_share", "accountant"})
     if unknown:
-        raise ParameterError(f"Bad option for the safepub algorithm: {unknown[0]!r} (it takes search=auto|lattice|walk, "
-                             "steps=N and walk_share=S).")
+        raise ParameterError(f"Bad option for the safepub algorithm: {unknown[0]!r} (it takes score=smooth|granularity, "
+                             "search=auto|lattice|walk, steps=N and walk_share=S).")
+    score = options.get("score", "smooth")
+    if score not in SCORES:
+        raise ParameterError(f"The 'score' option of safepub must be one of smooth, granularity. Got {score!r} instead.")
     search = options.get("search", "auto")
     if search not in SEARCHES:
         raise ParameterError(f"The 'search' option of safepub must be one of auto, lattice, walk. Got {search!r} instead.")
@@ -76,7 +81,7 @@ def _options(options: Any) -> tuple[str, int, float]:
         number = math.nan
     if isinstance(share, bool) or not 0.0 < number <= 1.0:
         raise ParameterError(f"The 'walk_share' option of safepub must be a number in (0, 1]. Got {share!r} instead.")
-    return search, steps, number
+    return score, search, steps, number
 
 
 def _charge(accountant: Any, model: Any) -> dict | None:
@@ -135,7 +140,7 @@ def _refuse(problem: Problem) -> None:
         )
 
 
-def _search(problem: Problem, mode: str, per_class: np.ndarray, k: int, epsilon: float, steps: int,
+def _search(problem: Problem, mode: str, smooth: bool, per_class: np.ndarray, k: int, epsilon: float, steps: int,
             walk_share: float) -> tuple[tuple[int, ...], int, str]:
     """The node released, the nodes scored and the search made: one draw over the whole lattice when
     it fits (:func:`~veil.algorithms.safepub._lattice.lattice_fits`) or is asked for, else the walk."""
@@ -144,9 +149,9 @@ def _search(problem: Problem, mode: str, per_class: np.ndarray, k: int, epsilon:
     if mode == "lattice" and not fits:
         raise too_large()
     if mode != "walk" and fits:
-        node, scored = lattice_search(base, per_class, k, low, high, epsilon=epsilon)
+        node, scored = lattice_search(base, per_class, k, low, high, epsilon=epsilon, smooth=smooth)
         return node, scored, "lattice"
-    score = GranularityScore(base, per_class, k)
+    score = GranularityScore(base, per_class, k, smooth=smooth)
     node, scored = search(score, low, high, steps=steps, epsilon=epsilon, walk_share=walk_share)
     return node, scored, "walk"
 
@@ -155,7 +160,7 @@ def run_safepub(problem: Problem) -> Outcome:
     """Run SafePub on the rows of ``problem`` (see :mod:`veil.algorithms.safepub`)."""
     start = time.perf_counter()
     model = _model(problem)
-    mode, steps, walk_share = _options(problem.options)
+    scoring, mode, steps, walk_share = _options(problem.options)
     _refuse(problem)
     params = safepub_parameters(model.epsilon_anonymization, model.delta)
     ledger = _charge(problem.options.get("accountant"), model)  # once, before the records are sampled
@@ -163,7 +168,8 @@ def run_safepub(problem: Problem) -> Outcome:
     rows = base.row_classes()
     sampled = sample_records(len(rows), params.beta)
     per_class = np.bincount(rows[sampled & (rows >= 0)], minlength=base.n_classes)
-    node, scored, made = _search(problem, mode, per_class, params.k, model.epsilon_search, steps, walk_share)
+    node, scored, made = _search(problem, mode, scoring == "smooth", per_class, params.k, model.epsilon_search, steps,
+                                 walk_share)
     data, suppressed, groups = _released(problem, node, sampled, params.k)
     seconds = time.perf_counter() - start
     walked = made == "walk"
@@ -171,7 +177,7 @@ def run_safepub(problem: Problem) -> Outcome:
         "epsilon": model.epsilon, "delta": model.delta, "search_budget": model.search_budget,
         "epsilon_search": model.epsilon_search, "epsilon_anonymization": model.epsilon_anonymization,
         "beta": params.beta, "k": params.k, "search": made, "steps": steps if walked else None,
-        "walk_share": walk_share if walked else None, "nodes_scored": scored, "metric": "granularity",
+        "walk_share": walk_share if walked else None, "nodes_scored": scored, "score": scoring, "metric": "granularity",
         "sampled": int(sampled.sum()),
     }
     if ledger is not None:

@@ -59,6 +59,21 @@ def test_every_node_scored_by_hand() -> None:
     assert got[(0, 0)] == pytest.approx(-5.0) and got[(1, 0)] == pytest.approx(-4.75)
 
 
+def test_smoothed_score_by_hand() -> None:
+    # one QI a, leaves w x y z (a leaf's share 1/4) -> *; records x x x y, all sampled; k = 3
+    h = Hierarchy.from_rows([[v, "*"] for v in "wxyz"])
+    base = ClassTable.from_pandas(pd.DataFrame({"a": ["x", "x", "x", "y"]}), quasi_identifiers=["a"],
+                                  hierarchies={"a": h})
+    smooth = score_lattice(base, base.counts.copy(), 3, (0,), (1,), smooth=True)
+    arx = score_lattice(base, base.counts.copy(), 3, (0,), (1,))
+    got = {smooth.node(i): (s, arx.scores[i]) for i, s in enumerate(smooth.scores)}
+    # (0): x released (3 >= k), y suppressed (1). ARX: 1 + 3·¼ = 1.75, / (k - 1) = 2 -> -0.875.
+    #      smoothed: x counts max(3·¼, 2(k - 1) - 3) = max(0.75, 1) = 1 -> 1 + 1 = 2 -> -2
+    # (1): one class * of 4, share 1. ARX: 4 / 2 -> -2; smoothed: max(4, 0) = 4 -> -4
+    assert got == {(0,): (pytest.approx(-2.0), pytest.approx(-0.875)), (1,): (pytest.approx(-4.0), pytest.approx(-2.0))}
+    assert GranularityScore(base, base.counts.copy(), 3, smooth=True)((0,)) == pytest.approx(-2.0)
+
+
 @st.composite
 def _hierarchy(draw: st.DrawFn, name: str) -> Hierarchy:
     """A random hierarchy: 1-6 leaves, 1-3 levels above them, each level a function of the one below, '*' on top."""
@@ -95,10 +110,11 @@ def _problem(draw: st.DrawFn) -> tuple[ClassTable, np.ndarray, int, tuple[int, .
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problem=_problem())
-def test_every_node_scores_as_granularity_score(problem) -> None:
+@pytest.mark.parametrize("smooth", [False, True])
+def test_every_node_scores_as_granularity_score(problem, smooth: bool) -> None:
     base, sampled, k, low, high = problem
-    lattice = score_lattice(base, sampled, k, low, high)
-    one_by_one = GranularityScore(base, sampled, k)
+    lattice = score_lattice(base, sampled, k, low, high, smooth=smooth)
+    one_by_one = GranularityScore(base, sampled, k, smooth=smooth)
     expected = sorted(itertools.product(*[range(lo, h + 1) for lo, h in zip(low, high)]))
     assert sorted(lattice.node(i) for i in range(len(lattice.scores))) == expected  # each node once
     assert len(lattice.scores) == lattice_size(low, high)
@@ -106,6 +122,7 @@ def test_every_node_scores_as_granularity_score(problem) -> None:
         assert score == pytest.approx(one_by_one(lattice.node(i)), rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_adult_lattice_scores_as_granularity_score() -> None:
     adult = veil.datasets.load_adult()
     qis = list(adult.quasi_identifiers)
@@ -122,11 +139,37 @@ def test_adult_lattice_scores_as_granularity_score() -> None:
         assert lattice.scores[i] == pytest.approx(one_by_one(lattice.node(int(i))), rel=1e-12)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=_problem(), data=st.data())
+def test_one_record_moves_every_score_by_at_most_one(problem, data) -> None:
+    """The sensitivity the exponential mechanism is given (1), for both scores: one record added to a
+    table (sampled or not, in a class that exists or a new one) moves no node's score by more than 1."""
+    base, _, k, low, high = problem
+    frame = base.labels().loc[np.repeat(np.arange(base.n_classes), base.counts)].reset_index(drop=True)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    sampled = rng.random(len(frame)) < 0.7
+    extra = {q: data.draw(st.sampled_from(list(h.leaves))) for q, h in zip(base.quasi_identifiers, base.hierarchies)}
+    bigger = pd.concat([frame, pd.DataFrame([extra])], ignore_index=True)
+    more = np.append(sampled, data.draw(st.booleans()))
+    hierarchies = dict(zip(base.quasi_identifiers, base.hierarchies))
+    scores = []
+    for rows, mask in ((frame, sampled), (bigger, more)):
+        table = ClassTable.from_pandas(rows, quasi_identifiers=list(base.quasi_identifiers), hierarchies=hierarchies)
+        classes = table.row_classes()
+        per_class = np.bincount(classes[mask], minlength=table.n_classes)
+        scores.append([score_lattice(table, per_class, max(k, 2), low, high, smooth=smooth) for smooth in (False, True)])
+    for before, after in zip(*scores):
+        order = {n: i for i, n in enumerate(map(tuple, after.nodes.tolist()))}
+        moved = np.abs(before.scores - after.scores[[order[n] for n in map(tuple, before.nodes.tolist())]])
+        assert moved.max() <= 1.0 + 1e-9
+
+
 def _chi_square_p(draws: list[tuple[int, ...]], nodes: list[tuple[int, ...]], expected: np.ndarray) -> float:
     observed = np.array([draws.count(n) for n in nodes], dtype=float)
     return float(stats.chisquare(observed, expected * len(draws)).pvalue)
 
 
+@pytest.mark.slow
 def test_the_draw_follows_the_exponential_mechanism() -> None:
     """4,000 releases of the 4-node lattice of the hand example: their frequencies against
     exp(ε u / 2) normalised (a chi-square test at p = 1e-6, so a correct draw fails it once in
@@ -162,6 +205,12 @@ def _details(**options) -> dict:
     return report["recoding"]["details"]
 
 
+def test_the_score_option() -> None:
+    assert _details()["score"] == "smooth"
+    assert _details(score="granularity")["score"] == "granularity"
+    assert _details(score="granularity", search="walk")["score"] == "granularity"
+
+
 def test_the_walks_options_choose_the_walk() -> None:
     assert _details(walk_share=1.0)["search"] == "walk"
     walked = _details(search="walk")
@@ -183,6 +232,7 @@ def test_a_lattice_above_the_bound_is_walked(monkeypatch) -> None:
 
 @pytest.mark.parametrize(("options", "mention"), [
     ({"search": "everything"}, "'search' option"),
+    ({"score": "loss"}, "'score' option"),
     ({"search": "lattice", "steps": 10}, "'steps' option"),
     ({"search": "lattice", "walk_share": 0.5}, "'walk_share' option"),
 ])
