@@ -17,6 +17,15 @@ k - 1 records out of suppression), so u has sensitivity 1 and each step of
 the exponential mechanism draws candidate g with probability
 :math:`\\propto e^{\\varepsilon_{step} u(g) / 2}`.
 
+Dividing by k - 1 flattens the mechanism: a record's worth of loss is 1/(k - 1)
+of a unit of score.  veil's default score (``score=smooth``) is instead minus a
+smoothed bracket: a released class of c sampled records counts
+max(c · share, 2(k - 1) - c) instead of c · share (share: its mean domain share
+over the QIs).  Its count then moves by at most 1 for each record added or
+removed, on both sides of the threshold k, so the bracket itself has
+sensitivity 1 and needs no division (:func:`smooth_bracket`).  It charges a
+class just above k as if it were partly suppressed, and is otherwise ARX's.
+
 This module holds the walk, used when the lattice is too large to score whole
 (or with ``search=walk``); a lattice within the bound is scored whole and
 drawn from once instead (:mod:`veil.algorithms.safepub._lattice`).  The walk
