@@ -140,20 +140,23 @@ def _refuse(problem: Problem) -> None:
         )
 
 
-def _search(problem: Problem, mode: str, smooth: bool, per_class: np.ndarray, k: int, epsilon: float, steps: int,
-            walk_share: float) -> tuple[tuple[int, ...], int, str]:
-    """The node released, the nodes scored and the search made: one draw over the whole lattice when
-    it fits (:func:`~veil.algorithms.safepub._lattice.lattice_fits`) or is asked for, else the walk."""
-    base, low, high = problem.base, problem.min_levels, problem.max_levels
-    fits = lattice_fits(base, per_class, low, high)
+def _chosen_search(problem: Problem, mode: str) -> str:
+    """``lattice`` (one draw over the whole lattice) when it fits (:func:`~veil.algorithms.safepub._lattice.lattice_fits`,
+    on the hierarchies' facts only, not the records) and ``mode`` is not ``walk``, else ``walk``."""
+    fits = lattice_fits(problem.base, problem.min_levels, problem.max_levels)
     if mode == "lattice" and not fits:
         raise too_large()
-    if mode != "walk" and fits:
-        node, scored = lattice_search(base, per_class, k, low, high, epsilon=epsilon, smooth=smooth)
-        return node, scored, "lattice"
+    return "lattice" if mode != "walk" and fits else "walk"
+
+
+def _search(problem: Problem, made: str, smooth: bool, per_class: np.ndarray, k: int, epsilon: float, steps: int,
+            walk_share: float) -> tuple[tuple[int, ...], int]:
+    """The node released and the number of nodes scored, by the search ``made`` (:func:`_chosen_search`)."""
+    base, low, high = problem.base, problem.min_levels, problem.max_levels
+    if made == "lattice":
+        return lattice_search(base, per_class, k, low, high, epsilon=epsilon, smooth=smooth)
     score = GranularityScore(base, per_class, k, smooth=smooth)
-    node, scored = search(score, low, high, steps=steps, epsilon=epsilon, walk_share=walk_share)
-    return node, scored, "walk"
+    return search(score, low, high, steps=steps, epsilon=epsilon, walk_share=walk_share)
 
 
 def run_safepub(problem: Problem) -> Outcome:
@@ -162,14 +165,15 @@ def run_safepub(problem: Problem) -> Outcome:
     model = _model(problem)
     scoring, mode, steps, walk_share = _options(problem.options)
     _refuse(problem)
+    made = _chosen_search(problem, mode)  # refused here, before anything is charged or sampled
     params = safepub_parameters(model.epsilon_anonymization, model.delta)
     ledger = _charge(problem.options.get("accountant"), model)  # once, before the records are sampled
     base = problem.base
     rows = base.row_classes()
     sampled = sample_records(len(rows), params.beta)
     per_class = np.bincount(rows[sampled & (rows >= 0)], minlength=base.n_classes)
-    node, scored, made = _search(problem, mode, scoring == "smooth", per_class, params.k, model.epsilon_search, steps,
-                                 walk_share)
+    node, scored = _search(problem, made, scoring == "smooth", per_class, params.k, model.epsilon_search, steps,
+                           walk_share)
     data, suppressed, groups = _released(problem, node, sampled, params.k)
     seconds = time.perf_counter() - start
     walked = made == "walk"

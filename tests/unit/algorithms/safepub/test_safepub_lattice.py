@@ -20,7 +20,7 @@ from veil.algorithms.safepub._lattice import lattice_fits, lattice_search, latti
 from veil.algorithms.safepub._search import GranularityScore
 from veil.classes import ClassTable
 from veil.cli import app
-from veil.dp import ExponentialMechanism
+from veil.dp import ExponentialMechanism, PrivacyAccountant, PrivacyBudget
 from veil.errors import ParameterError
 from veil.hierarchy import Hierarchy
 from veil.models.registry import build
@@ -133,7 +133,7 @@ def test_adult_lattice_scores_as_granularity_score() -> None:
     low = (0,) * len(qis)
     high = tuple(h.height for h in base.hierarchies)
     lattice = score_lattice(base, sampled, 92, low, high)
-    assert len(lattice.scores) == lattice_size(low, high) and lattice_fits(base, sampled, low, high)
+    assert len(lattice.scores) == lattice_size(low, high) and lattice_fits(base, low, high)
     one_by_one = GranularityScore(base, sampled, 92)
     for i in rng.choice(len(lattice.scores), 40, replace=False):
         assert lattice.scores[i] == pytest.approx(one_by_one(lattice.node(int(i))), rel=1e-12)
@@ -222,12 +222,12 @@ def test_the_walks_options_choose_the_walk() -> None:
 def test_a_lattice_above_the_bound_is_walked(monkeypatch) -> None:
     monkeypatch.setattr(lattice_module, "MAX_LATTICE_NODES", 17)  # the test lattice has 18 nodes
     assert _details()["search"] == "walk"
-    with pytest.raises(ParameterError, match="at most 17 nodes"):
-        _details(search="lattice")
+    accountant = PrivacyAccountant(budget=PrivacyBudget(epsilon=3.0, delta=1e-2))
+    with pytest.raises(ParameterError, match="at most 17 nodes"):  # refused before anything is charged
+        _details(search="lattice", accountant=accountant)
+    assert accountant.spent.epsilon == 0.0
     monkeypatch.setattr(lattice_module, "MAX_LATTICE_NODES", 18)
     assert _details()["search"] == "lattice"
-    monkeypatch.setattr(lattice_module, "MAX_LATTICE_WORK", 17)  # 18 nodes x at least one class
-    assert _details()["search"] == "walk"
 
 
 @pytest.mark.parametrize(("options", "mention"), [
