@@ -243,12 +243,16 @@ def test_bad_search_options_refused(options: dict, mention: str) -> None:
 
 def test_cli_summary_says_global_recoding(workspace: Path) -> None:  # noqa: F811
     args = [a for a in _args(workspace, "--algorithm", "safepub", "--epsilon", "2", "--delta", "1e-3") if a != "-q"]
-    result = CliRunner().invoke(app, args)
+    result = CliRunner().invoke(app, [*args, "--html", str(workspace / "out" / "r.html")])
     assert result.exit_code == 0, result.output
     report = json.loads((workspace / "out" / "r.json").read_text())
     details = report["recoding"]["details"]
     text = " ".join(result.stdout.split())
     assert "local recoding" not in text
+    assert "local recoding" not in (workspace / "out" / "r.html").read_text()  # the report's lattice section
+    levels = report["transformation"]
+    assert report["lattice"]["chosen"] == {"levels": levels, "height": sum(levels.values())}
+    assert report["lattice"]["nodes_total"] == 3 * 2 * 3
     assert (f"safepub: global recoding (full-domain generalization: the levels above) of a random sample of "
             f"{details['sampled']:,} of 3,000 records (β = {details['beta']:.4g}); {report['recoding']['groups']:,} "
             f"classes of at least k = {details['k']} sampled records released, every other record suppressed") in text
