@@ -12,7 +12,10 @@ steps, ``--runs`` times each (both are random).  ARX runs in one JVM (``ArxSafeP
 ``EDDifferentialPrivacy`` without a generalization scheme, i.e. its ``DataDependentEDDPAlgorithm``,
 ``Metric.createLossMetric()``, suppression limit 1, ``setDPSearchBudget(share · ε)``,
 ``setHeuristicSearchStepLimit(steps, EXPANSIONS)``); veil runs in this process
-(``veil.anonymize(..., algorithm="safepub")``).  One warm-up run of each is not counted.
+(``veil.anonymize(..., algorithm="safepub")``) three ways: its default (the smoothed score, one
+exponential-mechanism draw over the whole lattice), ``score=granularity`` (ARX's score, one draw over
+the whole lattice) and ``score=granularity search=walk`` (ARX's score and walk with the same steps,
+then a draw among the nodes it scored).  One warm-up run of each is not counted.
 
 The loss of a release is measured by one function, :func:`granularity_loss`, on the released table
 of either tool: SafePub's objective (Bild et al. 2018, Section 5.1; ARX's
@@ -50,9 +53,15 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 START_MARK = "<!-- safepub-vs-arx:start -->"
 END_MARK = "<!-- safepub-vs-arx:end -->"
-TOOLS = (("veil", "veil (default: walk, then a draw among the nodes scored)"),
-         ("veil_walk", "veil, walk_share=1 (the last pivot of the walk)"),
+TOOLS = (("veil", "veil (default: smoothed score, one draw over the whole lattice)"),
+         ("veil_granularity", "veil, score=granularity (ARX's score, one draw over the whole lattice)"),
+         ("veil_walk", "veil, score=granularity search=walk (ARX's score and walk, then a draw among the nodes scored)"),
          ("arx", "ARX 3.9 (the best pivot by exact score)"))
+#: The algorithm options of each veil row (``steps`` is added to the walk's).
+VEIL_OPTIONS = {"veil": {}, "veil_granularity": {"score": "granularity"},
+                "veil_walk": {"score": "granularity", "search": "walk"}}
+#: The rows that draw over the whole lattice (no steps).
+LATTICE_ROWS = ("veil", "veil_granularity")
 NAMES = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
          "salary-class")
 
@@ -115,8 +124,8 @@ def arx_runs(classpath: str, adult_dir: Path, runs: int, epsilon: float, delta: 
     return out
 
 
-def veil_runs(adult_dir: Path, runs: int, epsilon: float, delta: float, share: float, steps: int,
-              table: dict, walk_share: float | None = None) -> list[dict]:
+def veil_runs(adult_dir: Path, runs: int, epsilon: float, delta: float, share: float, table: dict,
+              options: dict) -> list[dict]:
     """``runs`` veil releases after one warm-up, each measured by :func:`granularity_loss`."""
     import veil
     from veil.hierarchy import from_csv
@@ -130,7 +139,7 @@ def veil_runs(adult_dir: Path, runs: int, epsilon: float, delta: float, share: f
         data, report = veil.anonymize(frame, [DifferentialPrivacy(epsilon=epsilon, delta=delta, search_budget=share)],
                                       quasi_identifiers=list(NAMES), hierarchies=hierarchies, algorithm="safepub",
                                       suppression=1.0, suppressed="drop",
-                                      options={"steps": steps, **({} if walk_share is None else {"walk_share": walk_share})})
+                                      options=options)
         seconds = time.perf_counter() - start
         node = [report["transformation"][n] for n in NAMES]
         if run:
@@ -155,9 +164,10 @@ def render(results: dict) -> str:
              "| search budget (share of ε) | steps | k | tool | loss mean | sd | min | max | s per release (mean) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for row in results["rows"]:
-        for tool, name in TOOLS:
+        for tool, name in (t for t in TOOLS if t[0] in row):
             loss, secs = row[tool]["loss"], row[tool]["seconds"]
-            lines.append(f"| {row['share']:g} (ε_search = {row['share'] * results['epsilon']:g}) | {row['steps']} | "
+            steps = "—" if tool in LATTICE_ROWS else row["steps"]  # the whole lattice: no walk
+            lines.append(f"| {row['share']:g} (ε_search = {row['share'] * results['epsilon']:g}) | {steps} | "
                          f"{row['k']} | {name} | {loss['mean']:.4f} | {loss['sd']:.4f} | "
                          f"{loss['min']:.4f} | {loss['max']:.4f} | {secs['mean']:.2f} |")
     lines += ["", f"Rerun: `{results['command']}`", "", END_MARK]
@@ -193,16 +203,18 @@ def main() -> None:
             for share in (float(s) for s in args.shares.split(",")):
                 arx = arx_runs(classpath, args.adult, args.runs, args.epsilon, args.delta, share, steps, Path(tmp),
                                table)
-                mine = veil_runs(args.adult, args.runs, args.epsilon, args.delta, share, steps, table)
-                walk = veil_runs(args.adult, args.runs, args.epsilon, args.delta, share, steps, table, walk_share=1.0)
+                found = {"arx": arx}
+                for name, options in VEIL_OPTIONS.items():
+                    walked = {**options, "steps": steps} if options.get("search") == "walk" else options
+                    found[name] = veil_runs(args.adult, args.runs, args.epsilon, args.delta, share, table, walked)
                 gap = max(abs(r["loss"] - r["loss_from_score"]) for r in arx)
-                rows.append({"share": share, "steps": steps, "k": mine[0]["k"], "arx_score_check": gap,
+                rows.append({"share": share, "steps": steps, "k": found["veil"][0]["k"], "arx_score_check": gap,
                              **{name: {"loss": summary([r["loss"] for r in runs]),
                                        "seconds": summary([r["seconds"] for r in runs]), "runs": runs}
-                                for name, runs in (("veil", mine), ("veil_walk", walk), ("arx", arx))}})
-                print(f"share {share:g}, steps {steps}: veil {rows[-1]['veil']['loss']['mean']:.4f}, veil's walk "
-                      f"alone {rows[-1]['veil_walk']['loss']['mean']:.4f}, ARX {rows[-1]['arx']['loss']['mean']:.4f} "
-                      f"(ARX's score agrees to {gap:.2g})", flush=True)
+                                for name, runs in found.items()}})
+                print(f"share {share:g}, steps {steps}: " + ", ".join(
+                    f"{name} {rows[-1][name]['loss']['mean']:.4f}" for name in found) +
+                    f" (ARX's score agrees to {gap:.2g})", flush=True)
     revision = args.arx_build / "arx_revision.txt"
     results = {"records": records, "epsilon": args.epsilon, "delta": args.delta, "runs": args.runs, "rows": rows,
                "arx": revision.read_text().strip() if revision.exists() else "unknown",

@@ -75,11 +75,24 @@ def _print_transformation(report: dict[str, Any]) -> None:
         cells = ", ".join(f"{esc(name)} {n:,}" for name, n in blanked.items() if n)
         console.print(f"[bold]local suppression[/]: {sum(blanked.values()):,} cells blanked ({cells or 'none'}); every "
                       f"record matches at least {recoding['details']['k_achieved']:,} records, a blank matching any value")
+    elif recoding and report["transformation"]:  # one level per attribute (SafePub): a global recoding
+        console.print(_global_recoding(recoding, report["records"]), highlight=False)
     elif recoding:
         console.print(
             f"[bold]{esc(recoding['algorithm'])}[/]: local recoding into {recoding['groups']:,} groups "
             "(labels differ between groups; no single level per attribute)"
         )
+
+
+def _global_recoding(recoding: dict[str, Any], records: int) -> str:
+    """The line of a full-domain recoding that reports its own classes: SafePub's sample, k and classes released."""
+    details = recoding.get("details", {})
+    line = f"[bold]{esc(recoding['algorithm'])}[/]: global recoding (full-domain generalization: the levels above)"
+    if "sampled" in details and "k" in details and "beta" in details:
+        return (f"{line} of a random sample of {details['sampled']:,} of {records:,} records (β = {details['beta']:.4g}); "
+                f"{recoding['groups']:,} classes of at least k = {details['k']:,} sampled records released, every other "
+                "record suppressed")
+    return f"{line} into {recoding['groups']:,} classes"
 
 
 def _print_utility_and_risk(report: dict[str, Any]) -> None:

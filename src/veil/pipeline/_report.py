@@ -73,7 +73,8 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
             "nodes_refuted": None if outcome.search is None else outcome.search.extra.get("nodes_refuted"),
             "seconds": round(outcome.seconds, 6),
         },
-        "lattice": lattice_section(outcome.algorithm, outcome.search, dataset.quasi_identifiers),
+        "lattice": lattice_section(outcome.algorithm, outcome.search, dataset.quasi_identifiers,
+                                   transformation=outcome.transformation, nodes_total=outcome.nodes_total),
         "columns": [c.to_dict() for c in columns],
         "output_order": order,
         "warnings": warnings,
@@ -122,7 +123,8 @@ def _risk_before(problem: Any, outcome: Any, star: Any) -> dict[str, Any] | None
     return None if before is None else assess(before, qi_subsets_max_size=0).to_dict()
 
 
-def lattice_section(algorithm: str, search: Any, quasi_identifiers: Any) -> dict[str, Any]:
+def lattice_section(algorithm: str, search: Any, quasi_identifiers: Any, *, transformation: Any = None,
+                    nodes_total: int | None = None) -> dict[str, Any]:
     """The report's ``lattice`` block: what the full-domain search saw, per height, and the node it chose.
 
     Parameters
@@ -133,6 +135,10 @@ def lattice_section(algorithm: str, search: Any, quasi_identifiers: Any) -> dict
         The full-domain search's result; ``None`` for a local recoding.
     quasi_identifiers : sequence of str
         The QIs, in the order of the search's node.
+    transformation, nodes_total : mapping of str to int, int, optional
+        Without a search: the level per QI and the lattice's size of a
+        full-domain recoding chosen otherwise (SafePub's exponential
+        mechanism), reported as ``chosen`` and ``nodes_total``.
 
     Returns
     -------
@@ -149,9 +155,13 @@ def lattice_section(algorithm: str, search: Any, quasi_identifiers: Any) -> dict
     """
     section: dict[str, Any] = {"algorithm": algorithm, "nodes_total": None, "chosen": None, "heights": None,
                                "path": None}
+    names = [str(q) for q in quasi_identifiers]
+    if search is None and transformation and nodes_total is not None:  # SafePub: one level per QI, no record
+        levels = [int(transformation[q]) for q in names]
+        section["nodes_total"] = int(nodes_total)
+        section["chosen"] = {"levels": dict(zip(names, levels)), "height": sum(levels)}
     if search is None:
         return section
-    names = [str(q) for q in quasi_identifiers]
 
     def levels(node: Any) -> dict[str, Any]:
         return {"levels": dict(zip(names, (int(x) for x in node))), "height": int(sum(int(x) for x in node))}

@@ -12,16 +12,21 @@ import numpy as np
 from veil.algorithms._recoding import SUPPRESSED_LABEL, Recoding
 from veil.algorithms._registry import Outcome, Problem
 from veil.algorithms.safepub._parameters import safepub_parameters
+from veil.algorithms.safepub._lattice import lattice_fits, lattice_search, too_large
 from veil.algorithms.safepub._search import GranularityScore, search
 from veil.data._schema import Role
 from veil.errors import ParameterError
 
-__all__ = ["run_safepub", "sample_records", "DEFAULT_STEPS", "DEFAULT_WALK_SHARE"]
+__all__ = ["run_safepub", "sample_records", "DEFAULT_STEPS", "DEFAULT_WALK_SHARE", "SEARCHES", "SCORES"]
 
 #: Steps of the exponential-mechanism walk (ARX's tests use 10 and 100 expansions).
 DEFAULT_STEPS = 100
 #: The share of the search budget the walk spends; the rest draws the released node among the nodes scored.
 DEFAULT_WALK_SHARE = 0.01
+#: The values of the ``search`` option: the whole lattice when it fits (auto), always it, or always the walk.
+SEARCHES = ("auto", "lattice", "walk")
+#: The values of the ``score`` option: the smoothed granularity (sensitivity 1 record), or ARX's (1 per k - 1).
+SCORES = ("smooth", "granularity")
 
 
 def sample_records(n: int, beta: float) -> np.ndarray:
@@ -46,12 +51,24 @@ def _model(problem: Problem) -> Any:
     return found[0]
 
 
-def _options(options: Any) -> tuple[int, float]:
-    """``steps`` and ``walk_share`` from the algorithm's options (``accountant`` is read apart)."""
-    unknown = sorted(set(options) - {"steps", "walk_share", "accountant"})
+def _options(options: Any) -> tuple[str, str, int, float]:
+    """``score``, ``search``, ``steps`` and ``walk_share`` from the algorithm's options (``accountant`` is read apart)."""
+    unknown = sorted(set(options) - {"score", "search", "steps", "walk_share", "accountant"})
     if unknown:
-        raise ParameterError(f"Bad option for the safepub algorithm: {unknown[0]!r} (it takes steps=N and "
-                             "walk_share=S).")
+        raise ParameterError(f"Bad option for the safepub algorithm: {unknown[0]!r} (it takes score=smooth|granularity, "
+                             "search=auto|lattice|walk, steps=N and walk_share=S).")
+    score = options.get("score", "smooth")
+    if score not in SCORES:
+        raise ParameterError(f"The 'score' option of safepub must be one of smooth, granularity. Got {score!r} instead.")
+    search = options.get("search", "auto")
+    if search not in SEARCHES:
+        raise ParameterError(f"The 'search' option of safepub must be one of auto, lattice, walk. Got {search!r} instead.")
+    walk_given = sorted({"steps", "walk_share"} & set(options))
+    if search == "lattice" and walk_given:
+        raise ParameterError(f"The {walk_given[0]!r} option of safepub is the walk's; search=lattice draws once over "
+                             "the whole lattice and takes neither steps nor walk_share.")
+    if search == "auto" and walk_given:  # the walk's own options ask for the walk
+        search = "walk"
     steps = options.get("steps", DEFAULT_STEPS)
     if isinstance(steps, str) and steps.strip().isdigit():
         steps = int(steps)
@@ -64,7 +81,7 @@ def _options(options: Any) -> tuple[int, float]:
         number = math.nan
     if isinstance(share, bool) or not 0.0 < number <= 1.0:
         raise ParameterError(f"The 'walk_share' option of safepub must be a number in (0, 1]. Got {share!r} instead.")
-    return steps, number
+    return score, search, steps, number
 
 
 def _charge(accountant: Any, model: Any) -> dict | None:
@@ -123,28 +140,48 @@ def _refuse(problem: Problem) -> None:
         )
 
 
+def _chosen_search(problem: Problem, mode: str) -> str:
+    """``lattice`` (one draw over the whole lattice) when it fits (:func:`~veil.algorithms.safepub._lattice.lattice_fits`,
+    on the hierarchies' facts only, not the records) and ``mode`` is not ``walk``, else ``walk``."""
+    fits = lattice_fits(problem.base, problem.min_levels, problem.max_levels)
+    if mode == "lattice" and not fits:
+        raise too_large()
+    return "lattice" if mode != "walk" and fits else "walk"
+
+
+def _search(problem: Problem, made: str, smooth: bool, per_class: np.ndarray, k: int, epsilon: float, steps: int,
+            walk_share: float) -> tuple[tuple[int, ...], int]:
+    """The node released and the number of nodes scored, by the search ``made`` (:func:`_chosen_search`)."""
+    base, low, high = problem.base, problem.min_levels, problem.max_levels
+    if made == "lattice":
+        return lattice_search(base, per_class, k, low, high, epsilon=epsilon, smooth=smooth)
+    score = GranularityScore(base, per_class, k, smooth=smooth)
+    return search(score, low, high, steps=steps, epsilon=epsilon, walk_share=walk_share)
+
+
 def run_safepub(problem: Problem) -> Outcome:
     """Run SafePub on the rows of ``problem`` (see :mod:`veil.algorithms.safepub`)."""
     start = time.perf_counter()
     model = _model(problem)
-    steps, walk_share = _options(problem.options)
+    scoring, mode, steps, walk_share = _options(problem.options)
     _refuse(problem)
+    made = _chosen_search(problem, mode)  # refused here, before anything is charged or sampled
     params = safepub_parameters(model.epsilon_anonymization, model.delta)
     ledger = _charge(problem.options.get("accountant"), model)  # once, before the records are sampled
     base = problem.base
     rows = base.row_classes()
     sampled = sample_records(len(rows), params.beta)
     per_class = np.bincount(rows[sampled & (rows >= 0)], minlength=base.n_classes)
-    score = GranularityScore(base, per_class, params.k)
-    node, scored = search(score, problem.min_levels, problem.max_levels, steps=steps, epsilon=model.epsilon_search,
-                          walk_share=walk_share)
+    node, scored = _search(problem, made, scoring == "smooth", per_class, params.k, model.epsilon_search, steps,
+                           walk_share)
     data, suppressed, groups = _released(problem, node, sampled, params.k)
     seconds = time.perf_counter() - start
+    walked = made == "walk"
     details = {
         "epsilon": model.epsilon, "delta": model.delta, "search_budget": model.search_budget,
         "epsilon_search": model.epsilon_search, "epsilon_anonymization": model.epsilon_anonymization,
-        "beta": params.beta, "k": params.k, "steps": steps, "walk_share": walk_share, "nodes_scored": scored,
-        "metric": "granularity",
+        "beta": params.beta, "k": params.k, "search": made, "steps": steps if walked else None,
+        "walk_share": walk_share if walked else None, "nodes_scored": scored, "score": scoring, "metric": "granularity",
         "sampled": int(sampled.sum()),
     }
     if ledger is not None:

@@ -17,9 +17,21 @@ k - 1 records out of suppression), so u has sensitivity 1 and each step of
 the exponential mechanism draws candidate g with probability
 :math:`\\propto e^{\\varepsilon_{step} u(g) / 2}`.
 
-The walk spends a small share of the search budget (``walk_share``); the
-node released is then drawn by the exponential mechanism, with the rest,
-among every node the walk scored.  ARX releases instead the best pivot of its
+Dividing by k - 1 flattens the mechanism: a record's worth of loss is 1/(k - 1)
+of a unit of score.  veil's default score (``score=smooth``) is instead minus a
+smoothed bracket: a released class of c sampled records counts
+max(c · share, 2(k - 1) - c) instead of c · share (share: its mean domain share
+over the QIs).  Its count then moves by at most 1 for each record added or
+removed, on both sides of the threshold k, so the bracket itself has
+sensitivity 1 and needs no division (:func:`smooth_bracket`).  It charges a
+class just above k as if it were partly suppressed, and is otherwise ARX's.
+
+This module holds the walk, used when the lattice is too large to score whole
+(or with ``search=walk``); a lattice within the bound is scored whole and
+drawn from once instead (:mod:`veil.algorithms.safepub._lattice`).  The walk
+spends a small share of the search budget (``walk_share``); the node released
+is then drawn by the exponential mechanism, with the rest, among every node
+the walk scored.  ARX releases instead the best pivot of its
 walk by exact score, a choice made by no mechanism (see
 ``docs/algorithms/safepub.md``, "Differences from ARX").
 """
@@ -32,7 +44,20 @@ import numpy as np
 
 from veil.classes import ClassTable
 
-__all__ = ["GranularityScore", "walk", "search"]
+__all__ = ["GranularityScore", "smooth_bracket", "walk", "search"]
+
+
+def smooth_bracket(counts: np.ndarray, share: np.ndarray, k: int, records: int) -> float:
+    """The smoothed granularity bracket of one node, from its released classes (``counts``: the sampled
+    records of each class of at least k, ``share``: each one's mean domain share over the QIs).
+
+    A released class of c records counts max(c · share, 2(k - 1) - c) rather than c · share, and every
+    record not released counts 1: the count of a class moves by at most 1 for each record added to it
+    (from k - 1 suppressed records to k released ones, by at most 1), so the bracket has sensitivity 1
+    in records, not k - 1.
+    """
+    released = float(np.maximum(counts * share, 2.0 * (k - 1) - counts).sum())
+    return (records - float(counts.sum())) + released
 
 
 class GranularityScore:
@@ -45,12 +70,16 @@ class GranularityScore:
     sampled : numpy.ndarray of int
         Sampled records per class of ``base``.
     k : int
+    smooth : bool
+        ``False``: ARX's score (the bracket divided by k - 1); ``True``: minus the smoothed
+        bracket (:func:`smooth_bracket`).  Both have sensitivity 1.
     """
 
-    def __init__(self, base: ClassTable, sampled: np.ndarray, k: int) -> None:
+    def __init__(self, base: ClassTable, sampled: np.ndarray, k: int, smooth: bool = False) -> None:
         self.base = base
         self.sampled = np.asarray(sampled, dtype=np.float64)
         self.k = k
+        self.smooth = smooth
         self.records = base.n_records
         self._shares = [
             [h.leaf_counts(level) / float(h.n_values(0)) for level in range(h.height + 1)] for h in base.hierarchies
@@ -67,8 +96,12 @@ class GranularityScore:
     def __call__(self, node: Sequence[int]) -> float:
         table = self.base.generalize(tuple(int(x) for x in node))
         counts = self.sampled_counts(table)
-        released = np.where(counts >= self.k, counts, 0.0)
         codes = table.codes
+        if self.smooth:
+            kept = counts >= self.k
+            share = sum(self._shares[i][level][codes[kept, i]] for i, level in enumerate(node)) / len(node)
+            return -smooth_bracket(counts[kept], share, self.k, self.records)
+        released = np.where(counts >= self.k, counts, 0.0)
         shares = sum(float(released @ self._shares[i][level][codes[:, i]]) for i, level in enumerate(node))
         d = len(node)
         loss = (self.records - released.sum()) + shares / d
