@@ -16,7 +16,7 @@ from typing import Any
 
 from veil.errors import ParameterError
 
-__all__ = ["frame_dataset", "model_specs", "build_models", "FRAME_KEYWORDS", "suppression_limit_of"]
+__all__ = ["frame_dataset", "model_specs", "build_models", "FRAME_KEYWORDS", "suppression_limit_of", "refuse_data_built"]
 
 #: The keywords of :func:`veil.anonymize` that describe a DataFrame; a Dataset carries them itself.
 FRAME_KEYWORDS = ("quasi_identifiers", "sensitive", "identifiers", "insensitive", "kinds", "hierarchies",
@@ -77,6 +77,19 @@ def frame_dataset(frame: Any, *, quasi_identifiers: Any, sensitive: Any = None, 
                          kinds={n: str(k) for n, k in (kinds or {}).items()})
     sources = {**{name: "given" for name in objects}, **resolution.sources}
     return dataset.with_hierarchies({**objects, **resolution.hierarchies}), sources
+
+
+def refuse_data_built(hierarchies: Mapping[str, Any] | None, auto: bool) -> None:
+    """Refuse, for a differentially private release (safepub), a hierarchy built from the column's values:
+    ``auto_hierarchies`` or a builder spec (``interval:5,10``); a :class:`~veil.hierarchy.Hierarchy` given
+    whole or a file is fixed before the data is read."""
+    from veil.hierarchy import parse_spec
+
+    built = [name for name, h in (hierarchies or {}).items() if isinstance(h, str) and parse_spec(h).builder != "file"]
+    if auto or built:
+        what = "auto_hierarchies=True" if auto else f"the hierarchy {hierarchies[built[0]]!r} of {built[0]!r}"
+        raise ParameterError(f"{what} builds a hierarchy from the data; a differentially private release (safepub) "
+                             "needs every hierarchy fixed before the data is read: give Hierarchy objects or files.")
 
 
 def _per_attribute(value: Any, parameter: str, sensitive: Sequence[str]) -> dict[str, Any]:

@@ -36,7 +36,7 @@ import pandas as pd
 from veil.algorithms.lattice import SearchResult
 from veil.classes import ClassTable
 from veil.dataset import Dataset
-from veil._frame_release import FRAME_KEYWORDS, build_models, frame_dataset, suppression_limit_of
+from veil._frame_release import FRAME_KEYWORDS, build_models, frame_dataset, refuse_data_built, suppression_limit_of
 from veil.errors import ParameterError
 from veil.models import PrivacyModel
 from veil.pipeline._memory import MemoryRows
@@ -259,6 +259,8 @@ def anonymize(
     (['[30, 40)', '[30, 40)', '[30, 40)', '[50, 60)', '[50, 60)', '[50, 60)'], 3)
     """
     start = time.perf_counter()
+    if algorithm == "safepub":
+        refuse_data_built(hierarchies, auto_hierarchies)
     dataset, models, sources = _request(dataset, models, dict(
         quasi_identifiers=quasi_identifiers, sensitive=sensitive, identifiers=identifiers, insensitive=insensitive,
         kinds=kinds, hierarchies=hierarchies, auto_hierarchies=auto_hierarchies), k=k, l=l, t=t)

@@ -87,6 +87,17 @@ class HierarchySpec(_Strict):
                 raise ValueError(str(exc)) from None
         return self
 
+    def reads_the_data(self) -> bool:
+        """Whether the hierarchy is built from the column's values (a builder, ``auto``, ``flat``)
+        rather than given whole (a file, a taxonomy)."""
+        if self.file is not None or self.taxonomy is not None:
+            return False
+        if self.spec is not None:
+            from veil.hierarchy import parse_spec
+
+            return parse_spec(self.spec).builder != "file"
+        return True
+
 
 class AttributeSpec(_Strict):
     role: Literal["identifier", "quasi-identifier", "sensitive", "insensitive"]
@@ -250,10 +261,18 @@ def build_hierarchies(config: ReleaseConfig, dataset: Any = None, *, values_of: 
             return column_values(dataset, name) if name in dataset.columns else ([], None)
 
     out = Resolution()
+    private = config.algorithm == "safepub" or any(m.get("type") == "dp" for m in config.models)
     for name, attribute in config.attributes.items():
         spec = attribute.hierarchy
         if spec is None:
             continue
+        if private and spec.reads_the_data():
+            raise ConfigError(
+                f"attributes.{name}.hierarchy: a differentially private release (safepub) needs every hierarchy "
+                f"fixed before the data is read (a file or a taxonomy); {_source(spec)!r} is built from the "
+                "column's values, so the generalizations released would depend on the records. Build it once "
+                f"with `veil hierarchy build FILE --qi {name} --spec ... -o DIR`, review it, and give the file."
+            )
         values, counts = values_of(name) if spec.file is None and spec.taxonomy is None else ([], None)
         if spec.spec is not None and spec.spec.strip().lower() == "auto":
             kind = attribute.kind if "kind" in attribute.model_fields_set else None

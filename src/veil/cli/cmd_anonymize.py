@@ -77,6 +77,10 @@ def _config_from_flags(
         if stray:  # before any hierarchy is built
             raise ParameterError(f"{option} names {stray[0]!r}, which is neither a quasi-identifier (--qi) nor a "
                                  "sensitive attribute (--sensitive, -l, -t, --require); it would do nothing.")
+    if auto_hierarchies and algorithm == "safepub":  # before `auto` reads the data and prints what it saw
+        raise ParameterError("--auto-hierarchies builds hierarchies from the data; a differentially private release "
+                             "(safepub) needs every hierarchy fixed before the data is read: give files (--hierarchy "
+                             "COL=FILE, written once by `veil hierarchy build` and reviewed).")
     hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi, kinds=kinds, sep=sep,
                                   file=file if engine == "local" else None, na_values=na_values_of(na_values, file))
     attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive)
