@@ -56,7 +56,7 @@ def test_both_models_are_offered_with_a_chooser_of_the_workspace_s_tables(sample
         box = re.search(rf'<input type="checkbox" name="model" value="{kind}" id="use-{kind}"[^>]*>', page).group(0)
         assert "disabled" not in box
         chooser = re.search(rf'<select name="{kind}.population" id="{kind}.population">(.*?)</select>', page, re.S)
-        assert re.findall(r"<option[^>]*>([^<]+)<", chooser.group(1)) == ["population.csv", "people.csv"]
+        assert re.findall(r"<option[^>]*>([^<]+)<", chooser.group(1)) == ["population.csv"]
 
 
 def test_a_run_under_k_map_and_delta_presence_holds_them_on_the_written_release(sample, tmp_path):
@@ -120,3 +120,13 @@ def test_a_population_under_the_open_table_s_name_is_refused(sample):
     answer = client.post(f"/models/table?csrf={client.csrf}", files={"file": ("people.csv", b"a,b\n1,2\n")})
     assert answer.status_code == 400 and "the open table&#39;s name" in answer.text
     assert (app.state.workspace.root / "people.csv").read_bytes() == before
+
+
+def test_without_another_table_the_population_models_cannot_be_ticked(web):
+    client, app = web
+    client.post(f"/open/upload?csrf={client.csrf}", files={"file": ("people.csv", b"age,sex\n30,f\n40,m\n")})
+    page = client.get("/models").text
+    for kind in ("k-map", "delta-presence"):
+        box = re.search(rf'<input type="checkbox" name="model" value="{kind}" id="use-{kind}"[^>]*>', page).group(0)
+        assert "disabled" in box
+    assert 'id="population-upload"' in page

@@ -108,9 +108,10 @@ async def _page(request: Request, chosen: dict[str, Any], *, error: str | None =
 
 
 def tables(workspace) -> list[str]:
-    """The workspace's tables a model may take by file (a population), the open table last."""
-    names = [f for f in workspace.files() if "_hierarchy_" not in f and not f.startswith("run-")]
-    return [f for f in names if f != workspace.state.data] + [f for f in names if f == workspace.state.data]
+    """The workspace's tables a model may take by file (a population): not the open table (a table
+    is not its own population), nor a hierarchy or a run's release."""
+    return [f for f in workspace.files()
+            if f != workspace.state.data and "_hierarchy_" not in f and not f.startswith("run-")]
 
 
 def _check_tables(workspace, models: list[dict[str, Any]]) -> None:
