@@ -421,6 +421,9 @@ def _check_consistency(config: ReleaseConfig) -> None:
             )
     if config.algorithm == "tds" and config.label is None:
         raise ConfigError("label: the tds algorithm needs a class label to score specializations.")
+    from veil._config_tables import check_tables
+
+    check_tables(config)  # a population model's file (population: FILE)
     for i, spec in enumerate(config.models):
         build_model(spec, f"models[{i}]")  # the registry's schema: type, parameters, constraints
         s = spec.get("sensitive")

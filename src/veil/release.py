@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from veil.anonymization import AnonymizationResult, anonymize
+from veil._config_tables import read_tables
 from veil.config import ReleaseConfig, build_hierarchies, build_model, deidentify_frame
 from veil.dataset import MISSING, Dataset
 from veil.data import write_frame
@@ -29,7 +30,7 @@ from veil.errors import ConfigError, OutputError
 from veil.pipeline import Outputs, ReleasePolicy, verify_written
 from veil.pipeline._policy import suppressed_mode
 
-__all__ = ["dataset_from_config", "run_config", "write_table", "write_json", "check_output_path", "FileRelease",
+__all__ = ["dataset_from_config", "run_config", "build_models", "write_table", "write_json", "check_output_path", "FileRelease",
            "release_inputs", "policy_from_config"]
 
 
@@ -87,14 +88,22 @@ def _check_hierarchy_files(config: ReleaseConfig) -> None:
 
 
 def release_inputs(config: ReleaseConfig, config_path: str | Path | None = None) -> list[Path]:
-    """Every file a release reads: the data, each hierarchy file, the configuration."""
-    files = [config.resolve(config.input.path)]
+    """Every file a release reads: the data, each hierarchy file, each population file, the configuration."""
+    from veil._config_tables import table_files
+
+    files = [config.resolve(config.input.path), *table_files(config)]
     for attribute in config.attributes.values():
         if attribute.hierarchy is not None and attribute.hierarchy.file is not None:
             files.append(config.resolve(attribute.hierarchy.file))
     if config_path is not None:
         files.append(Path(config_path))
     return files
+
+
+def build_models(config: ReleaseConfig) -> list[Any]:
+    """The configuration's models, each table one names read (a population: ``population: FILE``)."""
+    return [build_model(read_tables(config, spec, f"models[{i}]") if isinstance(spec, dict) else spec, f"models[{i}]")
+            for i, spec in enumerate(config.models)]
 
 
 def policy_from_config(config: ReleaseConfig) -> ReleasePolicy:
@@ -224,8 +233,8 @@ def run_config(
         if config.engine != "local":
             raise ConfigError("--holdout withholds records in memory: use the local engine.")
         targets["control"] = Path(holdout.path)
-    models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
     _check_hierarchy_files(config)  # before the data is read: a typo must not cost a long read
+    models = build_models(config)  # a population file read
     with Outputs(targets, inputs=release_inputs(config, config_path)) as out:
         phase("encode", None, None)
         files = [role for role in ("data", "report", "html") if role in out]  # the write phase counts them
@@ -312,7 +321,7 @@ def provenance(config: ReleaseConfig) -> dict[str, Any]:
             return {k: names_only(v, k) for k, v in value.items() if k != "base_dir"}
         if isinstance(value, list):
             return [names_only(v) for v in value]
-        if key in ("path", "file", "report", "html") and isinstance(value, str):
+        if key in ("path", "file", "report", "html", "population") and isinstance(value, str):
             return Path(value).name
         return value
 

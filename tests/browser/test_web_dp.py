@@ -76,6 +76,16 @@ def test_a_synthetic_table_charged_to_the_same_ledger_then_evaluated(chrome, web
     assert chrome.find_element(By.ID, "download-csv").is_displayed()
     screenshot("synthesized")
 
+    epsilon = chrome.find_element(By.ID, "synth-epsilon")  # more than the 0.1 left: veil synthesize's own line
+    epsilon.clear()
+    epsilon.send_keys("0.5")
+    chrome.find_element(By.ID, "synthesize-run").click()
+    until(chrome, lambda d: d.find_elements(By.ID, "error"), seconds=60)
+    refusal = chrome.find_element(By.ID, "error").text
+    assert refusal.startswith("error: The synthesis costs epsilon=0.5, delta=1e-09, but only epsilon=0.1"), refusal
+    assert refusal.endswith("of the budget remains; nothing was spent or written."), refusal
+    screenshot("synthesis-refused")
+
     chrome.find_element(By.LINK_TEXT, "Evaluate").click()
     until(chrome, lambda d: d.find_elements(By.ID, "evaluate-form"), seconds=30)
     release = chrome.find_element(By.CSS_SELECTOR, "#eval-release option:checked").text

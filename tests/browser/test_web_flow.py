@@ -240,3 +240,69 @@ def test_use_these_levels_and_ticking_dp(chrome, web_server, screenshot, tmp_pat
     assert chrome.find_element(By.ID, "dp.delta").get_attribute("value") == "1e-05"
     chrome.execute_script("document.getElementById('model-dp').scrollIntoView()")
     screenshot("ux-models-dp")
+
+
+def test_k_map_against_a_population_then_the_release_evaluated_with_its_run(chrome, web_server, screenshot, tmp_path):
+    """A sample of a population: the population added on the Models page without replacing the open
+    table, k-map chosen with it, a verified release; the Evaluate page then proposes the run's report
+    and matches the release through the run's hierarchies."""
+    import numpy as np
+    import pandas as pd
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    rng = np.random.default_rng(5)
+    population = pd.DataFrame({"age": rng.integers(18, 90, 3000), "sex": rng.choice(["female", "male"], 3000),
+                               "zip": rng.choice([f"1{i:04d}" for i in range(8)], 3000),
+                               "diagnosis": rng.choice(["flu", "asthma", "gout"], 3000)})
+    population.to_csv(tmp_path / "census.csv", index=False)
+    population.sample(500, random_state=5).to_csv(tmp_path / "survey.csv", index=False)
+    chrome.get(web_server.url)
+    closers = chrome.find_elements(By.CSS_SELECTOR, "form[action^='/close'] button")
+    if closers:
+        closers[0].click()
+        _wait(chrome, lambda d: d.find_elements(By.ID, "upload-file"))
+    chrome.find_element(By.ID, "upload-file").send_keys(str(tmp_path / "survey.csv"))
+    chrome.find_element(By.CSS_SELECTOR, "#upload button[type=submit]").click()
+    _wait(chrome, lambda d: d.find_elements(By.ID, "columns"))
+    chrome.get(web_server.origin + "/models")
+    chrome.find_element(By.ID, "population-file").send_keys(str(tmp_path / "census.csv"))
+    chrome.find_element(By.ID, "population-add").click()
+    _wait(chrome, lambda d: d.find_elements(By.ID, "use-k-map") and
+          d.find_element(By.ID, "use-k-map").get_attribute("disabled") is None)
+    chrome.find_element(By.CSS_SELECTOR, "#more-models summary").click()
+    chrome.find_element(By.ID, "use-k-map").click()
+    k = chrome.find_element(By.ID, "k-map.k")
+    k.clear()
+    k.send_keys("10")
+    population_choice = Select(chrome.find_element(By.ID, "k-map.population"))
+    assert "census.csv" in [o.text for o in population_choice.options]
+    assert "survey.csv" not in [o.text for o in population_choice.options]  # not its own population
+    population_choice.select_by_visible_text("census.csv")
+    chrome.execute_script("document.getElementById('model-k-map').scrollIntoView()")
+    screenshot("models-k-map")
+    chrome.find_element(By.ID, "save-models").click()
+    _wait(chrome, lambda d: d.current_url.endswith("/run") and d.find_elements(By.ID, "config-yaml"))
+    assert "population: census.csv" in chrome.find_element(By.ID, "config-yaml").text
+    chrome.find_element(By.ID, "run").click()
+    _wait(chrome, lambda d: d.current_url.endswith("/results") and d.find_elements(By.ID, "summary"))
+    figures = {r.get_attribute("data-figure"): r.get_attribute("data-value")
+               for r in chrome.find_elements(By.CSS_SELECTOR, "#summary tr[data-figure]")}
+    assert figures["verified"] == "True", figures
+    screenshot("results-k-map")
+
+    chrome.find_element(By.LINK_TEXT, "Evaluate").click()
+    _wait(chrome, lambda d: d.find_elements(By.ID, "evaluate-form"))
+    release = chrome.find_element(By.CSS_SELECTOR, "#eval-release option:checked").text
+    assert release.startswith("run-") and release.endswith("-release.csv")
+    report = chrome.find_element(By.CSS_SELECTOR, "#eval-report option:checked").text
+    assert report == release.replace("-release.csv", "-report.json")
+    chrome.find_element(By.CSS_SELECTOR, '#evaluate-form input[name="attacks"][value="singling-out"]').click()
+    n_attacks = chrome.find_element(By.NAME, "n_attacks")
+    n_attacks.clear()
+    n_attacks.send_keys("60")
+    chrome.find_element(By.CSS_SELECTOR, '#evaluate-form input[name="seed"]').send_keys("1")
+    chrome.find_element(By.ID, "evaluate-run").click()
+    _wait(chrome, lambda d: d.find_elements(By.ID, "evaluation-table") or d.find_elements(By.ID, "error"))
+    assert "through the run's hierarchies" in chrome.find_element(By.ID, "evaluation-facts").text
+    screenshot("evaluated-with-run")

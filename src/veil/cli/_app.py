@@ -263,16 +263,6 @@ def load_dataset(
 
 def read_json_report(path: Path | None) -> dict[str, Any] | None:
     """A veil JSON report as a dict (None without one): ``--report`` of utility and evaluate."""
-    import json
+    from veil.evaluate._release_inputs import read_report
 
-    from veil.errors import DataFormatError
-
-    if path is None:
-        return None
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataFormatError(f"Cannot read the report {str(path)!r} as JSON: {exc}.") from None
-    if not isinstance(report, dict):
-        raise DataFormatError(f"The report {str(path)!r} is not a veil report (a JSON object).")
-    return report
+    return read_report(path)

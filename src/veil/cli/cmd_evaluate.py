@@ -7,27 +7,7 @@ from typing import Any
 
 import typer
 
-from veil.cli._app import app, console, esc, parse_assignments, read_json_report, split_list, user_errors
-
-
-def _release_facts(path: Path | None) -> tuple[list[str], list[str], dict[str, int]]:
-    """The QIs, sensitive columns and levels a veil JSON report names (empty without one)."""
-    from veil.errors import DataFormatError
-
-    report = read_json_report(path)
-    if report is None:
-        return [], [], {}
-    columns = [c for c in report.get("columns") or [] if isinstance(c, dict)]
-    qis = [str(c.get("name")) for c in columns if c.get("role") == "quasi-identifier"]
-    sensitive = [str(c.get("name")) for c in columns if c.get("role") == "sensitive"]
-    levels = report.get("transformation") or {}
-    if not isinstance(levels, dict):
-        raise DataFormatError(f"The report {str(path)!r} has a malformed 'transformation'.")
-    try:
-        levels = {str(k): int(v) for k, v in levels.items()}
-    except (TypeError, ValueError):
-        raise DataFormatError(f"The report {str(path)!r} has a malformed 'transformation'.") from None
-    return qis or list(levels), sensitive, levels
+from veil.cli._app import app, console, esc, parse_assignments, split_list, user_errors
 
 
 def _aux(text: str | None) -> tuple[list[str] | None, tuple[list[str], list[str]] | None]:
@@ -84,7 +64,7 @@ def evaluate_command(
     attacks; each risk is what the release leaks beyond a control set."""
     from veil.dataset import Dataset
     from veil.evaluate import evaluate
-    from veil.hierarchy import from_csv
+    from veil.evaluate._release_inputs import release_inputs
     from veil.pipeline import Outputs
 
     with user_errors():
@@ -93,15 +73,14 @@ def evaluate_command(
         secrets = [s for item in secret or [] for s in split_list(item, "--secret")]
         inputs = [original, release, control, report, *files.values()]
         with Outputs({"json": json_out, "html": html_out}, inputs=[p for p in inputs if p is not None]) as out:
-            qis, sensitive, levels = _release_facts(report)
+            facts = release_inputs(report, files)
             frames = [Dataset.read(p, sep=sep).frame for p in (original, release)]
             held = None if control is None else Dataset.read(control, sep=sep).frame
-            hierarchies = {name: from_csv(file, name=name) for name, file in files.items()}
             result = evaluate(
                 frames[0], frames[1], held, secret=secrets or None, aux=known, link_aux=halves,
                 attacks=split_list(attacks, "--attacks"), n_attacks=n_attacks, n_cols=n_cols,
                 n_neighbors=n_neighbors, confidence=confidence, tolerance=tolerance, seed=seed,
-                quasi_identifiers=qis, sensitive=sensitive, hierarchies=hierarchies, levels=levels,
+                **facts.keywords(),
             )
             if json_out is not None:
                 out.write_json("json", result)

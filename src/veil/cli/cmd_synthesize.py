@@ -16,7 +16,7 @@ import typer
 
 from veil.cli._app import app, console, parse_assignments, split_list, user_errors
 from veil.cli._ledger_options import budget_total, check_fits, ledger_files, ledger_key
-from veil.errors import BudgetExceededError, ParameterError
+from veil.errors import ParameterError
 
 
 def _accountant(budget_file: Optional[Path], key: Optional[str], total: Any) -> Any:
@@ -26,21 +26,6 @@ def _accountant(budget_file: Optional[Path], key: Optional[str], total: Any) -> 
     if budget_file is None:
         return None if total is None else PrivacyAccountant(budget=total)
     return PrivacyAccountant.from_ledger(BudgetLedger(budget_file), key, budget=total)
-
-
-def _refuse(rem: Any, epsilon: float, delta: float, when: str) -> None:
-    hint = " (give the dataset a --budget-delta the first time: δ > 0 is spent)" if rem.delta < delta else ""
-    raise BudgetExceededError(
-        f"The synthesis costs epsilon={epsilon:g}, delta={delta:g}, but only epsilon={rem.epsilon:g}, "
-        f"delta={rem.delta:g} of the budget remains{hint}; nothing was {when}spent or written.")
-
-
-def _precheck(accountant: Any, epsilon: float, delta: float, when: str = "") -> None:
-    """Refuse a synthesis whose cost cannot fit in what ``accountant`` has left."""
-    from veil.dp.synthesis._api import plan_budget, synthesis_cost
-
-    if accountant is not None and not accountant.can_spend(synthesis_cost(accountant, plan_budget(epsilon, delta))):
-        _refuse(accountant.remaining, epsilon, delta, when)
 
 
 @app.command("synthesize")
@@ -107,15 +92,14 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
          engine: str = "local", workload: Optional[str] = None) -> dict:
     from veil.data import read_table
     from veil.dp.synthesis import parse_bins, parse_domain
-    from veil.dp.synthesis._api import check_privacy, column_domains, plan_budget, synthesis_cost
+    from veil.dp.synthesis._api import column_domains, plan_budget, synthesis_cost
     from veil.dp.synthesis._engine import check_engine, synthesis_source
+    from veil.dp.synthesis._precheck import check_budget, check_settings, refuse_budget
     from veil.dp.synthesis._workload import resolve_workload
     from veil.pipeline import Outputs
 
-    eps, dlt = check_privacy(epsilon, delta, algorithm)
+    eps, dlt = check_settings(epsilon, delta, algorithm, max_categories)
     engine = check_engine(engine, budget_file is not None, dataset_name)
-    if max_categories < 1:
-        raise ParameterError(f"--max-categories must be at least 1; got {max_categories}.")
     given = dict(parse_domain(domain)) if domain is not None else {}
     given.update(parse_bins(parse_assignments(bins, "--bins")))
     extra = report_options or _report_options(None, None, None, False, None, False)
@@ -125,7 +109,7 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
         named = f"name:{dataset_name}" if dataset_name else None  # a key known before any row is read
         check_fits(budget_file, named, budget_total(budget, budget_delta, epsilon=eps, delta=dlt,
                                                     budget_file=budget_file, key=named),
-                   lambda acc: synthesis_cost(acc, plan_budget(eps, dlt)), lambda rem: _refuse(rem, eps, dlt, "read, "))
+                   lambda acc: synthesis_cost(acc, plan_budget(eps, dlt)), lambda rem: refuse_budget(rem, eps, dlt, "read, "))
         if engine != "local" and extra.holdout is not None:
             raise ParameterError("--holdout withholds records in memory: use the local engine (--engine local).")
         # as text, so that a category such as ZIP code 02139 keeps its leading zero (an engine: the same labels)
@@ -139,7 +123,7 @@ def _run(file: Path, *, epsilon: float, delta: float, algorithm: str, output: Pa
                                                                                           typed=True).to_pandas())
         accountant = _accountant(budget_file, key, budget_total(budget, budget_delta, epsilon=eps, delta=dlt,
                                                                 budget_file=budget_file, key=key))
-        _precheck(accountant, eps, dlt)
+        check_budget(accountant, eps, dlt)
         options = dict(epsilon=eps, delta=dlt, domain=given, identifiers=ids, max_categories=max_categories,
                        accountant=accountant, seed=seed, algorithm=algorithm, workload=workload)
         result = _synthesized(out, frame, options, in_memory=control is not None)

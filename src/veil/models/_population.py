@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -13,7 +13,7 @@ from veil.errors import ColumnNotFoundError, ParameterError
 from veil.models._base import PrivacyModel
 from veil.models._facts import Param, RequirementKey
 
-__all__ = ["population_counts", "PopulationModel", "PopulationUniques", "EstimatedKMap", "derived_k",
+__all__ = ["population_counts", "generalized_labels", "in_release_labels", "PopulationModel", "PopulationUniques", "EstimatedKMap", "derived_k",
            "UNIQUENESS_ESTIMATORS", "CELL_SIZE_ESTIMATORS"]
 
 
@@ -61,21 +61,10 @@ def population_counts(classes: ClassTable, population: object, owner: str) -> np
         No population, different QIs, or a class of the table that the
         population does not contain as often (the table must be a sample of it).
     """
-    from veil.dataset import MISSING, format_labels
-
     frame = _population_frame(population, classes, owner)
     qis = list(classes.quasi_identifiers)
-    mapped = {}
-    for i, name in enumerate(qis):
-        h = classes.hierarchies[i]
-        level = classes.levels[i]
-        values = format_labels(frame[name]).fillna(MISSING).astype(str).to_numpy(dtype=object)
-        index = pd.Index(h.labels[0]).get_indexer(values)
-        out = values.copy()
-        leaf = index >= 0
-        if level > 0 and leaf.any():
-            out[leaf] = h.labels[level][h.maps[level][index[leaf]]]
-        mapped[name] = out
+    mapped = {name: generalized_labels(frame[name], h, level)
+              for name, h, level in zip(qis, classes.hierarchies, classes.levels)}
     pop = pd.DataFrame(mapped)
     pop["_population"] = frame["count"].to_numpy(dtype=np.int64)
     pop = pop.groupby(qis, sort=False, dropna=False)["_population"].sum().reset_index()
@@ -92,6 +81,37 @@ def population_counts(classes: ClassTable, population: object, owner: str) -> np
             "the table's records, generalized the same way."
         )
     return counts
+
+
+def generalized_labels(values: pd.Series, hierarchy: Any, level: int) -> np.ndarray:
+    """``values`` as labels of ``hierarchy`` at ``level``: an original value (a leaf) mapped to its
+    label there, any other value (already generalized) kept; a missing value is :data:`MISSING`."""
+    from veil.dataset import MISSING, format_labels
+
+    labels = format_labels(values).fillna(MISSING).astype(str).to_numpy(dtype=object)
+    index = pd.Index(hierarchy.labels[0]).get_indexer(labels)
+    out = labels.copy()
+    leaf = index >= 0
+    if level > 0 and leaf.any():
+        out[leaf] = hierarchy.labels[level][hierarchy.maps[level][index[leaf]]]
+    return out
+
+
+def in_release_labels(models: Any, hierarchies: Any, levels: Any) -> list[Any]:
+    """``models`` with each population (a DataFrame) generalized to ``levels`` (``{column: level}``)
+    through ``hierarchies``: the labels a full-domain release shows, so that a model judged on the
+    written release (whose classes are its labels as they are) matches the population there."""
+    out = []
+    for model in models:
+        population = getattr(model, "population", None)
+        if isinstance(model, PopulationModel) and isinstance(population, pd.DataFrame):
+            frame = population.copy()
+            for name, level in levels.items():
+                if name in frame.columns and name in hierarchies:
+                    frame[name] = generalized_labels(frame[name], hierarchies[name], int(level))
+            model = replace(model, population=frame)
+        out.append(model)
+    return out
 
 
 @dataclass(frozen=True)

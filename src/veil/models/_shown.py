@@ -152,7 +152,10 @@ def judge_on(model: object, view: ClassTable, classes: ClassTable | None = None)
     name = getattr(model, "sensitive", None)
     if getattr(model, "needs_sensitive", False) and isinstance(name, str) and name in view.sensitive:
         return judged_table(view, name)
-    return view if classes is None else classes
+    table = view if classes is None else classes
+    if getattr(model, "needs_population", False):  # suppressed records are not a class of the population
+        return table.suppress(star_classes(table))
+    return table
 
 
 def holds(model: object, view: ClassTable, classes: ClassTable | None = None) -> bool:

@@ -80,6 +80,10 @@ class MemoryRows:
         if outcome.recoding is not None and "missing_rule" in outcome.recoding.details:  # a blank matches any value
             from veil.algorithms.local_suppression import blank_matching
             models = blank_matching(models, outcome.recoding.details)
+        if outcome.transformation:  # a population judged in the release's labels
+            from veil.models._population import in_release_labels
+
+            models = in_release_labels(models, self.dataset.hierarchies, outcome.transformation)
         return verify(data, self.dataset, models, label=label, suppressed=plan.mode,
                       suppressed_rows=released.star[released.source_rows], missing_sensitive=plan.missing_sensitive)
 

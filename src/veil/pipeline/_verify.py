@@ -135,6 +135,10 @@ def verify_written(path: Path, result: Any, dataset: Any, models: Sequence[Any],
     """
     import pyarrow as pa
 
+    from veil.models._population import in_release_labels
+
+    if result.report["transformation"]:  # a population judged in the release's labels
+        models = in_release_labels(models, dataset.hierarchies, result.report["transformation"])
     try:
         batches = written_batches(path) if result.report["transformation"] else [read_written(path)]
         _verify_batches(batches, result, dataset, models, label=label)

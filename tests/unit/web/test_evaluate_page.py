@@ -85,3 +85,57 @@ def test_refusals_are_one_line(web):
         answer = client.post(f"/evaluate/run?csrf={client.csrf}", data=data)
         assert answer.status_code == 400 and message in answer.text, (data, answer.text[-600:])
     assert app.state.jobs.job is None
+
+
+ROLES = {"age": {"role": "quasi-identifier", "kind": "numeric", "hierarchy": {"spec": "interval:5,10,20"}},
+         "sex": {"role": "quasi-identifier", "hierarchy": {"spec": "auto"}},
+         "town": {"role": "quasi-identifier", "hierarchy": {"spec": "auto"}},
+         "job": {"role": "sensitive"}}
+
+
+def test_a_run_s_release_is_matched_through_its_hierarchies_as_veil_evaluate_does(web, tmp_path):
+    """A k-anonymous release made on the Run page, evaluated with its report and its run's hierarchies: the
+    figures of `veil evaluate --report --hierarchy` given the same hierarchies as files (the
+    Hierarchies page's downloads) and the same seed."""
+    client, app = web
+    root = _setup(client, app)
+    workspace = app.state.workspace
+    workspace.state.data = "people-release-from.csv"
+    workspace.state.config = {"attributes": ROLES}
+    # the 40 combinations of age, sex and town hold 7 or 8 records each: k=10 generalizes
+    saved = client.post(f"/models?csrf={client.csrf}", data={"model": ["k-anonymity"], "k-anonymity.k": "10",
+                                                              "suppression": "5", "metric": "loss",
+                                                              "algorithm": "lattice"})
+    assert saved.status_code == 200 and saved.url.path == "/run"
+    assert client.post(f"/run/start?csrf={client.csrf}", follow_redirects=False).status_code == 303
+    assert app.state.jobs.wait(300).status == "done", app.state.jobs.job.error
+    report = json.loads((root / "run-1-report.json").read_text())
+    assert report["transformation"] and any(level > 0 for level in report["transformation"].values())
+    page = client.get("/evaluate")
+    chosen = {name: re.search(rf'id="eval-{name}">.*?<option selected>([^<]+)<', page.text, re.S).group(1)
+              for name in ("release", "report")}
+    assert chosen == {"release": "run-1-release.csv", "report": "run-1-report.json"}
+    answer = client.post(f"/evaluate/run?csrf={client.csrf}", follow_redirects=False, data={
+        "original": "people-release-from.csv", "release": "run-1-release.csv", "control": "people-control.csv",
+        "report": "run-1-report.json", "attacks": ["linkability", "inference", "linkage"],
+        "n_attacks": "60", "seed": "7"})
+    assert answer.status_code == 303
+    assert app.state.jobs.wait(300).status == "done", app.state.jobs.job.error
+    web_result = json.loads((root / "evaluation.json").read_text())
+    assert web_result["parameters"]["generalized_by"] == "hierarchies"
+    files = []
+    for qi in ("age", "sex", "town"):
+        csv = client.get(f"/hierarchies/{qi}.csv")
+        assert csv.status_code == 200
+        (tmp_path / f"{qi}.csv").write_bytes(csv.content)
+        files += ["--hierarchy", f"{qi}={tmp_path / f'{qi}.csv'}"]
+    out = tmp_path / "e.json"
+    run = CliRunner().invoke(cli, ["evaluate", str(root / "people-release-from.csv"), str(root / "run-1-release.csv"),
+                                   "--control", str(root / "people-control.csv"), "--report",
+                                   str(root / "run-1-report.json"), *files, "--attacks",
+                                   "linkability,inference,linkage", "--n-attacks", "60", "--seed", "7",
+                                   "--json", str(out)])
+    assert run.exit_code == 0, run.output
+    assert web_result == json.loads(out.read_text())
+    assert web_result["parameters"]["aux"] == ["age", "sex", "town"] and "job" in web_result["inference"]
+    assert "matched to what they cover through the run" in client.get("/evaluate").text

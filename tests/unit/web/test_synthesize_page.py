@@ -101,8 +101,32 @@ def test_bad_settings_are_refused_before_the_job(people, data, message):
     assert app.state.jobs.job is None
 
 
+@pytest.mark.parametrize("name", [None, "survey-2024"])
+def test_a_synthesis_beyond_the_budget_is_refused_with_the_command_s_line(people, tmp_path, name):
+    """The page refuses before the job with exactly ``veil synthesize --budget-file``'s line on a copy
+    of the workspace ledger: after the read that makes the fingerprint key, or, for a declared
+    ``--dataset-name``, before any record is read."""
+    client, app, path = people
+    client.post(f"/dp/budget?csrf={client.csrf}", data={"budget": "2", "budget_delta": "1e-6", "next": "/synthesize",
+                                                        **({"dataset_name": name} if name else {})})
+    before = _ledger_bytes(app)
+    answer, _ = _run(client, app, epsilon="2.5")
+    assert answer.status_code == 400 and app.state.jobs.job is None
+    shown = re.search(r"(error: The synthesis costs[^<]*)<", answer.text).group(1)
+    for file, content in before.items():
+        (tmp_path / file).write_bytes(content)
+    run = CliRunner().invoke(cli, ["synthesize", str(path), "--epsilon", "2.5", "--delta", "1e-9", "--bins", BINS,
+                                   "--identifiers", "id", "-o", str(tmp_path / "s.csv"),
+                                   "--budget-file", str(tmp_path / "ledger.json"),
+                                   *(["--dataset-name", name] if name else [])])
+    assert run.exit_code == 2
+    line = " ".join(run.output.split())
+    assert str(escape(line)) == shown, (line, shown)
+    assert line.endswith(f"nothing was {'read, ' if name else ''}spent or written.")
+    assert _ledger_bytes(app) == before and not app.state.workspace.path("synthetic.csv").exists()
+
+
 @pytest.mark.parametrize(("data", "message"), [
-    ({"epsilon": "2.5"}, "The budget&#39;s epsilon is short"),
     ({"bins": ""}, "The numeric column &#39;age&#39; has no bounds"),
 ])
 def test_a_refused_synthesis_spends_and_writes_nothing(people, data, message):

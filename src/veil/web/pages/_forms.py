@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from veil._config_tables import TABLE_KEYS
 from veil.errors import ConfigError
 
 __all__ = ["DEFAULTS", "model_forms", "parse_models", "algorithm_choices", "metric_choices", "parse_options",
@@ -130,12 +131,21 @@ def _input(cls: type, param: Any, chosen: Mapping[str, Any] | None, sensitive: S
     return field
 
 
-def model_forms(chosen: Sequence[Mapping[str, Any]], sensitive: Sequence[str]) -> list[dict[str, Any]]:
+def _table_input(param: str, chosen: Mapping[str, Any] | None, tables: Sequence[str]) -> dict[str, Any]:
+    """The chooser of a table a model takes by file (``population: FILE``): the workspace's tables."""
+    value = chosen.get(param) if chosen is not None else None
+    return {"name": param, "kind": "table", "rule": "a table of the workspace (CSV or Parquet)", "value": value,
+            "help": None, "min": None, "max": None, "optional": False, "column": False, "choices": list(tables),
+            "step": None}
+
+
+def model_forms(chosen: Sequence[Mapping[str, Any]], sensitive: Sequence[str],
+                tables: Sequence[str] = ()) -> list[dict[str, Any]]:
     """One form per registered model, in registry order, filled with ``chosen`` (the config's ``models``).
 
     A model that reads a sensitive attribute offers the columns whose role is sensitive (one
-    entry per ticked column); a model that needs a population table is listed as such and not
-    offered (the web app has no population table).
+    entry per ticked column); a model that needs a population table (``needs_population``) offers
+    ``tables``, the workspace's tables, for its ``population: FILE``.
     """
     from veil.models.registry import MODELS
 
@@ -147,13 +157,15 @@ def model_forms(chosen: Sequence[Mapping[str, Any]], sensitive: Sequence[str]) -
         entries = by_type.get(key, [])
         first = entries[0] if entries else None
         fields = [_input(cls, p, first, sensitive) for p in cls.parameters]
+        if cls.needs_population:
+            fields += [_table_input(key, first, tables) for key in TABLE_KEYS]
         forms.append({
             "type": key, "title": cls.__name__, "summary": _first_line(cls.__doc__),
             "reference": cls.reference, "needs_sensitive": cls.needs_sensitive,
             "needs_population": cls.needs_population, "used": bool(entries),
             "ticked": [str(e.get("sensitive")) for e in entries if e.get("sensitive") is not None],
             "fields": fields, "first": key in FIRST, "released_by": getattr(cls, "released_by", None),
-            "usable": not cls.needs_population and (not cls.needs_sensitive or bool(sensitive)),
+            "usable": (not cls.needs_population or bool(tables)) and (not cls.needs_sensitive or bool(sensitive)),
         })
     order = {key: i for i, key in enumerate(FIRST)}
     return sorted(forms, key=lambda form: order.get(form["type"], len(FIRST)))  # stable: registry order after
@@ -201,6 +213,9 @@ def parse_models(form: Any) -> list[dict[str, Any]]:
             value = _value(param, form.get(field_name(key, param.name)))
             if value is not None or param.kind == "bool":
                 spec[param.name] = value
+        if cls.needs_population:
+            spec.update({name: str(form.get(field_name(key, name))).strip() for name in TABLE_KEYS
+                         if str(form.get(field_name(key, name)) or "").strip()})
         columns = [str(c) for c in form.getlist(field_name(key, "sensitive"))] if any(
             p.name == "sensitive" for p in cls.parameters) else []
         if columns:
@@ -211,14 +226,16 @@ def parse_models(form: Any) -> list[dict[str, Any]]:
     return specs
 
 
-def check_models(specs: Sequence[Mapping[str, Any]], sensitive: Sequence[str]) -> None:
+def check_models(specs: Sequence[Mapping[str, Any]], sensitive: Sequence[str], algorithm: str = "lattice") -> None:
     """Each entry as the configuration checks it (:func:`veil.config.build_model`), and its
     sensitive attribute among the sensitive columns (:func:`veil.config.check_consistency`'s rule)."""
+    from veil._config_tables import check_entry
     from veil.config import build_model
 
     if not specs:
         raise ConfigError("models: choose at least one privacy model.")
     for i, spec in enumerate(specs):
+        check_entry(spec, f"models[{i}]", algorithm=algorithm)
         build_model(dict(spec), f"models[{i}]")
         column = spec.get("sensitive")
         if column is not None and column not in sensitive:

@@ -61,12 +61,12 @@ def pin_levels(attributes: Mapping[str, Any], record: Mapping[str, Any], levels:
 
 
 def _plan(record: Mapping[str, Any], base: Any):
-    from veil.config import build_model
     from veil.pipeline import Plan
+    from veil.release import build_models
     from veil.pipeline._policy import suppressed_mode
 
     config = record["config"]
-    models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
+    models = build_models(config)  # a population file read
     qis = base.quasi_identifiers
     weights = {n: a.weight for n, a in config.attributes.items() if a.weight is not None} or None
     return Plan.make(
@@ -108,14 +108,13 @@ def node_figures(record: Mapping[str, Any], levels: tuple[int, ...]) -> dict[str
 def frontier(record: Mapping[str, Any]) -> dict[str, Any]:
     """The run's lattice, judged node by node by :func:`veil.explore.lattice_view`: the least
     generalized satisfying nodes by height, and the counts of each status."""
-    from veil.config import build_model
     from veil.explore import lattice_view
-    from veil.release import dataset_from_config
+    from veil.release import build_models, dataset_from_config
 
     base = _base(record)
     config = record["config"]
     chosen = tuple(int(v) for v in record["report"]["transformation"].values())
-    models = [build_model(spec, f"models[{i}]") for i, spec in enumerate(config.models)]
+    models = build_models(config)
     view = lattice_view(dataset_from_config(config), models, suppression_limit=config.suppression_limit,
                         optimum=chosen)
     satisfying = view.nodes[view.status == "satisfying"]

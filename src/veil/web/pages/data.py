@@ -217,10 +217,16 @@ def _switch(workspace, name: str, sep: str | None, rows: list[dict]):
 
 async def upload(request: Request):
     form = await request.form()
-    item = form.get("file")
+    workspace = workspace_of(request)
+    name, rows = await save_upload(workspace, form.get("file"))
+    return _switch(workspace, name, None, rows)
+
+
+async def save_upload(workspace, item) -> tuple[str, list[dict]]:
+    """Write an uploaded table into the workspace (read first: a file that is no table is refused,
+    nothing written); its name and column summary."""
     if item is None or not getattr(item, "filename", ""):
         raise ParameterError("choose a CSV or Parquet file to upload.")
-    workspace = workspace_of(request)
     name = safe_name(item.filename)
     target = workspace.path(name)
     fd, tmp = tempfile.mkstemp(dir=workspace.root, prefix=".upload-", suffix=Path(name).suffix.lower())
@@ -234,7 +240,7 @@ async def upload(request: Request):
         os.replace(tmp, target)
     finally:
         Path(tmp).unlink(missing_ok=True)
-    return _switch(workspace, name, None, rows)
+    return name, rows
 
 
 async def open_file(request: Request):

@@ -3,6 +3,12 @@ table) and measure what it leaks beyond a control set, as ``veil evaluate`` does
 (:func:`veil.evaluate.evaluate`: singling out, linkability, inference, and veil's own attacks),
 with a hold-out made as ``veil split`` makes it (:func:`veil.evaluate.split`).
 
+A release made on the Run page (``run-N-release.csv``) is evaluated with its report
+(``run-N-report.json``: its roles and levels) and the hierarchies its configuration
+(``run-N-config.yaml``) builds, exactly as ``veil evaluate ... --report run-N-report.json
+--hierarchy NAME=FILE`` evaluates it with those hierarchies as files
+(:func:`veil.evaluate._release_inputs.release_inputs`): generalized values match what they cover.
+
 The evaluation runs as a job; the page shows each attack's risk with its interval, the main and
 control success and the random-guess baseline (:func:`veil.report._evaluation.evaluation_rows`),
 and writes ``evaluation.json`` and ``evaluation.html`` for download.  It quotes no record.
@@ -10,6 +16,7 @@ and writes ``evaluation.json`` and ``evaluation.html`` for download.  It quotes 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +45,30 @@ def _file(workspace, form: Any, field: str, flag: str, required: bool = True) ->
     return workspace.existing(name)
 
 
+def run_of(name: str | None, what: str) -> str | None:
+    """``run-N`` when ``name`` is run N's ``what`` (``release.csv``, ``report.json``), else None."""
+    match = re.fullmatch(rf"(run-\d+)-{re.escape(what)}", name or "")
+    return match.group(1) if match else None
+
+
+def _reports(workspace) -> list[str]:
+    """The runs' JSON reports in the workspace, by name."""
+    return sorted(p.name for p in workspace.root.glob("run-*-report.json") if run_of(p.name, "report.json"))
+
+
+def run_hierarchies(workspace, report: str | None) -> dict[str, Any]:
+    """The hierarchies of the run whose report is ``report``, built as the run built them (its
+    configuration read as the CLI reads it, over its input); empty for another report."""
+    from veil.config import load_config
+    from veil.release import dataset_from_config
+
+    run = run_of(report, "report.json")
+    config = None if run is None else workspace.path(f"{run}-config.yaml")
+    if config is None or not config.is_file():
+        return {}
+    return dict(dataset_from_config(load_config(config)).hierarchies)
+
+
 def _roles(workspace) -> tuple[list[str], list[str]]:
     """The QIs and sensitive attributes of the release configuration in progress (the report's roles)."""
     attributes = (workspace.state.config or {}).get("attributes") or {}
@@ -54,7 +85,8 @@ def _options(workspace, form: Any) -> dict[str, Any]:
         raise ParameterError(f"--attacks needs at least one of {', '.join(ATTACKS)}.")
     paths = {"original": _file(workspace, form, "original", "ORIGINAL"),
              "release": _file(workspace, form, "release", "RELEASE"),
-             "control": _file(workspace, form, "control", "--control", required=False)}
+             "control": _file(workspace, form, "control", "--control", required=False),
+             "report": _file(workspace, form, "report", "--report", required=False)}
     if paths["original"] == paths["release"]:
         raise ParameterError("the release and the original are the same file: choose the release.")
     qis, sensitive = _roles(workspace)
@@ -77,17 +109,28 @@ def _evaluate(workspace, options: dict[str, Any], progress) -> dict[str, Any]:
     destinations = {role: workspace.path(name) for role, name in OUTPUTS.items()}
     with Outputs(destinations, inputs=[p for p in paths.values() if p is not None]) as out:
         progress("read")
+        facts = _facts(workspace, options)
         original, release = (Dataset.read(paths[k]).frame for k in ("original", "release"))
         control = None if paths["control"] is None else Dataset.read(paths["control"]).frame
         progress("attacks")
         result = evaluate(original, release, control, secret=options["secret"], aux=options["aux"],
                           attacks=options["attacks"], n_attacks=options["n_attacks"],
-                          confidence=options["confidence"], seed=options["seed"],
-                          quasi_identifiers=options["quasi_identifiers"], sensitive=options["sensitive"])
+                          confidence=options["confidence"], seed=options["seed"], **facts.keywords())
         out.write_json("json", result)
         out.write_text("html", render_evaluation_html(result))
         out.commit()
     return result
+
+
+def _facts(workspace, options: dict[str, Any]):
+    """The release's facts: its report's and its run's hierarchies (``--report``, ``--hierarchy``);
+    without a report, the roles of the configuration in progress."""
+    from veil.evaluate._release_inputs import ReleaseInputs, release_inputs
+
+    report = options["paths"]["report"]
+    if report is None:
+        return ReleaseInputs(tuple(options["quasi_identifiers"]), tuple(options["sensitive"]))
+    return release_inputs(report, run_hierarchies(workspace, report.name))
 
 
 def _defaults(workspace, files: list[str]) -> dict[str, str | None]:
@@ -96,9 +139,12 @@ def _defaults(workspace, files: list[str]) -> dict[str, str | None]:
     original = workspace.state.data
     held = [f for f in files if "control" in f or "holdout" in f]
     others = [f for f in files if f != original and f not in held]
-    release = "synthetic.csv" if "synthetic.csv" in others else (others[-1] if others else None)
+    last = (workspace.state.results.get("run") or {}).get("files", {}).get("data")
+    release = last if last in others else "synthetic.csv" if "synthetic.csv" in others else (others[-1] if others else None)
     control = held[0] if held else None
-    return {"original": original, "release": release, "control": control}
+    run = run_of(release, "release.csv")
+    report = f"{run}-report.json" if run and workspace.path(f"{run}-report.json").is_file() else None
+    return {"original": original, "release": release, "control": control, "report": report}
 
 
 async def page(request: Request):
@@ -111,6 +157,7 @@ async def page(request: Request):
     job, running = page_job(request, JOB)
     columns = [] if workspace.state.data is None else await off_loop(workspace, column_names, workspace)
     return render(request, "evaluate.html.j2", files=files, chosen=_defaults(workspace, files), attacks=ATTACKS,
+                  reports=_reports(workspace),
                   columns=columns, result=result, rows=evaluation_rows(result["result"]) if result else [],
                   running=running, job=job)
 
@@ -121,7 +168,8 @@ async def start(request: Request):
 
     def compute(progress):
         result = _evaluate(workspace, options, progress)
-        return {"files": {k: (None if p is None else p.name) for k, p in options["paths"].items()}, "result": result}
+        return {"files": {k: (None if p is None else p.name) for k, p in options["paths"].items()}, "result": result,
+                "generalized_by": result["parameters"].get("generalized_by")}
 
     return start_job(request, JOB, compute, "/evaluate")
 

@@ -100,10 +100,28 @@ async def _page(request: Request, chosen: dict[str, Any], *, error: str | None =
     by_role = roles(workspace)
     others = [n for role in ("sensitive", "insensitive") for n in by_role.get(role, [])]
     return render(request, "models.html.j2", status=status, error=error, chosen=chosen,
-                  forms=model_forms(chosen["models"], by_role["sensitive"]), algorithms=algorithm_choices(),
+                  forms=model_forms(chosen["models"], by_role["sensitive"], tables(workspace)),
+                  algorithms=algorithm_choices(),
                   metrics=metric_choices(), qis=by_role["quasi-identifier"], sensitive=by_role["sensitive"],
                   others=others, counts=counts, options_text=_options_text(chosen),
                   suggested=attributes(workspace)[1])
+
+
+def tables(workspace) -> list[str]:
+    """The workspace's tables a model may take by file (a population): not the open table (a table
+    is not its own population), nor a hierarchy or a run's release."""
+    return [f for f in workspace.files()
+            if f != workspace.state.data and "_hierarchy_" not in f and not f.startswith("run-")]
+
+
+def _check_tables(workspace, models: list[dict[str, Any]]) -> None:
+    """Each table a model names is a file of the workspace (the one-line error otherwise)."""
+    from veil._config_tables import TABLE_KEYS
+
+    for spec in models:
+        for key in TABLE_KEYS:
+            if isinstance(spec.get(key), str):
+                workspace.existing(spec[key])
 
 
 def _options_text(chosen: dict[str, Any]) -> str:
@@ -138,7 +156,7 @@ def _check(chosen: dict[str, Any], sensitive: list[str]) -> None:
     from veil.algorithms import ALGORITHMS
     from veil.utility import METRICS
 
-    check_models(chosen["models"], sensitive)
+    check_models(chosen["models"], sensitive, chosen["algorithm"])
     if not 0.0 <= chosen["suppression_limit"] <= 1.0:
         raise ConfigError("suppression_limit must be between 0% and 100%.")
     if chosen["metric"] not in METRICS:
@@ -160,6 +178,7 @@ async def save(request: Request):
     chosen.update({k: v for k, v in bound.items() if k in chosen})
     try:
         _check(chosen, roles(workspace)["sensitive"])
+        _check_tables(workspace, chosen["models"])
     except VeilError as exc:
         return await _page(request, chosen, error=f"error: {in_page_words(str(exc))}", status=400)
     with workspace.lock:
@@ -174,7 +193,22 @@ async def save(request: Request):
     return RedirectResponse("/run", status_code=303)
 
 
+async def add_table(request: Request):
+    """Put a table into the workspace for a model that takes one by file (a population), without
+    opening it: the open table and the choices so far stay."""
+    from veil.errors import ParameterError
+    from veil.web.pages.data import save_upload
+
+    workspace = workspace_of(request)
+    item = (await request.form()).get("file")
+    if getattr(item, "filename", None) == workspace.state.data:
+        raise ParameterError(f"{item.filename!r} is the open table's name: upload the population under another name.")
+    await save_upload(workspace, item)
+    return RedirectResponse("/models#more-models", status_code=303)
+
+
 ROUTES = [
     Route("/models", page, methods=["GET"]),
     Route("/models", save, methods=["POST"]),
+    Route("/models/table", add_table, methods=["POST"]),
 ]

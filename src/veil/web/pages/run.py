@@ -69,7 +69,7 @@ def document_text(doc: dict[str, Any]) -> str:
     import yaml
 
     header = ("# veil release configuration, written by `veil serve`.\n"
-              "# Save it in the folder of the data file (and of any hierarchy file it names), then run:\n"
+              "# Save it in the folder of the data file (and of any hierarchy or population file it names), then run:\n"
               "#   veil anonymize FILE   (FILE: this file, e.g. run-3-config.yaml)\n")
     return header + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=False)
 

@@ -3,8 +3,9 @@ charged once to the workspace ledger the DP page set, written as ``synthetic.csv
 report ``synthetic.json`` and HTML page ``synthetic.html`` through the one writer (with
 ``--holdout``, the withheld records ``synthetic-holdout.csv``), all offered for download.
 
-The run is the command's library calls (:mod:`veil.cli.cmd_synthesize`): the privacy parameters
-checked (:func:`veil.dp.synthesis._api.check_privacy`), the table read as text, the domains checked,
+The run is the command's library calls (:mod:`veil.cli.cmd_synthesize`): the settings checked and
+the cost checked against what the ledger has left (:mod:`veil.dp.synthesis._precheck`, the command's
+own refusals, before the job starts), the table read as text, the domains checked,
 the holdout withheld (:class:`veil.dp.synthesis._evaluation_report.ReportOptions`), the ledger key of
 ``veil query`` (the typed records' fingerprint, or the declared name), :func:`veil.dp.synthesize`
 charging the accountant before any noise is drawn, and the command's report; as a job.
@@ -21,7 +22,7 @@ from veil.errors import ParameterError
 from veil.web._render import render, workspace_of
 from veil.web.pages._dp_fields import integer_field, lines_field, number_field, text_field
 from veil.web.pages._dp_jobs import download_route, page_job, start_job
-from veil.web.pages._dp_ledger import ledger_key, ledger_path, ledger_view
+from veil.web.pages._dp_ledger import dataset_name, ledger_key, ledger_path, ledger_view
 from veil.web.pages.data import off_loop
 
 NAV = ("Synthesize", "/synthesize")
@@ -46,14 +47,12 @@ def _bins(lines: list[str]) -> dict[str, str]:
 def _options(form: Any, columns: list[str]) -> dict[str, Any]:
     """The form as ``veil synthesize``'s options, checked before the job starts."""
     from veil.dp.synthesis import parse_bins
-    from veil.dp.synthesis._api import check_privacy
+    from veil.dp.synthesis._precheck import check_settings
 
     algorithm = text_field(form, "algorithm") or "mst"
-    epsilon, delta = check_privacy(number_field(form, "epsilon", "--epsilon", 1.0),
-                                   number_field(form, "delta", "--delta", 1e-9), algorithm)
     max_categories = integer_field(form, "max_categories", "--max-categories", 1000)
-    if max_categories < 1:
-        raise ParameterError(f"--max-categories must be at least 1; got {max_categories}.")
+    epsilon, delta = check_settings(number_field(form, "epsilon", "--epsilon", 1.0),
+                                    number_field(form, "delta", "--delta", 1e-9), algorithm, max_categories)
     identifiers = tuple(str(v) for v in form.getlist("identifiers"))
     unknown = [name for name in identifiers if name not in columns]
     if unknown:
@@ -75,11 +74,29 @@ def _report_options(workspace, form: Any) -> Any:
                                   text_field(form, "target"), form.get("public_report") is not None)
 
 
+def _accountant(workspace) -> Any:
+    """The current table's accountant on the workspace ledger (read only until it spends)."""
+    from veil.dp import BudgetLedger, PrivacyAccountant
+
+    return PrivacyAccountant.from_ledger(BudgetLedger(ledger_path(workspace)), ledger_key(workspace), budget=None)
+
+
+def check_fits(workspace, options: dict[str, Any]) -> None:
+    """``veil synthesize --budget-file``'s check of the cost against what the ledger has left, with
+    its words: before any record is read for a declared ``--dataset-name``, else after the read
+    that makes the key (the command's fingerprint)."""
+    from veil.dp.synthesis._precheck import check_budget
+
+    when = "read, " if dataset_name(workspace) else ""
+    check_budget(_accountant(workspace), options["epsilon"], options["delta"], when)
+
+
 def _synthesize(workspace, options: dict[str, Any], extra: Any, progress) -> dict[str, Any]:
     """``veil synthesize`` on the current table into the workspace (the command's ``_run``); its report."""
     from veil.data import read_table
-    from veil.dp import BudgetLedger, PrivacyAccountant, synthesize
+    from veil.dp import BudgetLedger, synthesize
     from veil.dp.synthesis._api import column_domains
+    from veil.dp.synthesis._precheck import check_budget
     from veil.pipeline import Outputs
     from veil.release import table_writer
 
@@ -93,7 +110,8 @@ def _synthesize(workspace, options: dict[str, Any], extra: Any, progress) -> dic
         frame = read_table(data, sep=workspace.state.sep, typed=False).to_pandas()
         doms = column_domains(frame, options["domain"], None, options["identifiers"], options["max_categories"])
         frame, control = extra.split(frame, doms)
-        accountant = PrivacyAccountant.from_ledger(ledger, ledger_key(workspace), budget=None)
+        accountant = _accountant(workspace)
+        check_budget(accountant, options["epsilon"], options["delta"])  # another spend since the form
         progress("synthesize")
         result = synthesize(frame, accountant=accountant, **options)
         progress("report")
@@ -137,6 +155,7 @@ async def start(request: Request):
     if ledger is None:
         raise ParameterError("set this table's budget first (a total epsilon and delta): nothing is "
                              "synthesized without one.")
+    await off_loop(workspace, check_fits, workspace, options)
     name = workspace.state.data
 
     def compute(progress):
