@@ -270,8 +270,8 @@ def build_hierarchies(config: ReleaseConfig, dataset: Any = None, *, values_of: 
             raise ConfigError(
                 f"attributes.{name}.hierarchy: a differentially private release (safepub) needs every hierarchy "
                 f"fixed before the data is read (a file or a taxonomy); {_source(spec)!r} is built from the "
-                "column's values, so the generalizations released would depend on the records. Build it once "
-                f"with `veil hierarchy build FILE --qi {name} --spec ... -o DIR`, review it, and give the file."
+                "column's values, so the generalizations released would depend on the records. Write it once as a "
+                "file (`veil hierarchy build`), review it, and give the file."
             )
         values, counts = values_of(name) if spec.file is None and spec.taxonomy is None else ([], None)
         if spec.spec is not None and spec.spec.strip().lower() == "auto":

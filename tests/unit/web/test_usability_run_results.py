@@ -3,11 +3,14 @@ misread on the first use, each finding pinned by a test of the page."""
 
 from __future__ import annotations
 
+import copy
 import html
 import re
 
 import numpy as np
 import pandas as pd
+
+from veil.web.pages._hierarchy_build import freeze
 
 DP_ROLES = {"age": {"role": "quasi-identifier", "kind": "numeric", "hierarchy": {"spec": "interval:5,10,20"}},
             "sex": {"role": "quasi-identifier", "hierarchy": {"flat": True}},
@@ -26,7 +29,9 @@ def prepared(app, **config):
     workspace = app.state.workspace
     workspace.write_bytes("people.csv", people().to_csv(index=False).encode())
     workspace.state.data = "people.csv"
-    workspace.state.config = {"attributes": DP_ROLES, **config}
+    workspace.state.config = {"attributes": copy.deepcopy(DP_ROLES), **config}
+    if config.get("algorithm") == "safepub":  # as the Models page does when dp is ticked: the hierarchies as files
+        freeze(workspace, workspace.state.config)
     return workspace
 
 
@@ -143,7 +148,7 @@ def test_ticking_dp_sets_what_safepub_requires_and_the_run_makes_a_release(web):
 def test_a_library_error_names_the_page_controls_not_the_cli_flags(web):
     client, app = web
     workspace = prepared(app, **DP)
-    workspace.state.config["attributes"] = {**DP_ROLES, "age": {"role": "sensitive"}}
+    workspace.state.config["attributes"]["age"] = {"role": "sensitive"}
     assert run(client, app) == "failed"
     error = app.state.jobs.job.error
     assert "(role quasi-identifier on Roles)" in error and "--qi" not in error

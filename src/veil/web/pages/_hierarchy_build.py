@@ -265,3 +265,24 @@ def saved_entry(config: dict[str, Any], qi: str) -> dict[str, Any]:
     """The ``hierarchy`` entry the configuration holds for ``qi`` (``auto`` when none)."""
     return _entry(config, qi)
 
+
+def freeze(workspace, config: dict[str, Any]) -> list[str]:
+    """Each quasi-identifier's hierarchy built from the column's values (a builder, ``auto``) written
+    as a file of the workspace and used as ``{file: NAME}``: a differentially private release (SafePub)
+    needs hierarchies fixed before the data is read (docs/algorithms/safepub.md), and the steward has
+    seen each one on the Hierarchies page, as `veil hierarchy build` writes one to review.  Returns the
+    files written."""
+    from veil.config import HierarchySpec
+
+    written = []
+    for qi in quasi_identifiers(config):
+        entry = _entry(config, qi)
+        if not HierarchySpec(**entry).reads_the_data():
+            continue
+        name = safe_name(f"{re.sub(r'[^A-Za-z0-9_-]', '_', qi) or 'column'}-hierarchy.csv")
+        workspace.write_bytes(name, csv_text(hierarchy_of(workspace, config, qi, entry)[0]).encode())
+        config["attributes"][qi]["hierarchy"] = {"file": name}
+        written.append(name)
+    if written:
+        workspace.state.results[UPLOADED] = [*workspace.state.results.get(UPLOADED, ()), *written]
+    return written

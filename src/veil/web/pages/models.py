@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from veil.errors import ConfigError, VeilError
 from veil.web._render import render, workspace_of
+from veil.web.pages import _hierarchy_build as hb
 from veil.web.pages.data import off_loop
 from veil.web.pages._forms import (DEFAULTS, algorithm_choices, bound_settings, check_models, in_page_words,
                                    metric_choices, model_forms, parse_models, parse_options)
@@ -181,6 +182,11 @@ async def save(request: Request):
         _check_tables(workspace, chosen["models"])
     except VeilError as exc:
         return await _page(request, chosen, error=f"error: {in_page_words(str(exc))}", status=400)
+    if chosen["algorithm"] == "safepub":  # hierarchies fixed before the data is read, as files the steward saw
+        try:
+            await off_loop(workspace, hb.freeze, workspace, workspace.state.config)
+        except VeilError as exc:
+            return await _page(request, chosen, error=f"error: {in_page_words(str(exc))}", status=400)
     with workspace.lock:
         config = workspace.state.config
         if "suppressed" in bound:
