@@ -25,12 +25,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from veil.evaluate._candidates import draw_singling_out, enumerable, record_predicates
 from veil.evaluate._columns import Tables
 from veil.evaluate._group_counts import Counter, counts as match_counts
 from veil.evaluate._predicates import EQ, GE, ISNULL, LE, NE, NOTNULL, Predicates
 from veil.evaluate._rates import AttackResult, attack_result
 
-__all__ = ["singling_out", "distinct_rows", "singling_out_probability_integral"]
+__all__ = ["singling_out", "distinct_rows", "draw_in_batches", "release_medians", "singling_out_probability_integral"]
 
 _BATCH = 1000
 
@@ -78,29 +79,24 @@ def _record_queries(tables: Tables, names: Sequence[str], rows: np.ndarray, n_co
     """``_BATCH`` predicates from random released records, ``n_cols`` random columns each."""
     picks = rows[rng.integers(0, len(rows), _BATCH)]
     column = np.argsort(rng.random((_BATCH, len(names))), axis=1)[:, :n_cols]
-    op = np.full(column.shape, EQ)
-    code = np.full(column.shape, -1, dtype=np.int64)
-    value = np.full(column.shape, np.nan)
-    for c, name in enumerate(names):
-        at = column == c
-        records = tables.release[name][picks][:, None].repeat(n_cols, axis=1)[at]
-        if tables.columns[name].numeric:
-            value[at] = records
-            op[at] = np.where(np.isnan(records), ISNULL, np.where(records > medians[c], GE, LE))
-        else:
-            code[at] = records
-    return Predicates(tuple(names), column, op, code, value)
+    return record_predicates(tables, names, picks, column, medians)
 
 
-def _multivariate(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int, n_cols: int,
-                  rng: np.random.Generator, max_attempts: int) -> Predicates:
-    medians = np.array([np.nanmedian(tables.release[name][rows]) if tables.columns[name].numeric
-                        and not np.all(np.isnan(tables.release[name][rows])) else np.nan for name in names])
+def release_medians(tables: Tables, names: Sequence[str], rows: np.ndarray) -> np.ndarray:
+    """The median of each numeric column over the released records ``rows`` (NaN for the others)."""
+    return np.array([np.nanmedian(tables.release[name][rows]) if tables.columns[name].numeric
+                     and not np.all(np.isnan(tables.release[name][rows])) else np.nan for name in names])
+
+
+def draw_in_batches(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int, n_cols: int,
+                    rng: np.random.Generator, max_attempts: int, medians: np.ndarray) -> Predicates:
+    """Candidates drawn in batches of 1,000 until ``n`` distinct ones single out a released record
+    or ``max_attempts`` were drawn."""
     found: list[Predicates] = []
     seen: set[str] = set()
     total = attempts = 0
     count = Counter(tables, "release", rows)
-    while total < n and attempts < max_attempts:  # batches of 1,000 candidate predicates
+    while total < n and attempts < max_attempts:
         batch = _record_queries(tables, names, rows, n_cols, rng, medians)
         attempts += _BATCH
         batch = batch.subset(np.flatnonzero(count(batch) == 1))
@@ -112,6 +108,21 @@ def _multivariate(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int
         found.append(batch.subset(fresh))
         total += len(fresh)
     return Predicates.concat(found) if found else _one(names, *(np.zeros(0, np.int64),) * 3, np.zeros(0))
+
+
+def _multivariate(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int, n_cols: int,
+                  rng: np.random.Generator, max_attempts: int) -> Predicates:
+    """``n`` distinct predicates that single out a released record (all of them when fewer).
+
+    When the candidates are few enough (:func:`veil.evaluate._candidates.enumerable`: a bound
+    known before any work), every one is counted at once on the class tables and ``n`` of those
+    that single out are drawn; otherwise candidates are drawn in batches.  Both give a uniform
+    random sample of the candidates that single out.
+    """
+    medians = release_medians(tables, names, rows)
+    if enumerable(tables, names, len(rows), n_cols):
+        return draw_singling_out(tables, names, rows, n, n_cols, rng, medians)
+    return draw_in_batches(tables, names, rows, n, n_cols, rng, max_attempts, medians)
 
 
 def _random_queries(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int, n_cols: int,
