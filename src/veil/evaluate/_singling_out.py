@@ -21,6 +21,7 @@ columns, values and operators).  Each table is taken without repeated records.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import comb
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,8 @@ from veil.evaluate._rates import AttackResult, attack_result
 __all__ = ["singling_out", "distinct_rows", "draw_in_batches", "release_medians", "singling_out_probability_integral"]
 
 _BATCH = 1000
+#: The most draws per candidate (distinct released record × set of columns) when drawing in batches.
+DRAWS_PER_CANDIDATE = 32
 
 
 def distinct_rows(tables: Tables, side: str, names: Sequence[str]) -> np.ndarray:
@@ -91,7 +94,9 @@ def release_medians(tables: Tables, names: Sequence[str], rows: np.ndarray) -> n
 def draw_in_batches(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int, n_cols: int,
                     rng: np.random.Generator, max_attempts: int, medians: np.ndarray) -> Predicates:
     """Candidates drawn in batches of 1,000 until ``n`` distinct ones single out a released record
-    or ``max_attempts`` were drawn."""
+    or ``max_attempts`` were drawn, and never more than :data:`DRAWS_PER_CANDIDATE` times the
+    candidates there are (past it, a candidate is still undrawn with probability ``e^-32``)."""
+    max_attempts = min(max_attempts, DRAWS_PER_CANDIDATE * len(rows) * comb(len(names), n_cols))
     found: list[Predicates] = []
     seen: set[str] = set()
     total = attempts = 0
