@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from veil.evaluate import evaluate
 from veil.evaluate._candidates import draw_singling_out, singling_out_candidates
 from veil.evaluate._columns import encode_tables
-from veil.evaluate._singling_out import distinct_rows, draw_in_batches, release_medians
+from veil.evaluate._predicates import EQ, GE, ISNULL, LE, match_counts
+from veil.evaluate._singling_out import distinct_rows, draw_in_batches, release_medians, univariate_predicates
 
 RELEASE = pd.DataFrame({"age": ["[20, 40)", "[20, 40)", "[40, 60)", "[40, 60)", "[20, 40)"],
                         "sex": ["M", "F", "M", "M", "M"], "zip": ["130**", "130**", "130**", "148**", "130**"]})
@@ -106,3 +107,31 @@ def test_counting_every_candidate_finds_what_drawing_them_finds(seed, n):
     counted = draw_singling_out(tables, names, rows, 1000, 3, np.random.default_rng(seed), medians)
     drawn = draw_in_batches(tables, names, rows, 1000, 3, np.random.default_rng(seed), 20_000, medians)
     assert sorted(counted.keys()) == sorted(drawn.keys())
+
+
+def plain_univariate(tables, names, rows):
+    """The univariate predicates, each counted against every distinct released record by hand."""
+    out = []
+    for c, name in enumerate(names):
+        xs = [tables.release[name][r] for r in rows]
+        if tables.columns[name].numeric:
+            finite = [x for x in xs if x == x]
+            cands = [(EQ, v) for v in set(finite) if finite.count(v) == 1]
+            cands += [(LE, min(finite)), (GE, max(finite))] if finite else []
+            cands += [(ISNULL, np.nan)] if len(xs) - len(finite) == 1 else []
+            hits = {EQ: lambda x, v: x == v, LE: lambda x, v: x <= v, GE: lambda x, v: x >= v,
+                    ISNULL: lambda x, v: x != x}
+            out += [f"{c}:{op}:-1:{v}" for op, v in cands if sum(bool(hits[op](x, v)) for x in xs) == 1]
+        else:
+            out += [f"{c}:{EQ}:{v}:nan" for v in set(xs) if xs.count(v) == 1]
+    return sorted(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 40))
+def test_univariate_predicates_are_those_a_plain_count_finds(seed, n):
+    tables, names = random_tables(seed, n)
+    rows = distinct_rows(tables, "release", names)
+    found = univariate_predicates(tables, names, rows, 10_000, np.random.default_rng(seed))
+    assert sorted(found.keys()) == plain_univariate(tables, names, rows)
+    assert (match_counts(tables, "release", found, rows) == 1).all()
