@@ -71,22 +71,27 @@ def _groups(parts: Sequence[np.ndarray]) -> np.ndarray:
     return np.unique(key, return_inverse=True)[1].astype(np.int64).reshape(-1)
 
 
-def _singles(group: np.ndarray, x: np.ndarray | None, op: np.ndarray | None) -> np.ndarray:
-    """Per record: does its predicate (its group, and its half line or ``ISNULL`` on ``x``) match it only?"""
-    if x is None:
-        return np.bincount(group)[group] == 1
+def _ranks(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense ranks of the numbers ``x`` and, after them, one slot for a missing number; the slots."""
     finite = ~np.isnan(x)
     ranks = np.unique(x[finite], return_inverse=True)[1].reshape(-1)
-    width = int(ranks.max()) + 2 if len(ranks) else 1  # ranks, then one slot for a missing number
+    width = int(ranks.max()) + 2 if len(ranks) else 1
     rank = np.full(len(x), width - 1, dtype=np.int64)
     rank[finite] = ranks
-    key = group * width + rank
-    ordered = np.sort(key)
+    return rank, width
+
+
+def _singles(group: np.ndarray, rank: np.ndarray | None, width: int, op: np.ndarray | None) -> np.ndarray:
+    """Per record: does its predicate (its group, and its half line or ``ISNULL`` on a number of
+    rank ``rank``) match it only?"""
+    if rank is None:
+        return np.bincount(group)[group] == 1
     base = group * width
-    ge = np.searchsorted(ordered, base + width - 1, "left") - np.searchsorted(ordered, key, "left")
-    le = np.searchsorted(ordered, key, "right") - np.searchsorted(ordered, base, "left")
-    missing = np.searchsorted(ordered, key, "right") - np.searchsorted(ordered, key, "left")
-    count = np.where(op == GE, ge, np.where(op == LE, le, missing))
+    key = base + rank
+    ordered = np.sort(key)  # by group, then number, missing numbers last
+    low, high = np.searchsorted(ordered, key, "left"), np.searchsorted(ordered, key, "right")
+    start, missing = np.searchsorted(ordered, base, "left"), np.searchsorted(ordered, base + width - 1, "left")
+    count = np.where(op == GE, missing - low, np.where(op == LE, high - start, high - low))
     return count == 1
 
 
@@ -97,16 +102,19 @@ def singling_out_candidates(tables: Tables, names: Sequence[str], rows: np.ndarr
     sets = np.array(list(combinations(range(len(names)), n_cols)), dtype=np.int64).reshape(-1, n_cols)
     single = np.zeros((len(sets), len(rows)), dtype=np.bool_)
     numeric = np.array([tables.columns[name].numeric for name in names])
+    ranks, ops = {}, {}
+    for c in np.flatnonzero(numeric):  # each numeric column ranked once
+        x = tables.release[names[c]][rows]
+        ranks[c] = _ranks(x)
+        ops[c] = np.where(np.isnan(x), ISNULL, np.where(x > medians[c], GE, LE))
     for s, chosen in enumerate(sets):  # one grouping per set of columns (C(columns, n_cols) of them)
         cats = [tables.release[names[c]][rows].astype(np.int64) for c in chosen if not numeric[c]]
         group = _groups(cats) if cats else np.zeros(len(rows), dtype=np.int64)
         nums = [c for c in chosen if numeric[c]]
         if not nums:
-            single[s] = _singles(group, None, None)
-            continue
-        x = tables.release[names[nums[0]]][rows]
-        op = np.where(np.isnan(x), ISNULL, np.where(x > medians[nums[0]], GE, LE))
-        single[s] = _singles(group, x, op)
+            single[s] = _singles(group, None, 1, None)
+        else:
+            single[s] = _singles(group, *ranks[nums[0]], ops[nums[0]])
     return sets, single
 
 
