@@ -8,7 +8,10 @@ released record:
   missing value;
 * *multivariate*: a released record's values on ``n_cols`` random columns,
   each an equality (categorical) or a half line through the value, away from
-  the median (numeric).
+  the median (numeric); ``n_attacks`` of them drawn uniformly among those that
+  isolate a record, every candidate counted on the class tables
+  (:mod:`veil.evaluate._candidates`) or, past a bound known beforehand, drawn
+  in batches.
 
 A predicate succeeds when it also isolates exactly one record of the original
 (a generalized label matches every value it covers).  The same predicates are
