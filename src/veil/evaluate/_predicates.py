@@ -21,7 +21,7 @@ import numpy as np
 
 from veil.evaluate._columns import Tables
 
-__all__ = ["Predicates", "match_counts", "EQ", "NE", "LT", "GT", "LE", "GE", "ISNULL", "NOTNULL"]
+__all__ = ["Predicates", "match_counts", "sample_counts", "EQ", "NE", "LT", "GT", "LE", "GE", "ISNULL", "NOTNULL"]
 
 EQ, NE, LT, GT, LE, GE, ISNULL, NOTNULL = range(8)
 _BLOCK_CELLS = 1 << 24
@@ -94,30 +94,52 @@ def _categorical(tables: Tables, side: str, name: str, rows: np.ndarray, op: np.
     return hit
 
 
+def _hits(tables: Tables, side: str, predicates: Predicates, part: np.ndarray) -> np.ndarray:
+    """``len(predicates) × len(part)``: does each predicate match each record ``part`` of ``side``?"""
+    source = getattr(tables, side)
+    b, m = predicates.column.shape
+    hit = np.ones((b, len(part)), dtype=np.bool_)
+    for j in range(m):  # one condition slot at a time (m is the attacker's n_cols)
+        for c, name in enumerate(predicates.names):
+            pick = np.flatnonzero(predicates.column[:, j] == c)
+            if not len(pick):
+                continue
+            op, code = predicates.op[pick, j], predicates.code[pick, j]
+            if tables.columns[name].numeric:
+                cond = _numeric(source[name][part], op, predicates.value[pick, j])
+            else:
+                cond = _categorical(tables, side, name, part, op, code)
+            hit[pick] &= cond
+    return hit
+
+
+def _all_rows(tables: Tables, side: str, rows: np.ndarray | None) -> np.ndarray:
+    return np.arange(len(next(iter(getattr(tables, side).values())))) if rows is None else rows
+
+
 def match_counts(tables: Tables, side: str, predicates: Predicates, rows: np.ndarray | None = None) -> np.ndarray:
     """How many records of ``side`` (``original``, ``control`` or ``release``) each predicate matches.
 
     ``rows`` restricts the records (positions); default: all of them.
     """
-    source = getattr(tables, side)
-    n = len(next(iter(source.values())))
-    rows = np.arange(n) if rows is None else rows
-    b, m = predicates.column.shape
-    counts = np.zeros(b, dtype=np.int64)
-    block = max(1, _BLOCK_CELLS // max(b, 1))
+    rows = _all_rows(tables, side, rows)
+    counts = np.zeros(len(predicates), dtype=np.int64)
+    block = max(1, _BLOCK_CELLS // max(len(predicates), 1))
     for lo in range(0, len(rows), block):  # blocks of records, each one vectorised pass
-        part = rows[lo:lo + block]
-        hit = np.ones((b, len(part)), dtype=np.bool_)
-        for j in range(m):  # one condition slot at a time (m is the attacker's n_cols)
-            for c, name in enumerate(predicates.names):
-                pick = np.flatnonzero(predicates.column[:, j] == c)
-                if not len(pick):
-                    continue
-                op, code = predicates.op[pick, j], predicates.code[pick, j]
-                if tables.columns[name].numeric:
-                    cond = _numeric(source[name][part], op, predicates.value[pick, j])
-                else:
-                    cond = _categorical(tables, side, name, part, op, code)
-                hit[pick] &= cond
-        counts += hit.sum(axis=1)
+        counts += _hits(tables, side, predicates, rows[lo:lo + block]).sum(axis=1)
     return counts
+
+
+def sample_counts(tables: Tables, side: str, predicates: Predicates, rows: np.ndarray,
+                  samples: np.ndarray) -> np.ndarray:
+    """``len(predicates) × len(samples)``: how many records of each sample each predicate matches.
+
+    ``samples`` is a ``samples × len(rows)`` 0/1 matrix (which of ``rows`` each sample holds): every
+    record is compared with every predicate once, and each sample's counts are one matrix product.
+    """
+    counts = np.zeros((len(predicates), len(samples)), dtype=np.float64)
+    block = max(1, (_BLOCK_CELLS // 4) // max(len(predicates), len(samples), 1))
+    for lo in range(0, len(rows), block):  # blocks of records; float32 sums of 0/1 below 2^24 are exact
+        hit = _hits(tables, side, predicates, rows[lo:lo + block]).astype(np.float32)
+        counts += hit @ samples[:, lo:lo + block].T.astype(np.float32)
+    return np.rint(counts).astype(np.int64)

@@ -8,7 +8,10 @@ released record:
   missing value;
 * *multivariate*: a released record's values on ``n_cols`` random columns,
   each an equality (categorical) or a half line through the value, away from
-  the median (numeric).
+  the median (numeric); ``n_attacks`` of them drawn uniformly among those that
+  isolate a record, every candidate counted on the class tables
+  (:mod:`veil.evaluate._candidates`) or, past a bound known beforehand, drawn
+  in batches.
 
 A predicate succeeds when it also isolates exactly one record of the original
 (a generalized label matches every value it covers).  The same predicates are
@@ -21,18 +24,23 @@ columns, values and operators).  Each table is taken without repeated records.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import comb
 
 import numpy as np
 import pandas as pd
 
+from veil.evaluate._candidates import draw_singling_out, enumerable, record_predicates
 from veil.evaluate._columns import Tables
 from veil.evaluate._group_counts import Counter, counts as match_counts
-from veil.evaluate._predicates import EQ, GE, ISNULL, LE, NE, NOTNULL, Predicates
+from veil.evaluate._predicates import EQ, GE, ISNULL, LE, NE, NOTNULL, Predicates, sample_counts
 from veil.evaluate._rates import AttackResult, attack_result
 
-__all__ = ["singling_out", "distinct_rows", "singling_out_probability_integral"]
+__all__ = ["singling_out", "distinct_rows", "draw_in_batches", "release_medians", "univariate_predicates",
+           "singling_out_probability_integral"]
 
 _BATCH = 1000
+#: The most draws per candidate (distinct released record × set of columns) when drawing in batches.
+DRAWS_PER_CANDIDATE = 32
 
 
 def distinct_rows(tables: Tables, side: str, names: Sequence[str]) -> np.ndarray:
@@ -45,32 +53,46 @@ def _one(names: Sequence[str], column: np.ndarray, op: np.ndarray, code: np.ndar
     return Predicates(tuple(names), column[:, None], op[:, None], code[:, None], value[:, None])
 
 
-def _univariate(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int, rng: np.random.Generator) -> Predicates:
-    parts = []
+def _numeric_univariate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A numeric column's univariate predicates (operators, values) and which single out a record.
+
+    A value seen once and the only missing value single out by construction; ``<= min`` and
+    ``>= max`` when the smallest or largest number is seen once.
+    """
+    finite = x[~np.isnan(x)]
+    values, counts = np.unique(finite, return_counts=True)
+    rare = values[counts == 1]
+    ops, vals, single = [np.full(len(rare), EQ)], [rare], [np.ones(len(rare), dtype=np.bool_)]
+    if len(finite):
+        ops += [np.array([LE, GE])]
+        vals += [np.array([finite.min(), finite.max()])]
+        single += [np.array([counts[0] == 1, counts[-1] == 1])]
+    if np.isnan(x).sum() == 1:
+        ops += [np.array([ISNULL])]
+        vals += [np.array([np.nan])]
+        single += [np.ones(1, dtype=np.bool_)]
+    return np.concatenate(ops), np.concatenate(vals), np.concatenate(single)
+
+
+def univariate_predicates(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int,
+                          rng: np.random.Generator) -> Predicates:
+    """The univariate predicates that single out a distinct released record (``rows``), at most ``n``
+    in a random order; whether each singles out is read from the value counts of its column."""
+    parts, singles = [], []
     for c, name in enumerate(names):  # one vectorised pass per column
         x = tables.release[name][rows]
         if tables.columns[name].numeric:
-            finite = x[~np.isnan(x)]
-            values, counts = np.unique(finite, return_counts=True)
-            rare = values[counts == 1]
-            ops = [np.full(len(rare), EQ)]
-            vals = [rare]
-            if len(finite):
-                ops += [np.array([LE, GE])]
-                vals += [np.array([finite.min(), finite.max()])]
-            if np.isnan(x).sum() == 1:
-                ops += [np.array([ISNULL])]
-                vals += [np.array([np.nan])]
-            op, val = np.concatenate(ops), np.concatenate(vals)
+            op, val, single = _numeric_univariate(x)
             parts.append(_one(names, np.full(len(op), c), op, np.full(len(op), -1), val))
         else:
             labels, counts = np.unique(x, return_counts=True)
             rare = labels[counts == 1]
             parts.append(_one(names, np.full(len(rare), c), np.full(len(rare), EQ), rare, np.full(len(rare), np.nan)))
-    queries = Predicates.concat(parts)
-    queries = queries.subset(rng.permutation(len(queries)))
-    single = match_counts(tables, "release", queries, rows) == 1
-    return queries.subset(np.flatnonzero(single)[:n])
+            single = np.ones(len(rare), dtype=np.bool_)
+        singles.append(single)
+    order = rng.permutation(sum(len(p) for p in parts))
+    queries = Predicates.concat(parts).subset(order)
+    return queries.subset(np.flatnonzero(np.concatenate(singles)[order])[:n])
 
 
 def _record_queries(tables: Tables, names: Sequence[str], rows: np.ndarray, n_cols: int,
@@ -78,29 +100,26 @@ def _record_queries(tables: Tables, names: Sequence[str], rows: np.ndarray, n_co
     """``_BATCH`` predicates from random released records, ``n_cols`` random columns each."""
     picks = rows[rng.integers(0, len(rows), _BATCH)]
     column = np.argsort(rng.random((_BATCH, len(names))), axis=1)[:, :n_cols]
-    op = np.full(column.shape, EQ)
-    code = np.full(column.shape, -1, dtype=np.int64)
-    value = np.full(column.shape, np.nan)
-    for c, name in enumerate(names):
-        at = column == c
-        records = tables.release[name][picks][:, None].repeat(n_cols, axis=1)[at]
-        if tables.columns[name].numeric:
-            value[at] = records
-            op[at] = np.where(np.isnan(records), ISNULL, np.where(records > medians[c], GE, LE))
-        else:
-            code[at] = records
-    return Predicates(tuple(names), column, op, code, value)
+    return record_predicates(tables, names, picks, column, medians)
 
 
-def _multivariate(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int, n_cols: int,
-                  rng: np.random.Generator, max_attempts: int) -> Predicates:
-    medians = np.array([np.nanmedian(tables.release[name][rows]) if tables.columns[name].numeric
-                        and not np.all(np.isnan(tables.release[name][rows])) else np.nan for name in names])
+def release_medians(tables: Tables, names: Sequence[str], rows: np.ndarray) -> np.ndarray:
+    """The median of each numeric column over the released records ``rows`` (NaN for the others)."""
+    return np.array([np.nanmedian(tables.release[name][rows]) if tables.columns[name].numeric
+                     and not np.all(np.isnan(tables.release[name][rows])) else np.nan for name in names])
+
+
+def draw_in_batches(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int, n_cols: int,
+                    rng: np.random.Generator, max_attempts: int, medians: np.ndarray) -> Predicates:
+    """Candidates drawn in batches of 1,000 until ``n`` distinct ones single out a released record
+    or ``max_attempts`` were drawn, and never more than :data:`DRAWS_PER_CANDIDATE` times the
+    candidates there are (past it, a candidate is still undrawn with probability ``e^-32``)."""
+    max_attempts = min(max_attempts, DRAWS_PER_CANDIDATE * len(rows) * comb(len(names), n_cols))
     found: list[Predicates] = []
     seen: set[str] = set()
     total = attempts = 0
     count = Counter(tables, "release", rows)
-    while total < n and attempts < max_attempts:  # batches of 1,000 candidate predicates
+    while total < n and attempts < max_attempts:
         batch = _record_queries(tables, names, rows, n_cols, rng, medians)
         attempts += _BATCH
         batch = batch.subset(np.flatnonzero(count(batch) == 1))
@@ -112,6 +131,21 @@ def _multivariate(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int
         found.append(batch.subset(fresh))
         total += len(fresh)
     return Predicates.concat(found) if found else _one(names, *(np.zeros(0, np.int64),) * 3, np.zeros(0))
+
+
+def _multivariate(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int, n_cols: int,
+                  rng: np.random.Generator, max_attempts: int) -> Predicates:
+    """``n`` distinct predicates that single out a released record (all of them when fewer).
+
+    When the candidates are few enough (:func:`veil.evaluate._candidates.enumerable`: a bound
+    known before any work), every one is counted at once on the class tables and ``n`` of those
+    that single out are drawn; otherwise candidates are drawn in batches.  Both give a uniform
+    random sample of the candidates that single out.
+    """
+    medians = release_medians(tables, names, rows)
+    if enumerable(tables, names, len(rows), n_cols):
+        return draw_singling_out(tables, names, rows, n, n_cols, rng, medians)
+    return draw_in_batches(tables, names, rows, n, n_cols, rng, max_attempts, medians)
 
 
 def _random_queries(tables: Tables, names: Sequence[str], rows: np.ndarray, n: int, n_cols: int,
@@ -155,13 +189,12 @@ def _control_scale(tables: Tables, queries: Predicates, rows: np.ndarray, n_orig
     ``curve_fit``) can settle where ``n·w ≫ 1`` and predict fewer successes on more records while
     the sub-samples show more.
     """
-    sizes, successes = [], []
-    for size in np.linspace(min(1000, len(rows)), len(rows), 10).astype(int):  # 10 sizes × 5 draws
-        for _ in range(5):
-            sample = rng.choice(rows, size=size, replace=False)
-            successes.append(int((match_counts(tables, "control", queries, sample) == 1).sum()))
-            sizes.append(size)
-    x, y = np.array(sizes, dtype=np.float64), np.array(successes, dtype=np.float64)
+    sizes = np.repeat(np.linspace(min(1000, len(rows)), len(rows), 10).astype(int), 5)  # 10 sizes × 5 draws
+    samples = np.zeros((len(sizes), len(rows)), dtype=np.bool_)
+    for s, size in enumerate(sizes):  # 50 draws; rows are sorted, so a drawn row's column is its rank
+        samples[s, np.searchsorted(rows, rng.choice(rows, size=size, replace=False))] = True
+    successes = (sample_counts(tables, "control", queries, rows, samples) == 1).sum(axis=0)
+    x, y = sizes.astype(np.float64), successes.astype(np.float64)
     w = np.logspace(-9, 0, 400)
     f = singling_out_probability_integral(x[:, None], 0.0, w[None, :])  # sizes × grid
     norm = (f * y[:, None]).sum(axis=0) / np.maximum((f * f).sum(axis=0), 1e-300)
@@ -178,7 +211,7 @@ def singling_out(tables: Tables, names: Sequence[str], *, mode: str, n_attacks: 
     release_rows = distinct_rows(tables, "release", names)
     original_rows = distinct_rows(tables, "original", names)
     if mode == "univariate":
-        queries, width = _univariate(tables, names, release_rows, n_attacks, rng), 1
+        queries, width = univariate_predicates(tables, names, release_rows, n_attacks, rng), 1
     else:
         queries, width = _multivariate(tables, names, release_rows, n_attacks, n_cols, rng, max_attempts), n_cols
     made = len(queries)
