@@ -201,7 +201,7 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
         accountant.spend(synthesis_cost(accountant, plan), label=f"{label} {algo} rho={plan.rho:.6g}")
         ledger = ledger_report(accountant)
     doms = learn_domains(data, doms, plan)
-    table = data.class_table(doms)
+    table = data.class_table(doms, cliques=work)  # past an engine's bound, the workload's marginals too
     sizes = [d.size for d in doms]
     rng = np.random.default_rng(seed)
     run = _run_aim if algo == "aim" else _run_mst

@@ -202,7 +202,7 @@ class DuckDBSynthesisSource(DuckDBEngine):
         keep = " AND ".join(f"c{j} >= 0" for j in range(len(domains)))
         return setup, f"SELECT * FROM (SELECT {select} FROM {self.scan()}) WHERE {keep}"
 
-    def class_table(self, domains: list[ColumnDomain]) -> Any:
+    def class_table(self, domains: list[ColumnDomain], cliques: Sequence[Sequence[int]] = ()) -> Any:
         """The class table: one GROUP BY over the encoded columns into a table of the engine, whose
         size is counted before it is fetched; past :attr:`max_class_bytes`, :class:`MarginalQueries`
         (every 1-, 2- and 3-way marginal summed from that table by ``GROUPING SETS``) instead."""
@@ -216,7 +216,7 @@ class DuckDBSynthesisSource(DuckDBEngine):
                         "GROUP BY ALL")
             classes = arrow(con, "SELECT count(*) AS m FROM __veil_classes").column("m")[0].as_py()
             if class_table_bytes(classes, len(domains)) > self.max_class_bytes:
-                return MarginalQueries(sizes, grouping_sets(con, "__veil_classes", sizes))
+                return MarginalQueries(sizes, grouping_sets(con, "__veil_classes", sizes, cliques=cliques))
             return arrow_class_table(arrow(con, f"SELECT {codes}, n FROM __veil_classes"), sizes)
 
 
@@ -227,12 +227,12 @@ def arrow(con: Any, sql: str) -> Any:
     return fetch()
 
 
-def grouping_sets(con: Any, classes: str, sizes: Sequence[int],
-                  max_way: int = 3) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
+def grouping_sets(con: Any, classes: str, sizes: Sequence[int], max_way: int = 3,
+                  cliques: Sequence[Sequence[int]] = ()) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
     """Every 1- to ``max_way``-way marginal of the class table ``classes`` (codes ``c0 …``, counts
-    ``n``) by one query of ``GROUPING SETS``: per combination, its non-empty cells' keys (sorted)
-    and counts."""
-    sql, combos = grouping_sets_sql(classes, sizes, max_way)
+    ``n``), and every wider subset of ``cliques``, by one query of ``GROUPING SETS``: per
+    combination, its non-empty cells' keys (sorted) and counts."""
+    sql, combos = grouping_sets_sql(classes, sizes, max_way, cliques)
     return decode_grouping_sets(arrow(con, sql), sizes, combos)
 
 

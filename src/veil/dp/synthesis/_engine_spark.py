@@ -139,7 +139,8 @@ class SparkSynthesisSource(SparkEngine):
         code = F.least(F.greatest(F.floor(scaled), F.lit(0)), F.lit(dom.bins - 1)).cast("int")
         return F.when(value.isNull() | F.isnan(value), F.lit(-1)).otherwise(code)
 
-    def class_table(self, domains: list[ColumnDomain]) -> ClassTable | MarginalQueries:
+    def class_table(self, domains: list[ColumnDomain],
+                    cliques: Sequence[Sequence[int]] = ()) -> ClassTable | MarginalQueries:
         """The class table, counted on Spark before it is collected; past :attr:`max_class_bytes`,
         :class:`~veil.dp.synthesis._marginals.MarginalQueries` summed on Spark instead (see the module)."""
         from pyspark import StorageLevel
@@ -157,7 +158,7 @@ class SparkSynthesisSource(SparkEngine):
                 if class_table_bytes(grouped.count(), len(domains)) <= self.max_class_bytes:
                     return arrow_class_table(arrow_of(grouped), sizes)
                 grouped.createOrReplaceTempView(view)
-                sql, combos = grouping_sets_sql(view, sizes)
+                sql, combos = grouping_sets_sql(view, sizes, cliques=cliques)
                 return MarginalQueries(sizes, decode_grouping_sets(arrow_of(self.spark.sql(sql)), sizes, combos))
             finally:
                 self.spark.catalog.dropTempView(view)

@@ -20,8 +20,8 @@ import numpy as np
 
 from veil.dp.synthesis._source import ClassTable, ClassTally
 
-__all__ = ["MAX_CLASS_BYTES", "DENSE_CELLS", "class_table_bytes", "arrow_class_table", "grouping_sets_sql",
-           "decode_grouping_sets", "MarginalTally", "MarginalQueries"]
+__all__ = ["MAX_CLASS_BYTES", "DENSE_CELLS", "class_table_bytes", "marginal_combos", "arrow_class_table",
+           "grouping_sets_sql", "decode_grouping_sets", "MarginalTally", "MarginalQueries"]
 
 #: The largest class table fetched (codes and counts, in bytes); past it, marginals are counted one by one.
 MAX_CLASS_BYTES = 1 << 28
@@ -42,11 +42,22 @@ def arrow_class_table(table: Any, sizes: Sequence[int]) -> ClassTable:
     return ClassTable(matrix, table.column("n").to_numpy().astype(np.int64), tuple(int(k) for k in sizes))
 
 
-def grouping_sets_sql(classes: str, sizes: Sequence[int], max_way: int = 3) -> tuple[str, list[tuple[int, ...]]]:
-    """The one ``GROUPING SETS`` query (DuckDB's and Spark's SQL alike) of every 1- to
-    ``max_way``-way marginal of the class table ``classes``, and those combinations."""
-    d = len(sizes)
+def marginal_combos(d: int, max_way: int = 3, cliques: Sequence[Sequence[int]] = ()) -> list[tuple[int, ...]]:
+    """Every 1- to ``max_way``-way combination of ``d`` columns, then every wider subset of the
+    ``cliques`` (a workload's marginals: AIM measures their subsets), each once, sorted."""
     combos = [c for w in range(1, min(max_way, d) + 1) for c in itertools.combinations(range(d), w)]
+    wider = {s for cl in cliques for w in range(max_way + 1, len(cl) + 1)
+             for s in itertools.combinations(sorted(cl), w)}
+    return combos + sorted(wider, key=lambda c: (len(c), c))
+
+
+def grouping_sets_sql(classes: str, sizes: Sequence[int], max_way: int = 3,
+                      cliques: Sequence[Sequence[int]] = ()) -> tuple[str, list[tuple[int, ...]]]:
+    """The one ``GROUPING SETS`` query (DuckDB's and Spark's SQL alike) of every 1- to
+    ``max_way``-way marginal of the class table ``classes`` and of every wider subset of the
+    ``cliques``, and those combinations (:func:`marginal_combos`)."""
+    d = len(sizes)
+    combos = marginal_combos(d, max_way, cliques)
     codes = ", ".join(f"c{j}" for j in range(d))
     sets = ", ".join("(" + ", ".join(f"c{j}" for j in c) + ")" for c in combos)
     return (f"SELECT {codes}, grouping_id({codes}) AS g, sum(n) AS n FROM {classes} "
@@ -71,13 +82,15 @@ def decode_grouping_sets(table: Any, sizes: Sequence[int], combos: Sequence[tupl
 
 
 class MarginalTally:
-    """The synthetic rows' marginals of every 1-, 2- and 3-way combination, accumulated chunk by chunk
-    (the counterpart of :class:`MarginalQueries`, whose class table was too large to hold): a dense
-    count table per combination of at most :data:`DENSE_CELLS` cells, else a class tally."""
+    """The synthetic rows' marginals of every 1-, 2- and 3-way combination (and of ``combos`` when
+    given), accumulated chunk by chunk (the counterpart of :class:`MarginalQueries`, whose class
+    table was too large to hold): a dense count table per combination of at most
+    :data:`DENSE_CELLS` cells, else a class tally."""
 
-    def __init__(self, sizes: Sequence[int], max_way: int = 3) -> None:
+    def __init__(self, sizes: Sequence[int], max_way: int = 3,
+                 combos: Sequence[tuple[int, ...]] | None = None) -> None:
         self.sizes = tuple(int(k) for k in sizes)
-        self.combos = [c for w in range(1, max_way + 1) for c in itertools.combinations(range(len(sizes)), w)]
+        self.combos = list(combos) if combos is not None else marginal_combos(len(sizes), max_way)
         self._dense = {c: np.zeros(int(np.prod([self.sizes[i] for i in c]))) for c in self.combos
                        if float(np.prod([float(self.sizes[i]) for i in c])) <= DENSE_CELLS}
         self._tallies = {c: ClassTally([self.sizes[i] for i in c]) for c in self.combos if c not in self._dense}
@@ -107,7 +120,8 @@ class MarginalTally:
 
 class MarginalQueries:
     """The marginals of a class table too large to fetch, counted in the engine (every 1-, 2- and
-    3-way combination, :func:`grouping_sets`): what MST measures and the report compares."""
+    3-way combination and the workload's wider marginals, :func:`grouping_sets_sql`): what MST and
+    AIM measure and the report compares."""
 
     def __init__(self, sizes: Sequence[int], sparse: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]],
                  max_way: int = 3) -> None:
@@ -121,12 +135,14 @@ class MarginalQueries:
         return float(self._sparse[(0,)][1].sum())
 
     def tally(self) -> MarginalTally:
-        return MarginalTally(self.sizes, self.max_way)
+        """An empty tally of the same combinations (for the synthetic rows)."""
+        return MarginalTally(self.sizes, self.max_way, combos=list(self._sparse))
 
     def sparse(self, cols: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         key = tuple(int(c) for c in cols)
         if key not in self._sparse:
-            raise ValueError(f"the marginal of columns {key} is not counted (at most {self.max_way} columns)")
+            raise ValueError(f"the marginal of columns {key} is not counted (at most {self.max_way} columns, "
+                             "or a subset of a workload marginal)")
         return self._sparse[key]
 
     def marginal(self, cols: Sequence[int]) -> np.ndarray:

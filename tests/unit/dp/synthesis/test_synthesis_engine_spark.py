@@ -174,22 +174,36 @@ def test_the_bound_is_checked_before_the_class_table_is_collected(files, spark_s
     assert not spark_session.catalog.listTables()  # no view left behind
 
 
+WIDE = "age,sex,member,job;sex,badge"  # a workload marginal of 4 columns: counted past the bound too
+
+
+@pytest.mark.parametrize("workload", [None, WIDE])
 @pytest.mark.parametrize("algorithm", ["mst", "aim"])
-def test_a_synthesis_completes_through_duckdbs_fallback(files, algorithm, tmp_path):
-    _completes(DuckDBSynthesisSource(files["parquet"], max_class_bytes=TINY), algorithm, tmp_path)
+def test_a_synthesis_completes_through_duckdbs_fallback(files, algorithm, workload, tmp_path):
+    _completes(DuckDBSynthesisSource(files["parquet"], max_class_bytes=TINY), algorithm, tmp_path, workload)
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("algorithm", ["mst", "aim"])
-def test_a_synthesis_completes_through_sparks_fallback(files, spark_session, algorithm, tmp_path):
-    _completes(_spark(files["parquet"], spark_session), algorithm, tmp_path)
+@pytest.mark.parametrize("algorithm, workload", [("mst", None), ("aim", WIDE)])
+def test_a_synthesis_completes_through_sparks_fallback(files, spark_session, algorithm, workload, tmp_path):
+    _completes(_spark(files["parquet"], spark_session), algorithm, tmp_path, workload)
 
 
-def _completes(source, algorithm: str, folder) -> None:
+def test_past_the_bound_a_wide_workload_marginal_is_counted(files):
+    doms = _domains(DuckDBSynthesisSource(files["csv"]))
+    local = FrameSource(read_table(files["csv"], typed=False).to_pandas()).class_table(doms)
+    fallback = DuckDBSynthesisSource(files["csv"], max_class_bytes=TINY).class_table(doms, cliques=[(0, 1, 2, 3)])
+    np.testing.assert_array_equal(fallback.marginal([0, 1, 2, 3]), local.marginal([0, 1, 2, 3]))
+    assert fallback.tally().combos[-1] == (0, 1, 2, 3)  # the synthetic rows are tallied on it too
+    with pytest.raises(ValueError, match="not counted"):
+        fallback.marginal([0, 1, 2, 4])
+
+
+def _completes(source, algorithm: str, folder, workload=None) -> None:
     """A synthesis through the fallback: the rows written in chunks, the report's errors in [0, 1]."""
     with ChunkWriter(folder / "out.csv") as sink:
         result = synthesize(source, epsilon=1.0, algorithm=algorithm, domain=GIVEN, seed=5, sink=sink,
-                            chunk_rows=500, max_categories=10)
+                            chunk_rows=500, max_categories=10, workload=workload)
     report = result.report
     out = pd.read_csv(folder / "out.csv", dtype=str, keep_default_na=False)
     assert list(out.columns) == ["age", "sex", "member", "job", "badge"] and len(out) == report["rows"] > 0
