@@ -174,6 +174,21 @@ def test_the_bound_is_checked_before_the_class_table_is_collected(files, spark_s
     assert not spark_session.catalog.listTables()  # no view left behind
 
 
+@pytest.mark.spark
+def test_without_to_arrow_the_marginals_come_through_pandas_the_same(files, spark_session, monkeypatch):
+    """PySpark before 4.0 has no ``DataFrame.toArrow``: the marginals then come through ``toPandas``
+    (the codes of the columns not grouped are nulls there), and are the same."""
+    path = files["csv"]
+    doms = _domains(DuckDBSynthesisSource(path))
+    source = _spark(path, spark_session)
+    for cls in type(source.frame()).__mro__:
+        if "toArrow" in vars(cls):
+            monkeypatch.delattr(cls, "toArrow")
+    assert not hasattr(source.frame(), "toArrow")
+    _assert_same(source.class_table(doms), DuckDBSynthesisSource(path, max_class_bytes=TINY).class_table(doms),
+                 _all_combos(5))
+
+
 WIDE = "age,sex,member,job;sex,badge"  # a workload marginal of 4 columns: counted past the bound too
 
 
