@@ -201,7 +201,7 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
         accountant.spend(synthesis_cost(accountant, plan), label=f"{label} {algo} rho={plan.rho:.6g}")
         ledger = ledger_report(accountant)
     doms = learn_domains(data, doms, plan)
-    table = data.class_table(doms)
+    table = data.class_table(doms, cliques=work)  # past an engine's bound, the workload's marginals too
     sizes = [d.size for d in doms]
     rng = np.random.default_rng(seed)
     run = _run_aim if algo == "aim" else _run_mst
@@ -209,8 +209,7 @@ def synthesize(frame: pd.DataFrame, *, epsilon: float = 1.0, delta: float = 1e-9
     report = {"algorithm": algo, "epsilon": plan.certified_epsilon, "delta": dlt, "rho": plan.rho,
               "rows": int(rows), "domain_source": {d.name: "dp" if d.learned else "user" for d in doms},
               "marginal_error": tv_errors(table, tally, len(sizes)),
-              "workload_error": workload_error(table.codes, table.weights, tally.codes, sizes, work,
-                                               synthetic_weights=tally.weights),
+              "workload_error": workload_error(table, None, tally, sizes, work),
               "ledger": ledger, "evaluation": None, "marginals": marginals,
               "noise": {**noise, "rho_domain": plan.rho_domain, "delta_selection": plan.delta_selection}}
     return SynthesisResult(None if synth is None else decode(synth, doms), report)
@@ -231,7 +230,7 @@ def _run_aim(table: ClassTable, doms: list[ColumnDomain], work: Any, rho: float,
              sink: Callable[[Any], None] | None, chunk_rows: int) -> tuple:
     """AIM's rows, as :func:`_run_mst` returns MST's."""
     sizes = [d.size for d in doms]
-    codes, info = aim(table.codes, table.weights, sizes, work, rho, rng, AimSettings())
+    codes, info = aim(table, None, sizes, work, rho, rng, AimSettings())  # it counts through table.marginal
     marginals, noise = _aim_report(info, [d.name for d in doms], work)
     return _emit(codes, doms, sink, chunk_rows), class_table(codes, sizes), len(codes), marginals, noise
 

@@ -29,7 +29,6 @@ as a number when DuckDB casts it to a double, except a text holding ``_``
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -37,19 +36,15 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from veil.dp.synthesis._domain import ColumnDomain, ColumnFacts
-from veil.dp.synthesis._source import ClassTable, ClassTally
+from veil.dp.synthesis._marginals import (MAX_CLASS_BYTES, MarginalQueries, MarginalTally, arrow_class_table,
+                                          class_table_bytes, decode_grouping_sets, grouping_sets_sql)
 from veil.engines._duckdb import DuckDBEngine
 from veil.engines._source import as_source as engine_source_of
 from veil.errors import ParameterError
 
 __all__ = ["DuckDBSynthesisSource", "MarginalQueries", "MarginalTally", "MAX_CLASS_BYTES", "encoded_sql", "arrow",
-           "grouping_sets",
+           "grouping_sets", "grouping_sets_sql", "decode_grouping_sets", "class_table_bytes", "arrow_class_table",
            "q_ident", "q_text", "q_real", "ENGINES", "check_engine", "synthesis_source"]
-
-#: The largest class table fetched (codes and counts, in bytes); past it, marginals are counted one by one.
-MAX_CLASS_BYTES = 1 << 28
-#: A synthetic marginal of at most this many cells is tallied densely.
-DENSE_CELLS = 1 << 22
 
 _NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                   "UBIGINT", "FLOAT", "DOUBLE", "REAL")
@@ -207,7 +202,7 @@ class DuckDBSynthesisSource(DuckDBEngine):
         keep = " AND ".join(f"c{j} >= 0" for j in range(len(domains)))
         return setup, f"SELECT * FROM (SELECT {select} FROM {self.scan()}) WHERE {keep}"
 
-    def class_table(self, domains: list[ColumnDomain]) -> Any:
+    def class_table(self, domains: list[ColumnDomain], cliques: Sequence[Sequence[int]] = ()) -> Any:
         """The class table: one GROUP BY over the encoded columns into a table of the engine, whose
         size is counted before it is fetched; past :attr:`max_class_bytes`, :class:`MarginalQueries`
         (every 1-, 2- and 3-way marginal summed from that table by ``GROUPING SETS``) instead."""
@@ -220,12 +215,9 @@ class DuckDBSynthesisSource(DuckDBEngine):
             con.execute(f"CREATE TEMP TABLE __veil_classes AS SELECT {codes}, count(*) AS n FROM ({select}) "
                         "GROUP BY ALL")
             classes = arrow(con, "SELECT count(*) AS m FROM __veil_classes").column("m")[0].as_py()
-            if classes * 8 * (len(domains) + 1) > self.max_class_bytes:
-                return MarginalQueries(sizes, grouping_sets(con, "__veil_classes", sizes))
-            table = arrow(con, f"SELECT {codes}, n FROM __veil_classes")
-        matrix = np.column_stack([table.column(f"c{j}").to_numpy().astype(np.int64) for j in range(len(domains))]) \
-            if table.num_rows else np.zeros((0, len(domains)), dtype=np.int64)
-        return ClassTable(matrix, table.column("n").to_numpy().astype(np.int64), sizes)
+            if class_table_bytes(classes, len(domains)) > self.max_class_bytes:
+                return MarginalQueries(sizes, grouping_sets(con, "__veil_classes", sizes, cliques=cliques))
+            return arrow_class_table(arrow(con, f"SELECT {codes}, n FROM __veil_classes"), sizes)
 
 
 def arrow(con: Any, sql: str) -> Any:
@@ -235,89 +227,13 @@ def arrow(con: Any, sql: str) -> Any:
     return fetch()
 
 
-def grouping_sets(con: Any, classes: str, sizes: Sequence[int],
-                  max_way: int = 3) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
+def grouping_sets(con: Any, classes: str, sizes: Sequence[int], max_way: int = 3,
+                  cliques: Sequence[Sequence[int]] = ()) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
     """Every 1- to ``max_way``-way marginal of the class table ``classes`` (codes ``c0 …``, counts
-    ``n``) by one query of ``GROUPING SETS``: per combination, its non-empty cells' keys (sorted)
-    and counts."""
-    d = len(sizes)
-    combos = [c for w in range(1, min(max_way, d) + 1) for c in itertools.combinations(range(d), w)]
-    codes = ", ".join(f"c{j}" for j in range(d))
-    sets = ", ".join("(" + ", ".join(f"c{j}" for j in c) + ")" for c in combos)
-    table = arrow(con, f"SELECT {codes}, GROUPING({codes}) AS g, sum(n) AS n FROM {classes} "
-                       f"GROUP BY GROUPING SETS ({sets})")
-    g = table.column("g").to_numpy()
-    n = table.column("n").to_numpy(zero_copy_only=False).astype(float)
-    cols = [table.column(f"c{j}").to_numpy(zero_copy_only=False) for j in range(d)]
-    out = {}
-    for c in combos:  # GROUPING(): bit d-1-j set when column j is not grouped
-        mask = g == sum(1 << (d - 1 - j) for j in range(d) if j not in c)
-        key = np.ravel_multi_index(tuple(cols[j][mask].astype(np.int64) for j in c), tuple(sizes[j] for j in c))
-        order = np.argsort(key)
-        out[c] = (key[order], n[mask][order])
-    return out
-
-
-class MarginalTally:
-    """The synthetic rows' marginals of every 1-, 2- and 3-way combination, accumulated chunk by chunk
-    (the counterpart of :class:`MarginalQueries`, whose class table was too large to hold): a dense
-    count table per combination of at most :data:`DENSE_CELLS` cells, else a class tally."""
-
-    def __init__(self, sizes: Sequence[int], max_way: int = 3) -> None:
-        self.sizes = tuple(int(k) for k in sizes)
-        self.combos = [c for w in range(1, max_way + 1) for c in itertools.combinations(range(len(sizes)), w)]
-        self._dense = {c: np.zeros(int(np.prod([self.sizes[i] for i in c]))) for c in self.combos
-                       if float(np.prod([float(self.sizes[i]) for i in c])) <= DENSE_CELLS}
-        self._tallies = {c: ClassTally([self.sizes[i] for i in c]) for c in self.combos if c not in self._dense}
-        self.total = 0.0
-
-    def add(self, codes: np.ndarray) -> None:
-        self.total += len(codes)
-        for c, counts in self._dense.items():
-            key = np.ravel_multi_index(tuple(codes[:, list(c)].T), tuple(self.sizes[i] for i in c))
-            counts += np.bincount(key, minlength=counts.size)
-        for c, tally in self._tallies.items():
-            tally.add(codes[:, list(c)])
-
-    def table(self) -> "MarginalTally":
-        return self
-
-    def sparse(self, cols: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        c = tuple(int(i) for i in cols)
-        if c in self._dense:
-            keys = np.nonzero(self._dense[c])[0]
-            return keys, self._dense[c][keys]
-        return self._tallies[c].table().sparse(range(len(cols)))
-
-
-class MarginalQueries:
-    """The marginals of a class table too large to fetch, counted in the engine (every 1-, 2- and
-    3-way combination, :func:`grouping_sets`): what MST measures and the report compares."""
-
-    def __init__(self, sizes: Sequence[int], sparse: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]],
-                 max_way: int = 3) -> None:
-        self.sizes = tuple(int(k) for k in sizes)
-        self.max_way = max_way
-        self._sparse = sparse
-
-    @property
-    def total(self) -> float:
-        """The number of records kept."""
-        return float(self._sparse[(0,)][1].sum())
-
-    def tally(self) -> MarginalTally:
-        return MarginalTally(self.sizes, self.max_way)
-
-    def sparse(self, cols: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        key = tuple(int(c) for c in cols)
-        if key not in self._sparse:
-            raise ValueError(f"the marginal of columns {key} is not counted (at most {self.max_way} columns)")
-        return self._sparse[key]
-
-    def marginal(self, cols: Sequence[int]) -> np.ndarray:
-        dims = tuple(self.sizes[int(c)] for c in cols)
-        keys, counts = self.sparse(cols)
-        return np.bincount(keys, weights=counts, minlength=int(np.prod(dims))).reshape(dims)
+    ``n``), and every wider subset of ``cliques``, by one query of ``GROUPING SETS``: per
+    combination, its non-empty cells' keys (sorted) and counts."""
+    sql, combos = grouping_sets_sql(classes, sizes, max_way, cliques)
+    return decode_grouping_sets(arrow(con, sql), sizes, combos)
 
 
 ENGINES = ("local", "duckdb", "spark")

@@ -4,40 +4,56 @@ The same three questions as :mod:`veil.dp.synthesis._engine` (DuckDB), as
 PySpark DataFrame operations: the domain checks in one aggregation, a text
 column's value counts, and the class table (categories by a map lookup,
 numbers clamped and binned, a missing or unknown value its code or the
-record left out) by one distributed ``groupBy().count()`` collected to the
-driver.  A value reads as a number when Spark's ``try_cast`` to double
-reads it, except a text holding ``_`` and NaN (missing), as on the local
-path.  Unlike DuckDB there is no fallback to one query per marginal: the
-class table (at most one row per distinct encoded record) is collected.
+record left out) by one distributed ``groupBy().count()``.  A value reads as
+a number when Spark's ``try_cast`` to double reads it, except a text holding
+``_`` and NaN (missing), as on the local path.
+
+As with DuckDB, the class table is counted on Spark before anything reaches
+the driver: the grouped frame is persisted (memory, then the executors'
+disks) and counted, which scans the file once.  Up to
+:attr:`SparkSynthesisSource.max_class_bytes` it is collected; past it, every
+1-, 2- and 3-way marginal is summed from the persisted frame by one query of
+``GROUPING SETS`` (the same SQL and decoding as DuckDB's,
+:func:`~veil.dp.synthesis._marginals.grouping_sets_sql`), and only those
+marginals are collected, as :class:`~veil.dp.synthesis._marginals.MarginalQueries`.
+One ``GROUPING SETS`` query rather than one group-by per combination: Spark
+plans it as one scan of the persisted frame, one ``Expand`` and one
+aggregation with one shuffle, where a union of per-combination group-bys
+(575 of them for 15 columns) would scan the frame and shuffle once per
+combination, in a plan that grows with their number.
 """
 
 from __future__ import annotations
 
 import os
+import uuid
 import warnings
 from typing import Any, Sequence
 
-import numpy as np
-
 from veil.dp.synthesis._domain import ColumnDomain, ColumnFacts
+from veil.dp.synthesis._marginals import (MAX_CLASS_BYTES, MarginalQueries, arrow_class_table, class_table_bytes,
+                                          decode_grouping_sets, grouping_sets_sql)
 from veil.dp.synthesis._source import ClassTable
 from veil.engines._source import as_source as engine_source_of
 from veil.engines._spark import SparkEngine
 from veil.errors import VeilError
 
-__all__ = ["SparkSynthesisSource"]
+__all__ = ["SparkSynthesisSource", "arrow_of"]
 
 _NUMERIC = ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType", "DecimalType")
 
 
 class SparkSynthesisSource(SparkEngine):
     """A CSV or Parquet file as the data of a synthesis, counted by Spark (``spark``: a session to
-    use; else one is started, local unless configured)."""
+    use; else one is started, local unless configured).  Past ``max_class_bytes`` of class table
+    (counted on Spark first), its marginals are summed on Spark (see the module)."""
 
     def __init__(self, path: str | os.PathLike[str], *, sep: str | None = None, spark: Any = None,
-                 master: str | None = None, config: dict[str, str] | None = None) -> None:
+                 master: str | None = None, config: dict[str, str] | None = None,
+                 max_class_bytes: int = MAX_CLASS_BYTES) -> None:
         super().__init__(spark, master=master, config=config)
         self.source = engine_source_of(path, sep=sep)
+        self.max_class_bytes = int(max_class_bytes)
         self._frame = None
         self._facts: dict[tuple, dict[str, ColumnFacts]] = {}
 
@@ -123,18 +139,41 @@ class SparkSynthesisSource(SparkEngine):
         code = F.least(F.greatest(F.floor(scaled), F.lit(0)), F.lit(dom.bins - 1)).cast("int")
         return F.when(value.isNull() | F.isnan(value), F.lit(-1)).otherwise(code)
 
-    def class_table(self, domains: list[ColumnDomain]) -> ClassTable:
+    def class_table(self, domains: list[ColumnDomain],
+                    cliques: Sequence[Sequence[int]] = ()) -> ClassTable | MarginalQueries:
+        """The class table, counted on Spark before it is collected; past :attr:`max_class_bytes`,
+        :class:`~veil.dp.synthesis._marginals.MarginalQueries` summed on Spark instead (see the module)."""
+        from pyspark import StorageLevel
         from pyspark.sql import functions as F
 
         names = [f"c{j}" for j in range(len(domains))]
+        sizes = tuple(dom.size for dom in domains)
 
         def build() -> Any:
             coded = self.frame().select(*[self.encoded(d).alias(n) for d, n in zip(domains, names)])
             kept = coded.where(" AND ".join(f"{n} >= 0" for n in names))
-            with warnings.catch_warnings():  # PySpark's notes on the pandas version
-                warnings.simplefilter("ignore")
-                return kept.groupBy(*names).agg(F.count(F.lit(1)).alias("n")).toPandas()
+            grouped = kept.groupBy(*names).agg(F.count(F.lit(1)).alias("n")).persist(StorageLevel.MEMORY_AND_DISK)
+            view = f"__veil_classes_{uuid.uuid4().hex}"  # a view of the persisted frame: the query reads the cache
+            try:
+                if class_table_bytes(grouped.count(), len(domains)) <= self.max_class_bytes:
+                    return arrow_class_table(arrow_of(grouped), sizes)
+                grouped.createOrReplaceTempView(view)
+                sql, combos = grouping_sets_sql(view, sizes, cliques=cliques)
+                return MarginalQueries(sizes, decode_grouping_sets(arrow_of(self.spark.sql(sql)), sizes, combos))
+            finally:
+                self.spark.catalog.dropTempView(view)
+                grouped.unpersist()
 
-        table = self.run(build)
-        matrix = table[names].to_numpy(dtype=np.int64).reshape(len(table), len(domains))
-        return ClassTable(matrix, table["n"].to_numpy(dtype=np.int64), tuple(dom.size for dom in domains))
+        return self.run(build)
+
+
+def arrow_of(frame: Any) -> Any:
+    """A Spark DataFrame collected to the driver as an Arrow table (``toArrow`` from Spark 4, else
+    through pandas)."""
+    import pyarrow as pa
+
+    with warnings.catch_warnings():  # PySpark's notes on the pandas version
+        warnings.simplefilter("ignore")
+        if hasattr(frame, "toArrow"):
+            return frame.toArrow()
+        return pa.Table.from_pandas(frame.toPandas(), preserve_index=False)

@@ -161,7 +161,8 @@ class FrameSource:
     def value_counts(self, name: str) -> dict[str, int]:
         return category_counts(self.frame[name])
 
-    def class_table(self, domains: list[ColumnDomain]) -> ClassTable:
+    def class_table(self, domains: list[ColumnDomain], cliques: Sequence[Sequence[int]] = ()) -> ClassTable:
+        """The class table (``cliques``, the workload's marginals, matter only to an engine's fallback)."""
         codes = encode(self.frame, domains)
         return class_table(codes, [d.size for d in domains])
 

@@ -81,7 +81,11 @@ def workload_names(workload: Workload, columns: Sequence[str]) -> list[list[str]
 def marginal(codes: np.ndarray, weights: np.ndarray | None, sizes: Sequence[int],
              cols: Sequence[int]) -> np.ndarray:
     """The counts of the columns ``cols`` of ``codes``, each row counted ``weights`` times (shape
-    ``[sizes[c] for c in cols]``; the empty clique gives the total as a 0-d array)."""
+    ``[sizes[c] for c in cols]``; the empty clique gives the total as a 0-d array).  ``codes`` may
+    also be a table that counts itself (``marginal(cols)`` and ``total``: a class table, or an
+    engine's marginals past its class-table bound)."""
+    if hasattr(codes, "marginal"):
+        return codes.marginal(list(cols)) if len(cols) else np.asarray(float(codes.total))
     shape = tuple(int(sizes[c]) for c in cols)
     cells = int(np.prod(shape)) if shape else 1
     if len(codes) == 0:
