@@ -6,6 +6,12 @@ user (``--domain domain.json``, ``--bins age=0:100:10``).  A value outside its
 column's domain is not a new category: the row is left out of every count
 (a per-row map, so the sensitivity of each marginal stays 1).  Numbers are
 clamped into ``[min, max]`` and binned into ``bins`` equal-width bins.
+
+Stored types read alike on every path (local, DuckDB, Spark): a boolean
+column is a category column of two values, ``True`` and ``False`` (as the
+engines and :func:`veil.data.format_labels` write them), never a number; a
+column of bytes (Parquet ``binary``) is refused, since the paths would read
+its bytes as different texts (see :func:`resolve_domains`).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import pandas as pd
 from veil.dp.synthesis._learn import OTHER
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 
-__all__ = ["ColumnDomain", "ColumnFacts", "local_facts", "parse_domain", "parse_bins", "resolve_domains", "encode",
+__all__ = ["ColumnDomain", "ColumnFacts", "local_facts", "local_kinds", "check_kinds", "parse_domain", "parse_bins", "resolve_domains", "encode",
            "decode"]
 
 #: The default largest number of categories (or bins) of one column.
@@ -125,6 +131,8 @@ def _is_numeric(column: pd.Series) -> bool:
         return False
     if pd.api.types.is_numeric_dtype(column):
         return True
+    if pd.api.types.infer_dtype(column, skipna=True) in ("boolean", "bytes"):  # bools with missing values
+        return False
     present = column.dropna()
     return bool(len(present)) and bool(pd.to_numeric(present, errors="coerce").notna().all())
 
@@ -145,6 +153,48 @@ def local_facts(column: pd.Series, max_categories: int) -> ColumnFacts:
     return ColumnFacts(numeric, not numeric and column.nunique(dropna=True) > max_categories)
 
 
+def _local_kind(column: pd.Series) -> str | None:
+    """``"boolean"`` or ``"binary"`` for a column whose present values are bools or bytes (there
+    is one), else None."""
+    inferred = pd.api.types.infer_dtype(column, skipna=True)
+    if inferred == "boolean" and column.notna().any():
+        return "boolean"
+    if inferred == "bytes":
+        return "binary"
+    if inferred == "mixed" and column.dropna().map(type).isin([bytes, bytearray]).any():
+        return "binary"
+    return None
+
+
+def local_kinds(frame: pd.DataFrame, names: list[str]) -> dict[str, str]:
+    """The columns among ``names`` that hold booleans or bytes (a present value): ``"boolean"``
+    or ``"binary"``, as an engine's ``stored_kinds`` answers from the file's types."""
+    kinds = {name: _local_kind(frame[name]) for name in names}
+    return {name: kind for name, kind in kinds.items() if kind is not None}
+
+
+def _kinds(data: Any, names: list[str]) -> dict[str, str]:
+    if isinstance(data, pd.DataFrame):
+        return local_kinds(data, names)
+    stored = getattr(data, "stored_kinds", None)
+    return stored(names) if stored is not None else {}
+
+
+def check_kinds(kinds: Mapping[str, str], domains: Mapping[str, ColumnDomain]) -> None:
+    """Refuse a column of bytes (DuckDB and Spark would write a byte that is not UTF-8 as
+    different texts, the local path as none), and bounds or bins for a boolean column (a
+    boolean is a category, ``True`` or ``False``)."""
+    for name, kind in kinds.items():
+        if kind == "binary":
+            raise SchemaError(f"The column {name!r} holds bytes (a binary column), which veil synthesize does "
+                              "not read as categories: store it as text (a UTF-8 string column), or give it in "
+                              "--identifiers to leave it out.")
+        dom = domains.get(name)
+        if kind == "boolean" and dom is not None and dom.numeric:
+            raise ParameterError(f"The column {name!r} holds booleans, which are categories, not numbers: give "
+                                 f'its categories ["False", "True"] in --domain, not bounds or --bins.')
+
+
 def _facts(data: Any, names: list[str], max_categories: int) -> dict[str, ColumnFacts]:
     if isinstance(data, pd.DataFrame):
         return {name: local_facts(data[name], max_categories) for name in names}
@@ -162,8 +212,9 @@ def resolve_domains(frame: Any, domains: Mapping[str, ColumnDomain], *,
     charged.  Refused: a domain or identifier naming no column; a numeric
     column without bounds and bins; a text column without a domain and with
     more than ``max_categories`` distinct values; a domain larger than
-    ``max_categories``.  (A text domain for a numeric column is allowed: its
-    values are matched as text.)
+    ``max_categories``; a column of bytes, and bounds for a boolean column
+    (:func:`check_kinds`).  (A text domain for a numeric column is allowed:
+    its values are matched as text; a boolean's are ``True`` and ``False``.)
     """
     columns = [str(c) for c in frame.columns]
     for where, names in (("The domain", domains), ("--identifiers", identifiers)):
@@ -171,6 +222,7 @@ def resolve_domains(frame: Any, domains: Mapping[str, ColumnDomain], *,
             if name not in columns:
                 raise ColumnNotFoundError(f"{where} names the column {name!r}, which the data does not have "
                                           f"(columns: {', '.join(columns)}).")
+    check_kinds(_kinds(frame, [c for c in columns if c not in identifiers]), domains)
     undeclared = [c for c in columns if c not in identifiers and c not in domains]
     facts = _facts(frame, undeclared, max_categories) if undeclared else {}
     out = []

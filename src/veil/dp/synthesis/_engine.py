@@ -48,6 +48,8 @@ __all__ = ["DuckDBSynthesisSource", "MarginalQueries", "MarginalTally", "MAX_CLA
 
 _NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                   "UBIGINT", "FLOAT", "DOUBLE", "REAL")
+#: Stored types read differently from text (see :func:`veil.dp.synthesis._domain.check_kinds`).
+_KINDS = {"BOOLEAN": "boolean", "BLOB": "binary"}
 
 
 def q_ident(name: str) -> str:
@@ -111,6 +113,7 @@ class DuckDBSynthesisSource(DuckDBEngine):
         self.max_class_bytes = int(max_class_bytes)
         self._types_cache: dict[str, str] | None = None
         self._facts: dict[tuple, dict[str, ColumnFacts]] = {}
+        self._kinds: dict[tuple, dict[str, str]] = {}
 
     @property
     def columns(self) -> list[str]:
@@ -180,6 +183,18 @@ class DuckDBSynthesisSource(DuckDBEngine):
                 numeric = False
             out[name] = ColumnFacts(numeric, not numeric and row[f"k{i}"] > max_categories)
         return out
+
+    def stored_kinds(self, names: Sequence[str]) -> dict[str, str]:
+        """The columns among ``names`` stored as ``BOOLEAN`` or ``BLOB`` with a present value:
+        ``"boolean"`` or ``"binary"``, as :func:`veil.dp.synthesis._domain.local_kinds` reads a frame
+        (one count, only when there are such columns; remembered)."""
+        memo = tuple(names)
+        if memo not in self._kinds:
+            typed = {n: _KINDS[self.types()[n].upper()] for n in names if self.types()[n].upper() in _KINDS}
+            counts = ", ".join(f"count({q_ident(n)}) AS n{i}" for i, n in enumerate(typed))
+            row = self.query(f"SELECT {counts} FROM {self.scan()}").to_pylist()[0] if typed else {}
+            self._kinds[memo] = {n: kind for i, (n, kind) in enumerate(typed.items()) if row[f"n{i}"] > 0}
+        return self._kinds[memo]
 
     def value_counts(self, name: str) -> dict[str, int]:
         """The count of each present value of column ``name`` (as text): one group count."""

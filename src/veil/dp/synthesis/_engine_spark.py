@@ -40,6 +40,8 @@ from veil.errors import VeilError
 
 __all__ = ["SparkSynthesisSource", "arrow_of"]
 
+#: Stored types read differently from text (see :func:`veil.dp.synthesis._domain.check_kinds`).
+_KINDS = {"BooleanType": "boolean", "BinaryType": "binary"}
 _NUMERIC = ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType", "DecimalType")
 
 
@@ -56,6 +58,7 @@ class SparkSynthesisSource(SparkEngine):
         self.max_class_bytes = int(max_class_bytes)
         self._frame = None
         self._facts: dict[tuple, dict[str, ColumnFacts]] = {}
+        self._kinds: dict[tuple, dict[str, str]] = {}
 
     @property
     def columns(self) -> list[str]:
@@ -115,6 +118,20 @@ class SparkSynthesisSource(SparkEngine):
             numeric = not boolean and (self._numeric_type(name) or (row[f"n{i}"] > 0 and row[f"bad{i}"] == 0))
             out[name] = ColumnFacts(numeric, not numeric and row[f"k{i}"] > max_categories)
         return out
+
+    def stored_kinds(self, names: Sequence[str]) -> dict[str, str]:
+        """As :meth:`veil.dp.synthesis._engine.DuckDBSynthesisSource.stored_kinds`: the columns
+        stored as ``BooleanType`` or ``BinaryType`` with a present value (remembered)."""
+        from pyspark.sql import functions as F
+
+        memo = tuple(names)
+        if memo not in self._kinds:
+            types = {n: type(self.frame().schema[n].dataType).__name__ for n in names}
+            typed = {n: _KINDS[t] for n, t in types.items() if t in _KINDS}
+            aggs = [F.count(F.col(f"`{n.replace('`', '``')}`")).alias(f"n{i}") for i, n in enumerate(typed)]
+            row = self.run(lambda: self.frame().agg(*aggs).collect()[0]) if typed else {}
+            self._kinds[memo] = {n: kind for i, (n, kind) in enumerate(typed.items()) if row[f"n{i}"] > 0}
+        return self._kinds[memo]
 
     def value_counts(self, name: str) -> dict[str, int]:
         label = self.label(name)

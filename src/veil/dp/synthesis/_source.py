@@ -11,8 +11,8 @@ that table would be too large, answers each marginal with its own group count
 non-zero cells, for the report's total-variation errors).
 
 A pandas frame is a data source too (:class:`FrameSource`): the same three
-questions an engine answers (:meth:`FrameSource.column_facts` for the
-domain checks, :meth:`FrameSource.value_counts` for learning a text
+questions an engine answers (:meth:`FrameSource.column_facts` and
+:meth:`FrameSource.stored_kinds` for the domain checks, :meth:`FrameSource.value_counts` for learning a text
 column's categories, :meth:`FrameSource.class_table` for the counts).
 """
 
@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from veil.dp.synthesis._domain import ColumnDomain, ColumnFacts, encode, local_facts
+from veil.dp.synthesis._domain import ColumnDomain, ColumnFacts, encode, local_facts, local_kinds
 from veil.dp.synthesis._mst import marginal
 
 __all__ = ["marginal", "ClassTable", "class_table", "pack", "unpack", "ClassTally", "FrameSource", "as_source",
@@ -157,6 +157,10 @@ class FrameSource:
     def column_facts(self, names: Sequence[str], max_categories: int) -> dict[str, ColumnFacts]:
         """For each column: whether it is numeric and whether it has more than ``max_categories`` values."""
         return {name: local_facts(self.frame[name], max_categories) for name in names}
+
+    def stored_kinds(self, names: Sequence[str]) -> dict[str, str]:
+        """The columns that hold booleans or bytes (:func:`veil.dp.synthesis._domain.local_kinds`)."""
+        return local_kinds(self.frame, list(names))
 
     def value_counts(self, name: str) -> dict[str, int]:
         return category_counts(self.frame[name])
