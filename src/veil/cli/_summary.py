@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from rich.table import Table
 
 from veil.cli._app import console, esc
@@ -65,7 +66,7 @@ def _column(table: Table, header: str, **options: Any) -> None:
 
 def _print_transformation(report: dict[str, Any]) -> None:
     """The hierarchy level per quasi-identifier (one line, wrapped between entries, so every name is
-    whole at any width), or the local recoding's groups."""
+    whole at any width), or the local recoding's groups, or what a randomizing algorithm (PRAM, αβ) did."""
     if report["transformation"]:
         levels = ", ".join(f"{esc(name)}={level}" for name, level in report["transformation"].items())
         console.print(f"[bold]Transformation[/] (hierarchy level per quasi-identifier): {levels}", highlight=False)
@@ -79,9 +80,41 @@ def _print_transformation(report: dict[str, Any]) -> None:
         console.print(_global_recoding(recoding, report["records"]), highlight=False)
     elif recoding:
         console.print(
-            f"[bold]{esc(recoding['algorithm'])}[/]: local recoding into {recoding['groups']:,} groups "
+            _randomized(recoding)
+            or f"[bold]{esc(recoding['algorithm'])}[/]: local recoding into {recoding['groups']:,} groups "
             "(labels differ between groups; no single level per attribute)"
         )
+
+
+def _keep(transition: dict[str, Any]) -> str:
+    """A PRAM column's keep probabilities (its transition matrix's diagonal): ``p = 0.8`` when one for all."""
+    diagonal = np.diag(np.asarray(transition.get("matrix") or [[]], dtype=float))
+    if not diagonal.size:
+        return "no value present"
+    if np.allclose(diagonal, diagonal[0]):
+        return f"p = {diagonal[0]:.4g}"
+    return f"keep probability {diagonal.min():.4g} to {diagonal.max():.4g}"
+
+
+def _randomized(recoding: dict[str, Any]) -> str | None:
+    """The line of a randomizing algorithm, which forms no groups: PRAM's columns and keep probabilities,
+    or the αβ algorithm's columns, α, β and domain; None for any other algorithm."""
+    details = recoding.get("details", {})
+    name = f"[bold]{esc(recoding['algorithm'])}[/]"
+    if "transitions" in details:
+        columns = ", ".join(f"{esc(c)} ({_keep(t)})" for c, t in details["transitions"].items())
+        matrices = "invariant matrices" if details.get("invariant") else "its column's transition matrix"
+        return (f"{name}: PRAM (post-randomization) of {columns}: each value kept, or moved to another category by "
+                f"{matrices}, record by record; no grouping; not differential privacy")
+    if "alpha" in details and "beta" in details:
+        alpha, beta = float(details["alpha"]), float(details["beta"])
+        columns = ", ".join(esc(c) for c in details.get("columns", []))
+        return (f"{name}: randomized response by the αβ algorithm over the tuples of {columns}: each distinct true "
+                f"tuple kept with probability α + β = {alpha + beta:.4g} (α = {alpha:.4g}, β = {beta:.4g}), each other "
+                f"tuple of the domain (|D| = {details.get('domain_size', 0):,}) added with probability β; "
+                f"{details.get('records_in', 0):,} records in, {details.get('tuples_out', 0):,} tuples out; "
+                "no grouping; not differential privacy")
+    return None
 
 
 def _global_recoding(recoding: dict[str, Any], records: int) -> str:
