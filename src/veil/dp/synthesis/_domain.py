@@ -7,11 +7,14 @@ column's domain is not a new category: the row is left out of every count
 (a per-row map, so the sensitivity of each marginal stays 1).  Numbers are
 clamped into ``[min, max]`` and binned into ``bins`` equal-width bins.
 
-Stored types read alike on every path (local, DuckDB, Spark): a boolean
-column is a category column of two values, ``True`` and ``False`` (as the
-engines and :func:`veil.data.format_labels` write them), never a number; a
-column of bytes (Parquet ``binary``) is refused, since the paths would read
-its bytes as different texts (see :func:`resolve_domains`).
+Stored types read alike on every path (local, DuckDB, Spark): a value is
+matched by its label, :func:`veil.data.format_labels` (as the engines label
+a Parquet column: ``40`` for the float 40.0 or an integer of a column with
+missing values, a timestamp to the microsecond); a boolean column is a
+category column of two values, ``True`` and ``False``, never a number, and a
+date or timestamp is text; a column of bytes (Parquet ``binary``) is
+refused, since the paths would read its bytes as different texts (see
+:func:`resolve_domains`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from veil.data import format_labels
 from veil.dp.synthesis._learn import OTHER
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 
@@ -125,15 +129,16 @@ def parse_bins(items: Mapping[str, str]) -> dict[str, ColumnDomain]:
     return out
 
 
+def _stored_number(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+
+
 def _is_numeric(column: pd.Series) -> bool:
-    """Numbers (not bools), or text whose every present value reads as a number."""
-    if pd.api.types.is_bool_dtype(column):
-        return False
-    if pd.api.types.is_numeric_dtype(column):
+    """Numbers (not bools), or values whose every present label reads as a number (so not a
+    boolean, a date or a timestamp, whose labels are text, as on the engines)."""
+    if _stored_number(column):
         return True
-    if pd.api.types.infer_dtype(column, skipna=True) in ("boolean", "bytes"):  # bools with missing values
-        return False
-    present = column.dropna()
+    present = format_labels(column).dropna()
     return bool(len(present)) and bool(pd.to_numeric(present, errors="coerce").notna().all())
 
 
@@ -253,11 +258,12 @@ def resolve_domains(frame: Any, domains: Mapping[str, ColumnDomain], *,
 def _codes(column: pd.Series, dom: ColumnDomain) -> np.ndarray:
     """Each value's code in ``dom`` (-1: outside the domain or missing)."""
     if dom.categories is not None:
-        text = column.astype(object).where(column.notna(), None).map(lambda v: v if v is None else str(v))
+        text = format_labels(column)  # the labels the engines match: True, 40 (not 40.0), 2021-03-04
         codes = pd.Index(list(dom.categories), dtype=object).get_indexer(text).astype(np.int64)
-        codes[column.isna().to_numpy()] = -1
+        codes[text.isna().to_numpy()] = -1
         return np.where(codes < 0, len(dom.categories), codes) if dom.learned else codes
-    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+    raw = column if _stored_number(column) else format_labels(column)
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     bins = np.floor((np.clip(values, dom.low, dom.high) - dom.low) / (dom.high - dom.low) * dom.bins)
     codes = np.clip(np.nan_to_num(bins, nan=-1.0), -1, dom.bins - 1).astype(np.int64)
     codes[np.isnan(values)] = -1

@@ -17,6 +17,7 @@ from typing import Mapping
 
 import pandas as pd
 
+from veil.data import format_labels
 from veil.dp._partition import partition_selection
 
 __all__ = ["OTHER", "learn_categories", "learn_from_counts", "selection_epsilon"]
@@ -32,7 +33,7 @@ def selection_epsilon(rho: float) -> float:
 
 def learn_categories(column: pd.Series, *, epsilon: float, delta: float) -> tuple[str, ...]:
     """The categories of ``column`` whose Laplace-noised count passes the threshold, sorted."""
-    counts = column.dropna().astype(str).value_counts()
+    counts = format_labels(column).dropna().value_counts()
     return learn_from_counts({str(k): int(v) for k, v in counts.items()}, epsilon=epsilon, delta=delta)
 
 

@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from veil.data import format_labels
 from veil.dp.synthesis._domain import ColumnDomain, ColumnFacts, encode, local_facts, local_kinds
 from veil.dp.synthesis._mst import marginal
 
@@ -139,8 +140,8 @@ class ClassTally:
 
 
 def category_counts(values: pd.Series) -> dict[str, int]:
-    """The count of each present value of a column, as text."""
-    counts = values.dropna().astype(str).value_counts()
+    """The count of each present value of a column, by its label (:func:`veil.data.format_labels`)."""
+    counts = format_labels(values).dropna().value_counts()
     return {str(k): int(v) for k, v in counts.items()}
 
 

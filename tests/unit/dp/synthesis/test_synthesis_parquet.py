@@ -6,6 +6,8 @@ U+FFFD, the local path matched none), unless it is an identifier, left out (issu
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 import os
 import shutil
 
@@ -45,8 +47,35 @@ def files(tmp_path_factory):
     pq.write_table(pa.table({"sex": sex, "badge": badge}), folder / "bytes.parquet")
     nothing = pa.array([None] * N, pa.binary())  # a bytes column without a present value
     pq.write_table(pa.table({"sex": sex, "badge": nothing}), folder / "no_bytes.parquet")
+    pq.write_table(_types(), folder / "types.parquet")
     return {"bools": folder / "bools.parquet", "bytes": folder / "bytes.parquet",
-            "no_bytes": folder / "no_bytes.parquet"}
+            "no_bytes": folder / "no_bytes.parquet", "types": folder / "types.parquet"}
+
+
+def _types() -> pa.Table:
+    """Each stored type whose local reading differed: integers with a missing value (float64 in
+    pandas: 40.0), floats, timestamps (numbers in pandas), dates, decimals; 6 rows repeated."""
+    repeat = N // 6
+    stamps = [dt.datetime(2021, 3, 4), dt.datetime(2021, 3, 4, 12, 30), None, dt.datetime(2021, 3, 4, 12, 30, 0, 250000),
+              dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 1)]
+    return pa.table({
+        "i": pa.array([1, 2, None, 4, 40, 40] * repeat, pa.int64()),
+        "f": pa.array([1.0, 2.5, None, 4.0, float("nan"), 40.0] * repeat),
+        "ts": pa.array(stamps * repeat, pa.timestamp("us")),
+        "d": pa.array(([dt.date(2021, 3, 4), dt.date(2021, 3, 4), None] + [dt.date(2020, 1, 1)] * 3) * repeat),
+        "dec": pa.array([decimal.Decimal("1.50"), decimal.Decimal("2.00"), None, decimal.Decimal("1.50"),
+                         decimal.Decimal("1.50"), decimal.Decimal("1.50")] * repeat, pa.decimal128(5, 2)),
+    })
+
+
+#: by hand, each present label's count in the 6 rows (times N // 6)
+TYPE_COUNTS = {"i": {"1": 1, "2": 1, "4": 1, "40": 2}, "f": {"1": 1, "2.5": 1, "4": 1, "40": 1},
+               "ts": {"2021-03-04": 1, "2021-03-04 12:30:00": 1, "2021-03-04 12:30:00.250000": 1, "2020-01-01": 2},
+               "dec": {"1.50": 4, "2.00": 1}}
+#: text domains, the columns' labels
+TYPE_DOMAIN = {"i": ["1", "2", "4", "40"], "f": ["1", "2.5", "4", "40"],
+               "ts": ["2020-01-01", "2021-03-04", "2021-03-04 12:30:00", "2021-03-04 12:30:00.250000"],
+               "d": ["2020-01-01", "2021-03-04"], "dec": ["1.50", "2.00"]}
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +145,29 @@ def _check_bytes_refused(files, make) -> None:
     assert [(d.name, d.learned) for d in doms] == [("sex", True), ("badge", True)]
 
 
+def _check_types(source) -> None:
+    """Numbers are numeric and ask for bounds; dates and timestamps are text; every label is as the
+    engines write it; with text domains the same records are kept."""
+    names = ["i", "f", "ts", "d", "dec"]
+    facts = source.column_facts(names, 100)
+    assert {n: f.numeric for n, f in facts.items()} == {"i": True, "f": True, "ts": False, "d": False, "dec": True}
+    for name, counts in TYPE_COUNTS.items():
+        assert source.value_counts(name) == {k: v * (N // 6) for k, v in counts.items()}, name
+    table = source.class_table(column_domains(source, parse_domain(TYPE_DOMAIN), None, (), 100))
+    # rows 0, 1, 3, 5 of each 6 have every value (row 2 misses every value; row 4 has a NaN f)
+    assert table.total == 4 * (N // 6)
+    np.testing.assert_array_equal(table.marginal([0]), np.array([1, 1, 1, 1]) * (N // 6))  # i: 1, 2, 4, 40
+    np.testing.assert_array_equal(table.marginal([2]), np.array([1, 1, 1, 1]) * (N // 6))  # ts: one of each
+    # numbers binned from the stored values: i in [0, 50) by 10 (1, 2, 4 in the first bin, 40 in the fifth)
+    binned = column_domains(source, {**parse_domain(TYPE_DOMAIN), **parse_bins({"i": "0:50:5"})}, None, (), 100)
+    np.testing.assert_array_equal(source.class_table(binned).marginal([0]), np.array([3, 0, 0, 0, 1]) * (N // 6))
+
+
+def test_local_reads_every_stored_type_as_duckdb(files):
+    _check_types(_local(files["types"]))
+    _check_types(DuckDBSynthesisSource(files["types"]))
+
+
 def test_local_reads_a_boolean_as_the_engines_do(files):
     _check_booleans(_local(files["bools"]))
 
@@ -165,6 +217,7 @@ def test_spark_reads_stored_types_as_local_and_duckdb(files, spark_session):
         duck.class_table(column_domains(duck, given, None, (), 100))
     np.testing.assert_array_equal(ours.marginal([0, 1, 2]), theirs.marginal([0, 1, 2]))
     _check_bytes_refused(files, lambda path: _spark(path, spark_session))
+    _check_types(_spark(files["types"], spark_session))
 
 
 def _synthesize_cli(path, engine, folder) -> tuple[dict, set]:
