@@ -32,7 +32,7 @@ from veil.data import format_labels
 from veil.dp.synthesis._learn import OTHER
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 
-__all__ = ["ColumnDomain", "ColumnFacts", "local_facts", "local_kinds", "check_kinds", "parse_domain", "parse_bins", "resolve_domains", "encode",
+__all__ = ["ColumnDomain", "ColumnFacts", "local_facts", "local_kinds", "check_kinds", "numbers", "parse_domain", "parse_bins", "resolve_domains", "encode",
            "decode"]
 
 #: The default largest number of categories (or bins) of one column.
@@ -255,6 +255,13 @@ def resolve_domains(frame: Any, domains: Mapping[str, ColumnDomain], *,
     return out
 
 
+def numbers(column: pd.Series) -> np.ndarray:
+    """A column's values as floats for binning (NaN: missing or not a number): stored numbers as
+    they are, anything else by its label, as the engines read them (a boolean or a timestamp is none)."""
+    raw = column if _stored_number(column) else format_labels(column)
+    return pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
 def _codes(column: pd.Series, dom: ColumnDomain) -> np.ndarray:
     """Each value's code in ``dom`` (-1: outside the domain or missing)."""
     if dom.categories is not None:
@@ -262,8 +269,7 @@ def _codes(column: pd.Series, dom: ColumnDomain) -> np.ndarray:
         codes = pd.Index(list(dom.categories), dtype=object).get_indexer(text).astype(np.int64)
         codes[text.isna().to_numpy()] = -1
         return np.where(codes < 0, len(dom.categories), codes) if dom.learned else codes
-    raw = column if _stored_number(column) else format_labels(column)
-    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    values = numbers(column)
     bins = np.floor((np.clip(values, dom.low, dom.high) - dom.low) / (dom.high - dom.low) * dom.bins)
     codes = np.clip(np.nan_to_num(bins, nan=-1.0), -1, dom.bins - 1).astype(np.int64)
     codes[np.isnan(values)] = -1

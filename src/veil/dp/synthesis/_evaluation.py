@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from veil.dp.synthesis._domain import ColumnDomain
+from veil.data import format_labels
+from veil.dp.synthesis._domain import ColumnDomain, numbers
 from veil.dp.synthesis._learn import OTHER
 from veil.errors import ColumnNotFoundError, ParameterError, VeilError
 
@@ -108,13 +109,13 @@ def published_labels(column: pd.Series, dom: ColumnDomain, labels: Sequence[str]
     the per-value map of :func:`veil.dp.synthesis._domain.encode`."""
     present = column.notna().to_numpy()
     if dom.numeric:
-        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+        values = numbers(column)
         codes = np.floor((np.clip(values, dom.low, dom.high) - dom.low) / (dom.high - dom.low) * dom.bins)
         ok = np.isfinite(codes)
         out = np.full(len(column), None, dtype=object)
         out[ok] = np.asarray(labels, dtype=object)[np.clip(codes[ok], 0, dom.bins - 1).astype(np.int64)]
         return out
-    text = column.astype(object).where(column.notna(), None).map(lambda v: v if v is None else str(v))
+    text = format_labels(column)  # as encode reads them
     known = pd.Index([x for x in labels if x != OTHER or not dom.learned], dtype=object).get_indexer(text) >= 0
     out = np.where(known & present, text.to_numpy(dtype=object), None)
     if dom.learned:  # a learned column writes every other value, missing ones too, as (other)

@@ -245,3 +245,19 @@ def test_veil_synthesize_learns_a_booleans_categories_on_every_engine(files, eng
     report, values = _synthesize_cli(files["bools"], engine, tmp_path)
     assert report["domain_source"] == {"sex": "dp", "member": "dp", "always": "dp"}
     assert values <= {"False", "True", "(other)"} and {"False", "True"} <= values
+
+
+def test_the_evaluation_publishes_a_real_value_as_the_synthesis_encodes_it(files):
+    """``--holdout`` matches the real records to the published labels by the same reading: the integer
+    40 of a column with missing values (40.0 in pandas) is the learned category ``40``."""
+    from veil.dp.synthesis._domain import encode
+    from veil.dp.synthesis._evaluation import published_labels
+
+    frame = read_table(files["types"], typed=False).to_pandas()
+    learned = ColumnDomain("i", categories=("40",), learned=True)
+    published = published_labels(frame["i"], learned, learned.labels)
+    assert list(published[:6]) == ["(other)", "(other)", "(other)", "(other)", "40", "40"]
+    assert [learned.labels[c] for c in encode(frame[["i"]][:6], [learned])[:, 0]] == list(published[:6])
+    binned = parse_bins({"i": "0:50:5"})["i"]
+    assert list(published_labels(frame["i"], binned, binned.labels)[:6]) == ["[0, 10)", "[0, 10)", None, "[0, 10)",
+                                                                             "[40, 50]", "[40, 50]"]
