@@ -41,7 +41,10 @@ def _shown(param: Any, value: Any) -> Any:
     if param.kind == "mapping":
         import yaml
 
-        return yaml.safe_dump(dict(value), default_flow_style=True, sort_keys=False).strip()
+        try:  # a value refused (a list, say) is shown as it was given, to fix
+            return yaml.safe_dump(value, default_flow_style=True, sort_keys=False).strip().removesuffix("\n...")
+        except yaml.YAMLError:
+            return str(value)
     return value
 
 
