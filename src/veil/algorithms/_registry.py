@@ -61,7 +61,8 @@ class Problem:
     min_levels, max_levels : list of int
         Level bounds per QI (full-domain algorithms).
     options : dict
-        The algorithm's own keyword options.
+        The algorithm's own keyword options, checked against its declared ones
+        (:meth:`AlgorithmSpec.check_options`) when the run is planned.
     progress : callable or None
     terms : callable or None
         ``terms(classes, i, levels)`` of an additive metric that declares them
