@@ -29,7 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from veil._config_text import read_config_file
-from veil.errors import ConfigError, VeilError
+from veil.errors import ConfigError, ParameterError, VeilError
 
 __all__ = [
     "ReleaseConfig", "load_config", "MODEL_TYPES", "build_model", "build_hierarchy", "build_hierarchies",
@@ -401,6 +401,10 @@ def _check_consistency(config: ReleaseConfig) -> None:
     full_domain = ALGORITHMS[config.algorithm].full_domain
     if config.algorithm_options and not ALGORITHMS[config.algorithm].takes_options:
         raise ConfigError(f"algorithm_options: the {config.algorithm} algorithm takes no options.")
+    try:
+        ALGORITHMS[config.algorithm].check_options(config.algorithm_options)  # the one message of --option too
+    except ParameterError as exc:
+        raise ConfigError(str(exc)) from None
     for name in qis:
         spec = config.attributes[name]
         numeric = spec.kind in ("numeric", "ordinal", "date")

@@ -23,10 +23,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from veil.algorithms._options import (LOCAL_SUPPRESSION_OPTIONS, MDAV_OPTIONS, MONDRIAN_OPTIONS, SAFEPUB_OPTIONS,
+                                      TDS_OPTIONS, check_options)
 from veil.algorithms._recoding import Recoding
 from veil.algorithms.lattice import SearchResult
 from veil.classes import ClassTable
 from veil.errors import ParameterError
+from veil.models._facts import Param
 
 __all__ = ["Problem", "Outcome", "AlgorithmSpec", "ALGORITHMS", "register_algorithm", "get_algorithm",
            "searched_outcome"]
@@ -58,7 +61,8 @@ class Problem:
     min_levels, max_levels : list of int
         Level bounds per QI (full-domain algorithms).
     options : dict
-        The algorithm's own keyword options.
+        The algorithm's own keyword options, checked against its declared ones
+        (:meth:`AlgorithmSpec.check_options`) when the run is planned.
     progress : callable or None
     terms : callable or None
         ``terms(classes, i, levels)`` of an additive metric that declares them
@@ -139,6 +143,11 @@ class AlgorithmSpec:
         rows): what a file-to-file engine runs before it applies the node
         itself.  Full-domain algorithms have one; ``run`` is then this
         search followed by the in-memory apply.
+    options : tuple of Param
+        The options it takes, declared (:mod:`veil.algorithms._options`):
+        checked by :meth:`check_options`, listed by the CLI help and the docs,
+        and the web form's fields.  An algorithm that takes options but
+        declares none gets them unchecked.
     """
 
     name: str
@@ -146,6 +155,22 @@ class AlgorithmSpec:
     full_domain: bool = False
     takes_options: bool = True
     search: Callable[[Problem], SearchResult] | None = None
+    options: tuple[Param, ...] = ()
+
+    def check_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``options`` checked against the declared ones and converted to their types.
+
+        Raises
+        ------
+        ParameterError
+            Options for an algorithm that takes none; an undeclared option or a bad value
+            (:func:`veil.algorithms._options.check_options`'s one message shape).
+        """
+        if options and not self.takes_options:
+            raise ParameterError(f"The {self.name} algorithm takes no options. Got {', '.join(map(repr, options))}.")
+        if not self.options:
+            return dict(options or {})
+        return check_options(self.name, self.options, options)
 
 
 #: Every algorithm :func:`veil.anonymize` can run, by name.
@@ -154,14 +179,14 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {}
 
 def register_algorithm(
     name: str, run: Callable[[Problem], Outcome], *, full_domain: bool = False, takes_options: bool = True,
-    search: Callable[[Problem], SearchResult] | None = None,
+    search: Callable[[Problem], SearchResult] | None = None, options: Sequence[Param] = (),
 ) -> AlgorithmSpec:
     """Register ``run`` under ``name`` (replacing an earlier one of that name).
 
-    ``search``, for a full-domain algorithm, is its class-table-only half
-    (see :class:`AlgorithmSpec`).
+    ``search``, for a full-domain algorithm, is its class-table-only half;
+    ``options``, the options it takes, declared (see :class:`AlgorithmSpec`).
     """
-    spec = AlgorithmSpec(name, run, full_domain, takes_options, search)
+    spec = AlgorithmSpec(name, run, full_domain, takes_options, search, tuple(options))
     ALGORITHMS[name] = spec
     return spec
 
@@ -275,11 +300,12 @@ def _local_suppression(problem: Problem) -> Outcome:
 
 register_algorithm("lattice", _full_domain(_lattice), full_domain=True, takes_options=False, search=_lattice)
 register_algorithm("datafly", _full_domain(_datafly), full_domain=True, takes_options=False, search=_datafly)
-register_algorithm("mondrian", _mondrian)
-register_algorithm("tds", _tds)
-register_algorithm("mdav", _mdav)
-register_algorithm("local-suppression", _local_suppression)
-register_algorithm("safepub", lambda p: __import__("veil.algorithms.safepub._run", fromlist=["x"]).run_safepub(p), full_domain=True)
+register_algorithm("mondrian", _mondrian, options=MONDRIAN_OPTIONS)
+register_algorithm("tds", _tds, options=TDS_OPTIONS)
+register_algorithm("mdav", _mdav, options=MDAV_OPTIONS)
+register_algorithm("local-suppression", _local_suppression, options=LOCAL_SUPPRESSION_OPTIONS)
+register_algorithm("safepub", lambda p: __import__("veil.algorithms.safepub._run", fromlist=["x"]).run_safepub(p), full_domain=True,
+                   options=SAFEPUB_OPTIONS)
 
 
 def names() -> Sequence[str]:

@@ -1,4 +1,5 @@
-"""The ``--require`` and ``--metric`` help, derived from the models' and the metrics' registries.
+"""The ``--require``, ``--metric`` and ``--option`` help, derived from the models', the metrics' and the
+algorithms' registries.
 
 The registries live with the models and metrics, whose import takes about a
 second; so their lists are added only when help is asked for (``--help`` on
@@ -11,7 +12,7 @@ import sys
 
 from rich.markup import escape
 
-__all__ = ["require_help", "metric_help"]
+__all__ = ["require_help", "metric_help", "option_help"]
 
 _BASE = (
     'Requirements such as "k>=5, l_entropy[diagnosis]>=2, t_hier[salary]<=0.2, lkc(L=2,K=5,C=0.5), '
@@ -41,3 +42,16 @@ def metric_help(*, full: bool | None = None) -> str:
 
         text += " Metrics: " + describe() + "."
     return text
+
+
+def option_help(*, full: bool | None = None) -> str:
+    """``--option``'s help; with every registered algorithm's declared options when help is asked for (or ``full``)."""
+    text = "KEY=VALUE option of the algorithm (e.g. strict=false); repeatable."
+    if _asked(full):
+        from veil.algorithms import ALGORITHMS
+        from veil.algorithms._options import describe_option, shown_options
+
+        parts = [f"{name}: " + "; ".join(describe_option(p) for p in shown_options(spec.options))
+                 for name, spec in ALGORITHMS.items() if shown_options(spec.options)]
+        text += " Options: " + " | ".join(parts) + "."
+    return escape(text)

@@ -114,8 +114,7 @@ def check_problem(
     if bound:  # a model that only a given algorithm's random process achieves (dp: safepub)
         raise ParameterError(f"The models {', '.join(m.name for m in models)} hold only through the {bound[0]} "
                              f"algorithm, not {spec.name}; use --algorithm {bound[0]}.")
-    if options and not spec.takes_options:
-        raise ParameterError(f"The {spec.name} algorithm takes no options. Got {', '.join(map(repr, options))}.")
+    spec.check_options(options)  # none for an algorithm that takes none; each declared one in its range
     if (min_levels or max_levels) and not spec.full_domain:
         raise ParameterError(f"Level bounds apply to full-domain algorithms, not to {spec.name!r}.")
 
@@ -204,7 +203,7 @@ class Plan:
             sens.append(label)
         return cls(models=models, quasi_identifiers=tuple(quasi_identifiers), sensitive=tuple(sens), algorithm=spec,
                    mode=mode, label=label, min_levels=dict(min_levels or {}), max_levels=dict(max_levels or {}),
-                   options=dict(options or {}), **rest)
+                   options=spec.check_options(options), **rest)
 
     @property
     def searched(self) -> tuple[PrivacyModel, ...]:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from veil.algorithms._options import LOCAL_SUPPRESSION_OPTIONS, check_options
 from veil.algorithms._recoding import SUPPRESSED_LABEL, Recoding
 from veil.algorithms.local_suppression._search import local_suppression
 from veil.classes import ClassTable
@@ -107,12 +108,9 @@ def run_local_suppression(problem: Any) -> Recoding:
     if other or problem.k is None:
         raise ParameterError("The local-suppression algorithm reaches k-anonymity only; "
                              + (f"{other[0]} cannot be requested with it." if other else "give -k."))
-    unknown = [key for key in problem.options if key not in ("importance", "combs")]
-    if unknown:
-        raise ParameterError(f"Bad option for the local-suppression algorithm: {unknown[0]!r} (it takes importance "
-                             "and combs).")
-    recoding = local_suppression(problem.dataset, k=problem.k, importance=problem.options.get("importance"),
-                                 combs=problem.options.get("combs"), quasi_identifiers=problem.base.quasi_identifiers,
+    options = check_options("local-suppression", LOCAL_SUPPRESSION_OPTIONS, problem.options)
+    recoding = local_suppression(problem.dataset, k=problem.k, importance=options.get("importance"),
+                                 combs=options.get("combs"), quasi_identifiers=problem.base.quasi_identifiers,
                                  base=problem.base)
     base = problem.base
     newly = recoding.suppressed - base.input_suppressed

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from veil.algorithms._options import SAFEPUB_OPTIONS, check_options
 from veil.algorithms._recoding import SUPPRESSED_LABEL, Recoding
 from veil.algorithms._registry import Outcome, Problem
 from veil.algorithms.safepub._parameters import safepub_parameters
@@ -52,36 +53,18 @@ def _model(problem: Problem) -> Any:
 
 
 def _options(options: Any) -> tuple[str, str, int, float]:
-    """``score``, ``search``, ``steps`` and ``walk_share`` from the algorithm's options (``accountant`` is read apart)."""
-    unknown = sorted(set(options) - {"score", "search", "steps", "walk_share", "accountant"})
-    if unknown:
-        raise ParameterError(f"Bad option for the safepub algorithm: {unknown[0]!r} (it takes score=smooth|granularity, "
-                             "search=auto|lattice|walk, steps=N and walk_share=S).")
-    score = options.get("score", "smooth")
-    if score not in SCORES:
-        raise ParameterError(f"The 'score' option of safepub must be one of smooth, granularity. Got {score!r} instead.")
-    search = options.get("search", "auto")
-    if search not in SEARCHES:
-        raise ParameterError(f"The 'search' option of safepub must be one of auto, lattice, walk. Got {search!r} instead.")
-    walk_given = sorted({"steps", "walk_share"} & set(options))
+    """``score``, ``search``, ``steps`` and ``walk_share`` from the algorithm's options, checked against their
+    declaration (:data:`~veil.algorithms._options.SAFEPUB_OPTIONS`; ``accountant`` is read apart)."""
+    given = check_options("safepub", SAFEPUB_OPTIONS, options)
+    search = given.get("search", "auto")
+    walk_given = sorted({"steps", "walk_share"} & set(given))
     if search == "lattice" and walk_given:
         raise ParameterError(f"The {walk_given[0]!r} option of safepub is the walk's; search=lattice draws once over "
                              "the whole lattice and takes neither steps nor walk_share.")
     if search == "auto" and walk_given:  # the walk's own options ask for the walk
         search = "walk"
-    steps = options.get("steps", DEFAULT_STEPS)
-    if isinstance(steps, str) and steps.strip().isdigit():
-        steps = int(steps)
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ParameterError(f"The 'steps' option of safepub must be an int in [1, inf). Got {steps!r} instead.")
-    share = options.get("walk_share", DEFAULT_WALK_SHARE)
-    try:
-        number = float(share)
-    except (TypeError, ValueError):
-        number = math.nan
-    if isinstance(share, bool) or not 0.0 < number <= 1.0:
-        raise ParameterError(f"The 'walk_share' option of safepub must be a number in (0, 1]. Got {share!r} instead.")
-    return score, search, steps, number
+    return (given.get("score", "smooth"), search, given.get("steps", DEFAULT_STEPS),
+            given.get("walk_share", DEFAULT_WALK_SHARE))
 
 
 def _charge(accountant: Any, model: Any) -> dict | None:

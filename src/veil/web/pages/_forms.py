@@ -1,5 +1,6 @@
-"""Forms generated from the registries: the privacy models (:mod:`veil.models.registry`), the
-algorithms (:data:`veil.algorithms.ALGORITHMS`) and the utility metrics (:data:`veil.utility.METRICS`).
+"""Forms generated from the registries: the privacy models (:mod:`veil.models.registry`) and the
+utility metrics (:data:`veil.utility.METRICS`); the algorithms' options are
+:mod:`veil.web.pages._algorithm_fields`'s.
 
 Nothing here names a model, an algorithm or a metric: a model registered with
 :func:`veil.models.registry.register` gets its form from its declared
@@ -19,7 +20,7 @@ from typing import Any
 from veil._config_tables import TABLE_KEYS
 from veil.errors import ConfigError
 
-__all__ = ["DEFAULTS", "model_forms", "parse_models", "algorithm_choices", "metric_choices", "parse_options",
+__all__ = ["DEFAULTS", "model_forms", "parse_models", "metric_choices",
            "parameter_default", "field_name", "FIRST", "SUGGESTED", "HELP", "FLAG_LABELS", "in_page_words", "bound_settings"]
 
 #: What the Models page proposes before the steward chose anything.
@@ -243,37 +244,9 @@ def check_models(specs: Sequence[Mapping[str, Any]], sensitive: Sequence[str], a
                               f"(sensitive: {', '.join(sensitive) or 'none'}).")
 
 
-def algorithm_choices() -> list[dict[str, Any]]:
-    """The registered algorithms with their facts (full-domain: a lattice of hierarchy levels)."""
-    from veil.algorithms import ALGORITHMS
-
-    return [{"name": name, "full_domain": spec.full_domain, "takes_options": spec.takes_options}
-            for name, spec in ALGORITHMS.items()]
-
-
 def metric_choices() -> list[dict[str, Any]]:
     """The registered metrics: name, description, direction and what each needs."""
     from veil.utility import METRICS
 
     return [{"name": m.name, "description": m.description, "lower_is_better": m.lower_is_better,
              "needs_label": m.needs_label} for m in METRICS.values()]
-
-
-def parse_options(text: Any) -> dict[str, Any]:
-    """``algorithm_options`` from the form's YAML mapping (``{}`` when empty)."""
-    import yaml
-
-    text = "" if text is None else str(text).strip()
-    if not text:
-        return {}
-    try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigError(f"algorithm_options: not a YAML mapping{where}.") from None
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ConfigError("algorithm_options must be a mapping such as {max_depth: 8}.")
-    return {str(k): v for k, v in value.items()}

@@ -4,7 +4,8 @@ records that violate k = 2, 3 and 5 before anonymization.
 
 The answers are written to the release configuration in progress (``state.config``) under the
 configuration's own keys: ``models`` (the list ``veil anonymize CONFIG`` reads), ``suppression_limit``,
-``metric``, ``algorithm``, ``algorithm_options``, ``label`` and ``target``.
+``metric``, ``algorithm``, ``algorithm_options`` (typed values from the fields the algorithm's declared
+options generate, :mod:`veil.web.pages._algorithm_fields`), ``label`` and ``target``.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from veil.errors import ConfigError, VeilError
 from veil.web._render import render, workspace_of
 from veil.web.pages import _hierarchy_build as hb
 from veil.web.pages.data import off_loop
-from veil.web.pages._forms import (DEFAULTS, algorithm_choices, bound_settings, check_models, in_page_words,
-                                   metric_choices, model_forms, parse_models, parse_options)
+from veil.web.pages._algorithm_fields import algorithm_forms, read_algorithm_options, typed_options
+from veil.web.pages._forms import (DEFAULTS, bound_settings, check_models, in_page_words, metric_choices, model_forms,
+                                   parse_models)
 
 __all__ = ["NAV", "ROUTES", "settings", "violations", "roles", "attributes", "VIOLATION_KS"]
 
@@ -102,9 +104,9 @@ async def _page(request: Request, chosen: dict[str, Any], *, error: str | None =
     others = [n for role in ("sensitive", "insensitive") for n in by_role.get(role, [])]
     return render(request, "models.html.j2", status=status, error=error, chosen=chosen,
                   forms=model_forms(chosen["models"], by_role["sensitive"], tables(workspace)),
-                  algorithms=algorithm_choices(),
+                  algorithms=algorithm_forms(chosen["algorithm"], chosen.get("algorithm_options")),
                   metrics=metric_choices(), qis=by_role["quasi-identifier"], sensitive=by_role["sensitive"],
-                  others=others, counts=counts, options_text=_options_text(chosen),
+                  others=others, counts=counts,
                   suggested=attributes(workspace)[1])
 
 
@@ -125,13 +127,6 @@ def _check_tables(workspace, models: list[dict[str, Any]]) -> None:
                 workspace.existing(spec[key])
 
 
-def _options_text(chosen: dict[str, Any]) -> str:
-    import yaml
-
-    options = chosen.get("algorithm_options") or {}
-    return yaml.safe_dump(options, sort_keys=False, default_flow_style=False).strip() if options else ""
-
-
 async def page(request: Request):
     return await _page(request, settings(workspace_of(request)))
 
@@ -145,15 +140,18 @@ def _limit(text: Any) -> Any:
 
 
 def _chosen(form: Any) -> dict[str, Any]:
+    """The form's answers; the algorithm's options read from its declared fields (checked by :func:`_check`)."""
     blank = lambda name: (str(form.get(name) or "").strip() or None)  # noqa: E731
-    return {"models": parse_models(form), "suppression_limit": _limit(form.get("suppression", "0")),
-            "metric": str(form.get("metric", "loss")), "algorithm": str(form.get("algorithm", "lattice")),
-            "algorithm_options": parse_options(form.get("algorithm_options")), "label": blank("label"),
+    models = parse_models(form)
+    algorithm = bound_settings(models).get("algorithm") or str(form.get("algorithm", "lattice"))
+    return {"models": models, "suppression_limit": _limit(form.get("suppression", "0")),
+            "metric": str(form.get("metric", "loss")), "algorithm": algorithm,
+            "algorithm_options": read_algorithm_options(form, algorithm), "label": blank("label"),
             "target": blank("target")}
 
 
 def _check(chosen: dict[str, Any], sensitive: list[str]) -> None:
-    """The configuration's own rules for these keys (the CLI's messages)."""
+    """The configuration's own rules for these keys (the CLI's messages); the algorithm's options typed."""
     from veil.algorithms import ALGORITHMS
     from veil.utility import METRICS
 
@@ -166,6 +164,7 @@ def _check(chosen: dict[str, Any], sensitive: list[str]) -> None:
         raise ConfigError(f"algorithm must be one of {', '.join(ALGORITHMS)}. Got {chosen['algorithm']!r} instead.")
     if chosen["algorithm_options"] and not ALGORITHMS[chosen["algorithm"]].takes_options:
         raise ConfigError(f"algorithm_options: the {chosen['algorithm']} algorithm takes no options.")
+    chosen["algorithm_options"] = typed_options(chosen["algorithm"], chosen["algorithm_options"])
 
 
 async def save(request: Request):
