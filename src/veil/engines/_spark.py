@@ -133,12 +133,17 @@ class SparkEngine(AggregatingEngine):
             builder = builder.master(self.master)
         elif not SparkConf().contains("spark.master"):
             builder = builder.master("local[*]")
+        log = Path(__file__).with_name("spark-log4j2.properties").as_uri()
         settings = {
             "spark.ui.enabled": "false",
             "spark.ui.showConsoleProgress": "false",
             "spark.sql.session.timeZone": "UTC",
             **self.config,
         }
+        # errors only, never the host name and address Spark's default profile warns about
+        java = settings.get("spark.driver.extraJavaOptions", "")
+        if "log4j2.configurationFile" not in java:
+            settings["spark.driver.extraJavaOptions"] = f"{java} -Dlog4j2.configurationFile={log}".strip()
         for key, value in settings.items():
             builder = builder.config(key, value)
         try:
