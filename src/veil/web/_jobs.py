@@ -45,14 +45,25 @@ class Job:
     def as_json(self) -> dict[str, Any]:
         """What the page polls: no result object, only figures and the one-line error."""
         end = self.finished if self.finished is not None else time.monotonic()
-        return {"name": self.name, "status": self.status, "phase": self.phase, "done": _count(self.done),
+        return {"name": self.name, "status": self.status, "phase": self.phase, "phase_text": phase_text(self.phase),
+                "done": _count(self.done),
                 "total": _count(self.total), "error": self.error, "seconds": round(end - self.started, 1),
                 "cancelling": self.cancelling, "then": self.then}
 
 
 #: What ``GET /job`` answers when no job ran yet.
-NO_JOB = {"name": None, "status": "none", "phase": None, "done": None, "total": None, "error": None,
-          "seconds": None, "cancelling": False, "then": None}
+NO_JOB = {"name": None, "status": "none", "phase": None, "phase_text": "", "done": None, "total": None,
+          "error": None, "seconds": None, "cancelling": False, "then": None}
+
+#: A job's phase in the page's words (the progress phases of the library, ``veil.progress``).
+PHASE_TEXT = {"encode": "reading the table", "search": "searching the transformations",
+              "apply": "applying the transformation", "verify": "checking the result", "write": "writing the files",
+              "start": "starting"}
+
+
+def phase_text(phase: str | None) -> str:
+    """``phase`` as the job panel shows it (an unknown phase as it is)."""
+    return PHASE_TEXT.get(phase or "", phase or "")
 
 
 def _ending(exc: Exception, cancelled: bool, name: str) -> tuple[str, str | None]:

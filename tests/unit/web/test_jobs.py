@@ -14,7 +14,7 @@ from veil.errors import DataFormatError, ParameterError
 from veil.web._jobs import NO_JOB, JobRunner
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-KEYS = ["name", "status", "phase", "done", "total", "error", "seconds", "cancelling", "then"]
+KEYS = ["name", "status", "phase", "phase_text", "done", "total", "error", "seconds", "cancelling", "then"]
 
 
 def _until(predicate, seconds: float = 30.0):
@@ -38,6 +38,7 @@ def test_a_job_reports_its_progress_and_its_result():
     shown = runner.as_json()
     assert list(shown) == KEYS
     assert shown["status"] == "running" and shown["phase"] == "search" and (shown["done"], shown["total"]) == (32, 6480)
+    assert shown["phase_text"] == "searching the transformations"  # the page's words, the same in the template and job.js
     assert shown["then"] == "/results" and shown["cancelling"] is False
     gate.set()
     assert runner.wait(10).status == "done" and job.result == "the result" and job.error is None

@@ -5,8 +5,6 @@
 (function () {
   const panel = document.getElementById("job-progress");
   if (!panel) return;
-  const PHASES = {encode: "reading the table", search: "searching the transformations", apply: "applying the transformation",
-                  verify: "checking the result", write: "writing the files", start: "starting"};
   const $ = id => document.getElementById(id);
   let timer = null;
 
@@ -16,7 +14,7 @@
     panel.hidden = false;
     $("job-name").textContent = job.name;
     $("job-status").textContent = job.cancelling && job.status === "running" ? "cancelling" : job.status;
-    $("job-phase").textContent = PHASES[job.phase] || job.phase || "";
+    $("job-phase").textContent = job.phase_text || "";  // the server's words (veil.web._jobs.PHASE_TEXT)
     const counted = typeof job.total === "number" && job.total > 0 && typeof job.done === "number";
     $("job-count").textContent = counted ? `${job.done.toLocaleString()} of ${job.total.toLocaleString()}` : "";
     $("job-seconds").textContent = job.seconds == null ? "" : job.seconds.toFixed(1);
