@@ -11,7 +11,7 @@ from veil._lazy import require as require_extra
 from veil.cli._hierarchy_options import (auto_hierarchies_option, hierarchy_option, hierarchy_specs,
                                          parse_hierarchy_options)
 from veil.cli._reading_options import na_values_of, na_values_option
-from veil.cli._registry_help import metric_help, option_help, require_help
+from veil.cli._registry_help import algorithm_help, metric_help, option_help, require_help
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -263,7 +263,7 @@ def anonymize_command(
     insensitive: str = typer.Option(None, "--insensitive", help="Columns released unchanged, comma-separated."),
     keep_unlisted: bool = typer.Option(False, "--keep-unlisted", help="Release columns with no declared role unchanged (default: withheld)."),
     allow_identifier: list[str] = typer.Option(None, "--allow-identifier", help="Publish COL although the identifier scan flags it; repeatable."),
-    algorithm: str = typer.Option("lattice", "--algorithm", help="An algorithm of the registry: lattice (optimal, default), datafly, mondrian, tds, mdav, local-suppression, safepub."),
+    algorithm: str = typer.Option("lattice", "--algorithm", help=algorithm_help()),
     importance: str = typer.Option(None, "--importance", help="local-suppression: every QI, comma-separated, the most important (blanked last) first."),
     option: list[str] = typer.Option(None, "--option", help=option_help()),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),
