@@ -83,7 +83,9 @@ def _config_from_flags(
                              "COL=FILE, written once by `veil hierarchy build` and reviewed).")
     hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi, kinds=kinds, sep=sep,
                                   file=file if engine == "local" else None, na_values=na_values_of(na_values, file))
-    attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive)
+    in_label_order = algorithm == "mondrian" and str((options or {}).get("categorical", "")).strip() == "ordered"
+    attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive,
+                             in_label_order=in_label_order)
     models = _flag_models(k, l_diversity, t_closeness, kinds)
     models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))
     if not models:
@@ -125,8 +127,10 @@ def check_roles(roles: list[tuple[str, str, str]]) -> None:
 
 
 def _attributes(qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
-                algorithm: str, identifiers: list[str] | None, insensitive: list[str] | None) -> dict[str, dict]:
-    """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when needed)."""
+                algorithm: str, identifiers: list[str] | None, insensitive: list[str] | None, *,
+                in_label_order: bool = False) -> dict[str, dict]:
+    """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when needed;
+    ``in_label_order``: Mondrian splits categorical QIs in label order, with no hierarchy)."""
     from veil.algorithms import ALGORITHMS
     from veil.config import hierarchy_entry
     from veil.errors import ParameterError
@@ -136,7 +140,7 @@ def _attributes(qi: list[str], sensitive: list[str], hierarchies: dict[str, str]
         kind = kinds.get(name, "categorical")
         spec = ALGORITHMS.get(algorithm)
         needs = (spec is not None and spec.full_domain) or algorithm == "tds" or (
-            algorithm == "mondrian" and kind == "categorical")
+            algorithm == "mondrian" and kind == "categorical" and not in_label_order)
         if name not in hierarchies and needs:
             raise ParameterError(f"No hierarchy for quasi-identifier {name!r}: add --hierarchy {name}=SPEC "
                                  "(a file, or a builder such as interval:5,10 or auto), or --auto-hierarchies.")
