@@ -83,9 +83,7 @@ def _config_from_flags(
                              "COL=FILE, written once by `veil hierarchy build` and reviewed).")
     hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi, kinds=kinds, sep=sep,
                                   file=file if engine == "local" else None, na_values=na_values_of(na_values, file))
-    in_label_order = algorithm == "mondrian" and str((options or {}).get("categorical", "")).strip() == "ordered"
-    attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive,
-                             in_label_order=in_label_order)
+    attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive, options)
     models = _flag_models(k, l_diversity, t_closeness, kinds)
     models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))
     if not models:
@@ -127,14 +125,15 @@ def check_roles(roles: list[tuple[str, str, str]]) -> None:
 
 
 def _attributes(qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
-                algorithm: str, identifiers: list[str] | None, insensitive: list[str] | None, *,
-                in_label_order: bool = False) -> dict[str, dict]:
-    """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when needed;
-    ``in_label_order``: Mondrian splits categorical QIs in label order, with no hierarchy)."""
+                algorithm: str, identifiers: list[str] | None, insensitive: list[str] | None,
+                options: dict[str, object] | None = None) -> dict[str, dict]:
+    """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when needed:
+    not a categorical one that Mondrian splits in label order, ``--option categorical=ordered``)."""
     from veil.algorithms import ALGORITHMS
     from veil.config import hierarchy_entry
     from veil.errors import ParameterError
 
+    in_label_order = algorithm == "mondrian" and str((options or {}).get("categorical", "")).strip() == "ordered"
     attributes: dict[str, dict] = {}
     for name in qi:
         kind = kinds.get(name, "categorical")
