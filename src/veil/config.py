@@ -402,12 +402,13 @@ def _check_consistency(config: ReleaseConfig) -> None:
     if config.algorithm_options and not ALGORITHMS[config.algorithm].takes_options:
         raise ConfigError(f"algorithm_options: the {config.algorithm} algorithm takes no options.")
     try:
-        ALGORITHMS[config.algorithm].check_options(config.algorithm_options)  # the one message of --option too
+        options = ALGORITHMS[config.algorithm].check_options(config.algorithm_options)  # --option's message too
     except ParameterError as exc:
         raise ConfigError(str(exc)) from None
+    in_label_order = config.algorithm == "mondrian" and options.get("categorical") == "ordered"
     for name in qis:
         spec = config.attributes[name]
-        numeric = spec.kind in ("numeric", "ordinal", "date")
+        numeric = spec.kind in ("numeric", "ordinal", "date") or in_label_order  # split in order: no hierarchy
         if config.algorithm == "mdav":
             if spec.kind != "numeric":
                 raise ConfigError(

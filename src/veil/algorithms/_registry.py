@@ -148,6 +148,11 @@ class AlgorithmSpec:
         checked by :meth:`check_options`, listed by the CLI help and the docs,
         and the web form's fields.  An algorithm that takes options but
         declares none gets them unchecked.
+    public_seed : bool
+        Its ``seed`` only breaks ties (without one the algorithm is
+        deterministic, so anyone with the input can replay it anyway): the
+        report shows it in ``recoding.details``.  False (the default): the
+        seed draws randomness the release's privacy rests on and never leaves.
     """
 
     name: str
@@ -156,6 +161,7 @@ class AlgorithmSpec:
     takes_options: bool = True
     search: Callable[[Problem], SearchResult] | None = None
     options: tuple[Param, ...] = ()
+    public_seed: bool = False
 
     def check_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """``options`` checked against the declared ones and converted to their types.
@@ -180,13 +186,15 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {}
 def register_algorithm(
     name: str, run: Callable[[Problem], Outcome], *, full_domain: bool = False, takes_options: bool = True,
     search: Callable[[Problem], SearchResult] | None = None, options: Sequence[Param] = (),
+    public_seed: bool = False,
 ) -> AlgorithmSpec:
     """Register ``run`` under ``name`` (replacing an earlier one of that name).
 
     ``search``, for a full-domain algorithm, is its class-table-only half;
-    ``options``, the options it takes, declared (see :class:`AlgorithmSpec`).
+    ``options``, the options it takes, declared; ``public_seed``, whether
+    its seed may be reported (see :class:`AlgorithmSpec`).
     """
-    spec = AlgorithmSpec(name, run, full_domain, takes_options, search, tuple(options))
+    spec = AlgorithmSpec(name, run, full_domain, takes_options, search, tuple(options), public_seed)
     ALGORITHMS[name] = spec
     return spec
 
@@ -300,7 +308,7 @@ def _local_suppression(problem: Problem) -> Outcome:
 
 register_algorithm("lattice", _full_domain(_lattice), full_domain=True, takes_options=False, search=_lattice)
 register_algorithm("datafly", _full_domain(_datafly), full_domain=True, takes_options=False, search=_datafly)
-register_algorithm("mondrian", _mondrian, options=MONDRIAN_OPTIONS)
+register_algorithm("mondrian", _mondrian, options=MONDRIAN_OPTIONS, public_seed=True)  # tie-breaking only
 register_algorithm("tds", _tds, options=TDS_OPTIONS)
 register_algorithm("mdav", _mdav, options=MDAV_OPTIONS)
 register_algorithm("local-suppression", _local_suppression, options=LOCAL_SUPPRESSION_OPTIONS)

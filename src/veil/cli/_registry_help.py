@@ -1,5 +1,5 @@
-"""The ``--require``, ``--metric`` and ``--option`` help, derived from the models', the metrics' and the
-algorithms' registries.
+"""The ``--require``, ``--metric``, ``--algorithm`` and ``--option`` help, derived from the models', the
+metrics' and the algorithms' registries.
 
 The registries live with the models and metrics, whose import takes about a
 second; so their lists are added only when help is asked for (``--help`` on
@@ -12,7 +12,7 @@ import sys
 
 from rich.markup import escape
 
-__all__ = ["require_help", "metric_help", "option_help"]
+__all__ = ["require_help", "metric_help", "algorithm_help", "option_help"]
 
 _BASE = (
     'Requirements such as "k>=5, l_entropy[diagnosis]>=2, t_hier[salary]<=0.2, lkc(L=2,K=5,C=0.5), '
@@ -42,6 +42,17 @@ def metric_help(*, full: bool | None = None) -> str:
 
         text += " Metrics: " + describe() + "."
     return text
+
+
+def algorithm_help(*, full: bool | None = None) -> str:
+    """``--algorithm``'s help; with every registered algorithm's name, in registration order, when help is
+    asked for (or ``full``)."""
+    text = "An algorithm of the registry (default lattice: optimal full-domain generalization)"
+    if _asked(full):
+        from veil.algorithms._registry import names
+
+        text += ": " + ", ".join(names())
+    return escape(text + ".")
 
 
 def option_help(*, full: bool | None = None) -> str:

@@ -11,7 +11,7 @@ from veil._lazy import require as require_extra
 from veil.cli._hierarchy_options import (auto_hierarchies_option, hierarchy_option, hierarchy_specs,
                                          parse_hierarchy_options)
 from veil.cli._reading_options import na_values_of, na_values_option
-from veil.cli._registry_help import metric_help, option_help, require_help
+from veil.cli._registry_help import algorithm_help, metric_help, option_help, require_help
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -83,7 +83,7 @@ def _config_from_flags(
                              "COL=FILE, written once by `veil hierarchy build` and reviewed).")
     hierarchies = hierarchy_specs(hierarchy, auto=auto_hierarchies, quasi_identifiers=qi, kinds=kinds, sep=sep,
                                   file=file if engine == "local" else None, na_values=na_values_of(na_values, file))
-    attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive)
+    attributes = _attributes(qi, sensitive, hierarchies, kinds, algorithm, identifiers, insensitive, options)
     models = _flag_models(k, l_diversity, t_closeness, kinds)
     models.extend(requirement_models(requirements, sensitive=sensitive, kinds=kinds))
     if not models:
@@ -125,18 +125,21 @@ def check_roles(roles: list[tuple[str, str, str]]) -> None:
 
 
 def _attributes(qi: list[str], sensitive: list[str], hierarchies: dict[str, str], kinds: dict[str, str],
-                algorithm: str, identifiers: list[str] | None, insensitive: list[str] | None) -> dict[str, dict]:
-    """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when needed)."""
+                algorithm: str, identifiers: list[str] | None, insensitive: list[str] | None,
+                options: dict[str, object] | None = None) -> dict[str, dict]:
+    """The configuration's ``attributes`` from the role flags (a QI without a hierarchy refused when needed:
+    not a categorical one that Mondrian splits in label order, ``--option categorical=ordered``)."""
     from veil.algorithms import ALGORITHMS
     from veil.config import hierarchy_entry
     from veil.errors import ParameterError
 
+    in_label_order = algorithm == "mondrian" and str((options or {}).get("categorical", "")).strip() == "ordered"
     attributes: dict[str, dict] = {}
     for name in qi:
         kind = kinds.get(name, "categorical")
         spec = ALGORITHMS.get(algorithm)
         needs = (spec is not None and spec.full_domain) or algorithm == "tds" or (
-            algorithm == "mondrian" and kind == "categorical")
+            algorithm == "mondrian" and kind == "categorical" and not in_label_order)
         if name not in hierarchies and needs:
             raise ParameterError(f"No hierarchy for quasi-identifier {name!r}: add --hierarchy {name}=SPEC "
                                  "(a file, or a builder such as interval:5,10 or auto), or --auto-hierarchies.")
@@ -263,7 +266,7 @@ def anonymize_command(
     insensitive: str = typer.Option(None, "--insensitive", help="Columns released unchanged, comma-separated."),
     keep_unlisted: bool = typer.Option(False, "--keep-unlisted", help="Release columns with no declared role unchanged (default: withheld)."),
     allow_identifier: list[str] = typer.Option(None, "--allow-identifier", help="Publish COL although the identifier scan flags it; repeatable."),
-    algorithm: str = typer.Option("lattice", "--algorithm", help="An algorithm of the registry: lattice (optimal, default), datafly, mondrian, tds, mdav, local-suppression, safepub."),
+    algorithm: str = typer.Option("lattice", "--algorithm", help=algorithm_help()),
     importance: str = typer.Option(None, "--importance", help="local-suppression: every QI, comma-separated, the most important (blanked last) first."),
     option: list[str] = typer.Option(None, "--option", help=option_help()),
     engine: str = typer.Option("local", "--engine", help="local (in memory, default), duckdb (files larger than memory) or spark."),

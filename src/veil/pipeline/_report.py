@@ -85,7 +85,7 @@ def release_report(dataset, models, problem, outcome, verified, data, star, mode
         report["recoding"] = {
             "algorithm": outcome.recoding.algorithm,
             "groups": int(outcome.recoding.groups),
-            "details": _public_details(outcome.recoding.details),
+            "details": _public_details(outcome.recoding.algorithm, outcome.recoding.details),
         }
         _blank_rule(report, outcome.recoding.details)
     return _with_ledger(report, outcome)
@@ -179,9 +179,15 @@ def lattice_section(algorithm: str, search: Any, quasi_identifiers: Any, *, tran
     return section
 
 
-def _public_details(details: Mapping[str, Any]) -> dict[str, Any]:
-    """An algorithm's facts without a seed (no secret in any output) or the ledger (reported at the top level)."""
-    return {key: value for key, value in details.items() if key not in ("seed", "ledger")}
+def _public_details(algorithm: str, details: Mapping[str, Any]) -> dict[str, Any]:
+    """An algorithm's facts without the ledger (reported at the top level) and without a seed (no secret
+    in any output), unless the algorithm's seed only breaks ties (its registry fact ``public_seed``:
+    Mondrian's, which the report then shows as given)."""
+    from veil.algorithms import ALGORITHMS
+
+    spec = ALGORITHMS.get(algorithm)
+    hidden = ("ledger",) if spec is not None and spec.public_seed else ("seed", "ledger")
+    return {key: value for key, value in details.items() if key not in hidden}
 
 
 #: Utility metrics that read the suppressed records' values (their surprise, their labels): with

@@ -14,7 +14,9 @@ reads the file back (one read) and checks, from the file alone plus the input:
 * every released value corresponds to its input record (the in-memory row
   correspondence, never written): a full-domain QI is the original's
   generalization at the reported level; a local recoding's label contains the
-  original (an interval ``[a-b]``, an ancestor in the hierarchy, or, for
+  original (a numeric interval ``[a-b]``, a range ``[first-last]`` of labels
+  in the column's order (:mod:`veil.pipeline._ranges`: dates, ordinals,
+  categories split in label order), an ancestor in the hierarchy, or, for
   microaggregation, the mean of its group); sensitive values are the original's.
 
 A full-domain release is read in batches of rows
@@ -48,6 +50,7 @@ import pandas as pd
 from veil.classes import SUPPRESSED, factorize_keys
 from veil.dataset import MISSING
 from veil.errors import VerificationError
+from veil.pipeline._ranges import in_label_range
 from veil.pipeline._read_back import read_written, written_batches
 
 __all__ = ["verify_written", "read_written", "verify_release_table", "written_batches"]
@@ -425,6 +428,8 @@ def _covers(dataset: Any, name: str, released: np.ndarray, rows: np.ndarray, rep
     numbers = pd.to_numeric(pd.Series(original), errors="coerce").to_numpy(dtype=float)
     low, high = _intervals(released)
     ok |= (numbers >= low) & (numbers <= high)
+    if not ok.all():  # a range of labels in the column's order (dates, ordinals, ordered categories)
+        ok |= in_label_range(dataset, name, released, rows)
     if not ok.all() and report.get("recoding", {}).get("algorithm") == "mdav":
         ok |= _group_means(released, numbers)
     return ok
