@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from veil.data import format_labels
 from veil.evaluate._coverage import STAR, Coverage, coverage
 
 __all__ = ["Column", "Tables", "encode_tables", "MISSING"]
@@ -61,21 +62,17 @@ class Tables:
 
 
 def texts(series: pd.Series) -> np.ndarray:
-    """A column as texts: whole floats without ``.0`` (so ``3.0`` read as a float is the ``3`` of
-    an integer column), missing values as :data:`MISSING`.  Worked out per distinct value."""
+    """A column as texts, the labels a release writes (:func:`veil.data.format_labels`): whole
+    floats without ``.0`` (so ``3.0`` read as a float is the ``3`` of an integer column), a
+    timestamp to the microsecond (``2021-03-04`` at midnight, ``2021-03-04 12:30:00.250000``), a
+    date as ``2021-03-04``; missing values as :data:`MISSING`.  Worked out per distinct value."""
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     labels = np.empty(len(uniques) + 1, dtype=object)
     labels[-1] = MISSING
     if len(uniques):
         values = pd.Series(uniques)
-        if pd.api.types.is_float_dtype(values.dtype):
-            numbers = values.to_numpy(dtype=np.float64)
-            whole = np.isfinite(numbers) & (numbers == np.round(numbers)) & (np.abs(numbers) < 2 ** 53)
-            out = numbers.astype(str).astype(object)
-            out[whole] = numbers[whole].astype(np.int64).astype(str).astype(object)
-            labels[:-1] = out
-        else:
-            labels[:-1] = values.astype(str).to_numpy(dtype=object)
+        with np.errstate(invalid="ignore"):  # an infinity is written as inf
+            labels[:-1] = format_labels(values).fillna(values.astype(str)).to_numpy(dtype=object)
     return labels[codes]
 
 

@@ -32,8 +32,8 @@ from veil.data import format_labels
 from veil.dp.synthesis._learn import OTHER
 from veil.errors import ColumnNotFoundError, ParameterError, SchemaError
 
-__all__ = ["ColumnDomain", "ColumnFacts", "local_facts", "local_kinds", "check_kinds", "numbers", "parse_domain", "parse_bins", "resolve_domains", "encode",
-           "decode"]
+__all__ = ["ColumnDomain", "ColumnFacts", "local_facts", "local_kinds", "check_kinds", "refuse_bounds", "numbers",
+           "parse_domain", "parse_bins", "resolve_domains", "encode", "decode"]
 
 #: The default largest number of categories (or bins) of one column.
 MAX_CATEGORIES = 1000
@@ -129,41 +129,47 @@ def parse_bins(items: Mapping[str, str]) -> dict[str, ColumnDomain]:
     return out
 
 
+#: The kinds of :func:`local_kinds` read from pandas' inferred type of the present values.
+_LOCAL_KINDS = {"boolean": "boolean", "date": "date", "datetime": "timestamp", "datetime64": "timestamp"}
+
+#: What a column of each kind holds, in a refusal of bounds for it.
+_HOLDS = {"date": "dates", "timestamp": "timestamps", "text": "text (no present value reads as a number)"}
+
+
 def _stored_number(column: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
 
 
-def _is_numeric(column: pd.Series) -> bool:
-    """Numbers (not bools), or values whose every present label reads as a number (so not a
-    boolean, a date or a timestamp, whose labels are text, as on the engines)."""
-    if _stored_number(column):
-        return True
-    present = format_labels(column).dropna()
-    return bool(len(present)) and bool(pd.to_numeric(present, errors="coerce").notna().all())
-
-
 @dataclass(frozen=True, slots=True)
 class ColumnFacts:
-    """What the domain checks read of a column without a domain: whether it is numeric (every
-    present value reads as a number, and there is one), and whether it has more distinct
-    present values than ``--max-categories``."""
+    """What the domain checks read of a column: whether it is numeric (every present value reads
+    as a number, and there is one), whether it has more distinct present values than
+    ``--max-categories``, and whether some present value reads as a number (a column without
+    one takes no bounds: :func:`refuse_bounds`)."""
 
     numeric: bool
     over: bool
+    some_number: bool = False
 
 
 def local_facts(column: pd.Series, max_categories: int) -> ColumnFacts:
-    """The :class:`ColumnFacts` of a pandas column."""
-    numeric = _is_numeric(column)
-    return ColumnFacts(numeric, not numeric and column.nunique(dropna=True) > max_categories)
+    """The :class:`ColumnFacts` of a pandas column: numbers (not bools) are numeric; any other
+    value is read by its label, as on the engines (a boolean, a date or a timestamp is text)."""
+    if _stored_number(column):
+        return ColumnFacts(True, False, bool(column.notna().any()))
+    read = pd.to_numeric(format_labels(column).dropna(), errors="coerce").notna()
+    numeric = bool(len(read)) and bool(read.all())
+    return ColumnFacts(numeric, not numeric and column.nunique(dropna=True) > max_categories, bool(read.any()))
 
 
 def _local_kind(column: pd.Series) -> str | None:
-    """``"boolean"`` or ``"binary"`` for a column whose present values are bools or bytes (there
-    is one), else None."""
+    """``"boolean"``, ``"binary"``, ``"date"`` or ``"timestamp"`` for a column whose present
+    values are bools, bytes, dates or timestamps (there is one), else None."""
+    if pd.api.types.is_datetime64_any_dtype(column):
+        return "timestamp" if column.notna().any() else None
     inferred = pd.api.types.infer_dtype(column, skipna=True)
-    if inferred == "boolean" and column.notna().any():
-        return "boolean"
+    if inferred in _LOCAL_KINDS and column.notna().any():
+        return _LOCAL_KINDS[inferred]
     if inferred == "bytes":
         return "binary"
     if inferred == "mixed" and column.dropna().map(type).isin([bytes, bytearray]).any():
@@ -172,8 +178,9 @@ def _local_kind(column: pd.Series) -> str | None:
 
 
 def local_kinds(frame: pd.DataFrame, names: list[str]) -> dict[str, str]:
-    """The columns among ``names`` that hold booleans or bytes (a present value): ``"boolean"``
-    or ``"binary"``, as an engine's ``stored_kinds`` answers from the file's types."""
+    """The columns among ``names`` that hold booleans, bytes, dates or timestamps (a present
+    value): ``"boolean"``, ``"binary"``, ``"date"`` or ``"timestamp"``, as an engine's
+    ``stored_kinds`` answers from the file's types."""
     kinds = {name: _local_kind(frame[name]) for name in names}
     return {name: kind for name, kind in kinds.items() if kind is not None}
 
@@ -187,8 +194,9 @@ def _kinds(data: Any, names: list[str]) -> dict[str, str]:
 
 def check_kinds(kinds: Mapping[str, str], domains: Mapping[str, ColumnDomain]) -> None:
     """Refuse a column of bytes (DuckDB and Spark would write a byte that is not UTF-8 as
-    different texts, the local path as none), and bounds or bins for a boolean column (a
-    boolean is a category, ``True`` or ``False``)."""
+    different texts, the local path as none), and bounds or bins for a boolean, date or
+    timestamp column (a boolean is a category, ``True`` or ``False``; a date or timestamp is
+    text, :func:`refuse_bounds`)."""
     for name, kind in kinds.items():
         if kind == "binary":
             raise SchemaError(f"The column {name!r} holds bytes (a binary column), which veil synthesize does "
@@ -198,6 +206,19 @@ def check_kinds(kinds: Mapping[str, str], domains: Mapping[str, ColumnDomain]) -
         if kind == "boolean" and dom is not None and dom.numeric:
             raise ParameterError(f"The column {name!r} holds booleans, which are categories, not numbers: give "
                                  f'its categories ["False", "True"] in --domain, not bounds or --bins.')
+        if kind in _HOLDS and dom is not None and dom.numeric:
+            refuse_bounds(name, kind)
+
+
+def refuse_bounds(name: str, kind: str) -> None:
+    """Refuse bounds (``--bins`` or ``{"min", "max", "bins"}``) for a column of ``kind`` ``"date"``,
+    ``"timestamp"`` or ``"text"`` (no present value reads as a number): a value that does not read as
+    a number has no bin, so every record would be left out of every count.  (A column of numbers
+    with some text, e.g. ``n/a``, takes bounds: those records are left out.)"""
+    example = '["2021-03-04", "2021-03-05"]' if kind in ("date", "timestamp") else '["F", "M"]'
+    raise ParameterError(f"The column {name!r} holds {_HOLDS[kind]}, which veil synthesize reads as categories, "
+                         f"not numbers (bounds would leave every record out of every count): give its categories "
+                         f"in --domain (e.g. {example}), or cast the column to numbers first; not bounds or --bins.")
 
 
 def _facts(data: Any, names: list[str], max_categories: int) -> dict[str, ColumnFacts]:
@@ -217,9 +238,9 @@ def resolve_domains(frame: Any, domains: Mapping[str, ColumnDomain], *,
     charged.  Refused: a domain or identifier naming no column; a numeric
     column without bounds and bins; a text column without a domain and with
     more than ``max_categories`` distinct values; a domain larger than
-    ``max_categories``; a column of bytes, and bounds for a boolean column
-    (:func:`check_kinds`).  (A text domain for a numeric column is allowed:
-    its values are matched as text; a boolean's are ``True`` and ``False``.)
+    ``max_categories``; a column of bytes, and bounds for a boolean, date, timestamp or
+    text column (:func:`check_kinds`, :func:`refuse_bounds`).  (A text domain for a numeric
+    column is allowed: its values are matched as text; a boolean's are ``True`` and ``False``.)
     """
     columns = [str(c) for c in frame.columns]
     for where, names in (("The domain", domains), ("--identifiers", identifiers)):
@@ -227,9 +248,14 @@ def resolve_domains(frame: Any, domains: Mapping[str, ColumnDomain], *,
             if name not in columns:
                 raise ColumnNotFoundError(f"{where} names the column {name!r}, which the data does not have "
                                           f"(columns: {', '.join(columns)}).")
-    check_kinds(_kinds(frame, [c for c in columns if c not in identifiers]), domains)
-    undeclared = [c for c in columns if c not in identifiers and c not in domains]
-    facts = _facts(frame, undeclared, max_categories) if undeclared else {}
+    kinds = _kinds(frame, [c for c in columns if c not in identifiers])
+    check_kinds(kinds, domains)
+    # the facts of the columns without a domain, and of those with bounds (text there is refused)
+    asked = [c for c in columns if c not in identifiers and (c not in domains or domains[c].numeric)]
+    facts = _facts(frame, asked, max_categories) if asked else {}
+    for name in asked:
+        if name in domains and not facts[name].numeric and not facts[name].some_number:
+            refuse_bounds(name, "text")
     out = []
     for name in columns:
         if name in identifiers:

@@ -49,7 +49,9 @@ __all__ = ["DuckDBSynthesisSource", "MarginalQueries", "MarginalTally", "MAX_CLA
 _NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                   "UBIGINT", "FLOAT", "DOUBLE", "REAL")
 #: Stored types read differently from text (see :func:`veil.dp.synthesis._domain.check_kinds`).
-_KINDS = {"BOOLEAN": "boolean", "BLOB": "binary"}
+_KINDS = {"BOOLEAN": "boolean", "BLOB": "binary", "DATE": "date", "TIMESTAMP": "timestamp",
+          "TIMESTAMP_NS": "timestamp", "TIMESTAMP_MS": "timestamp", "TIMESTAMP_S": "timestamp",
+          "TIMESTAMP WITH TIME ZONE": "timestamp"}
 
 
 def q_ident(name: str) -> str:
@@ -160,34 +162,38 @@ class DuckDBSynthesisSource(DuckDBEngine):
 
     # ------------------------------------------------------------ the questions of a synthesis
     def column_facts(self, names: Sequence[str], max_categories: int) -> dict[str, ColumnFacts]:
-        """For each column: numeric (every present value reads as a number, and there is one) and
-        more than ``max_categories`` distinct present values; one scan for all (remembered: the
-        command checks the domains before the ledger opens, the synthesis again)."""
+        """For each column: numeric (every present value reads as a number, and there is one), more
+        than ``max_categories`` distinct present values, and some present value a number; one scan
+        for all but the columns stored as numbers (remembered: the command checks the domains
+        before the ledger opens, the synthesis again)."""
         memo = (tuple(names), int(max_categories))
         if memo not in self._facts:
             self._facts[memo] = self._column_facts(names, max_categories)
         return self._facts[memo]
 
     def _column_facts(self, names: Sequence[str], max_categories: int) -> dict[str, ColumnFacts]:
+        out = {n: ColumnFacts(True, False, True) for n in names if self.types()[n].upper() in _NUMERIC_TYPES}
+        names = [n for n in names if n not in out]  # a stored number is numeric: not scanned
         parts = []
         for i, name in enumerate(names):
             label = self.label(name)
             parts += [f"count({label}) AS n{i}",
                       f"count(*) FILTER (WHERE {label} IS NOT NULL AND {_number(label)} IS NULL) AS bad{i}",
                       f"count(DISTINCT {label}) AS k{i}"]
-        row = self.query(f"SELECT {', '.join(parts)} FROM {self.scan()}").to_pylist()[0]
-        out = {}
+        row = self.query(f"SELECT {', '.join(parts)} FROM {self.scan()}").to_pylist()[0] if names else {}
         for i, name in enumerate(names):
-            numeric = self.types()[name].upper() in _NUMERIC_TYPES or (row[f"n{i}"] > 0 and row[f"bad{i}"] == 0)
+            numeric = row[f"n{i}"] > 0 and row[f"bad{i}"] == 0
             if self.types()[name].upper() == "BOOLEAN":
                 numeric = False
-            out[name] = ColumnFacts(numeric, not numeric and row[f"k{i}"] > max_categories)
+            out[name] = ColumnFacts(numeric, not numeric and row[f"k{i}"] > max_categories,
+                                    row[f"n{i}"] > row[f"bad{i}"])
         return out
 
     def stored_kinds(self, names: Sequence[str]) -> dict[str, str]:
-        """The columns among ``names`` stored as ``BOOLEAN`` or ``BLOB`` with a present value:
-        ``"boolean"`` or ``"binary"``, as :func:`veil.dp.synthesis._domain.local_kinds` reads a frame
-        (one count, only when there are such columns; remembered)."""
+        """The columns among ``names`` stored as ``BOOLEAN``, ``BLOB``, ``DATE`` or a ``TIMESTAMP``
+        with a present value: ``"boolean"``, ``"binary"``, ``"date"`` or ``"timestamp"``, as
+        :func:`veil.dp.synthesis._domain.local_kinds` reads a frame (one count, only when there are
+        such columns; remembered)."""
         memo = tuple(names)
         if memo not in self._kinds:
             typed = {n: _KINDS[self.types()[n].upper()] for n in names if self.types()[n].upper() in _KINDS}

@@ -41,7 +41,8 @@ from veil.errors import VeilError
 __all__ = ["SparkSynthesisSource", "arrow_of"]
 
 #: Stored types read differently from text (see :func:`veil.dp.synthesis._domain.check_kinds`).
-_KINDS = {"BooleanType": "boolean", "BinaryType": "binary"}
+_KINDS = {"BooleanType": "boolean", "BinaryType": "binary", "DateType": "date", "TimestampType": "timestamp",
+          "TimestampNTZType": "timestamp"}
 _NUMERIC = ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType", "DecimalType")
 
 
@@ -102,6 +103,9 @@ class SparkSynthesisSource(SparkEngine):
     def _column_facts(self, names: Sequence[str], max_categories: int) -> dict[str, ColumnFacts]:
         from pyspark.sql import functions as F
 
+        out = {n: ColumnFacts(True, False, True) for n in names if self._numeric_type(n)}
+        names = [n for n in names if n not in out]  # a stored number is numeric: not scanned
+
         def build() -> Any:
             aggs = []
             for i, name in enumerate(names):
@@ -111,17 +115,18 @@ class SparkSynthesisSource(SparkEngine):
                          F.countDistinct(label).alias(f"k{i}")]
             return self.frame().agg(*aggs).collect()[0]
 
-        row = self.run(build)
-        out = {}
+        row = self.run(build) if names else {}
         for i, name in enumerate(names):
             boolean = type(self.frame().schema[name].dataType).__name__ == "BooleanType"
-            numeric = not boolean and (self._numeric_type(name) or (row[f"n{i}"] > 0 and row[f"bad{i}"] == 0))
-            out[name] = ColumnFacts(numeric, not numeric and row[f"k{i}"] > max_categories)
+            numeric = not boolean and row[f"n{i}"] > 0 and row[f"bad{i}"] == 0
+            some = not boolean and row[f"n{i}"] > row[f"bad{i}"]
+            out[name] = ColumnFacts(numeric, not numeric and row[f"k{i}"] > max_categories, some)
         return out
 
     def stored_kinds(self, names: Sequence[str]) -> dict[str, str]:
         """As :meth:`veil.dp.synthesis._engine.DuckDBSynthesisSource.stored_kinds`: the columns
-        stored as ``BooleanType`` or ``BinaryType`` with a present value (remembered)."""
+        stored as ``BooleanType``, ``BinaryType``, ``DateType`` or a ``Timestamp*Type`` with a present
+        value (remembered)."""
         from pyspark.sql import functions as F
 
         memo = tuple(names)
