@@ -24,8 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from veil.evaluate._columns import Tables
+from veil.evaluate._coverage import Coverage
 
-__all__ = ["Approximation", "approximation", "block_size"]
+__all__ = ["Approximation", "approximation", "block_size", "BLOCK_BYTES", "TABLE_CELLS"]
 
 #: Bytes one block may take (its float32 matrix and the temporaries beside it).
 BLOCK_BYTES = 64 << 20
@@ -33,8 +34,9 @@ BLOCK_BYTES = 64 << 20
 #: float32 temporary, a comparison, and per candidate pair its target, pattern, exact distance,
 #: key and two float64 temporaries.
 _CELL_BYTES = 4 + 4 + 1 + 6 * 8
-#: The most cells of one group's lookup table (targets × label combinations).
-_TABLE_CELLS = 1 << 22
+#: The most cells of one group's lookup table (targets × label combinations); a column with more
+#: labels than that allows is compared block by block.
+TABLE_CELLS = 1 << 22
 
 
 def block_size(n_targets: int) -> int:
@@ -48,6 +50,7 @@ class Approximation:
 
     tables: tuple[np.ndarray, ...]  # per categorical group: targets × combinations, mismatch counts
     combos: tuple[np.ndarray, ...]  # per categorical group: each pattern's combination
+    direct: tuple[tuple[Coverage, np.ndarray, np.ndarray], ...]  # columns of too many labels for a table
     numeric_targets: tuple[np.ndarray, ...]  # per numeric column: scaled float32 values (NaN kept)
     numeric_patterns: tuple[np.ndarray, ...]
     n_targets: int
@@ -66,6 +69,8 @@ class Approximation:
             return out
         for table, combo in zip(self.tables, self.combos):
             out += np.take(table, combo[lo:hi], axis=1)
+        for cover, a, b in self.direct:
+            out += ~cover.covers(a, b[lo:hi])
         for a, b in zip(self.numeric_targets, self.numeric_patterns):
             gap = np.subtract(a[:, None], b[None, lo:hi])
             np.abs(gap, out=gap)
@@ -79,7 +84,7 @@ class Approximation:
 
 def _groups(sizes: Sequence[int], n_targets: int) -> list[list[int]]:
     """Consecutive runs of categorical columns whose label combinations fit one lookup table."""
-    limit = max(64, _TABLE_CELLS // max(n_targets, 1))
+    limit = max(1, TABLE_CELLS // max(n_targets, 1))
     groups: list[list[int]] = []
     product = limit + 1
     for i, size in enumerate(sizes):
@@ -116,11 +121,16 @@ def approximation(tables: Tables, names: Sequence[str], targets: dict[str, np.nd
     n_patterns = len(codes[names[0]])
     if any(np.isinf(side[n]).any() for n in names if tables.columns[n].numeric for side in (targets, codes)):
         # an infinite value: no bound holds, every pair is measured exactly, in the blocks of the plain matrix
-        return Approximation((), (), (), (), n_targets, n_patterns, np.inf, max(1, (1 << 23) // max(n_targets, 1)))
+        return Approximation((), (), (), (), (), n_targets, n_patterns, np.inf, max(1, (1 << 23) // max(n_targets, 1)))
     categorical = [n for n in names if not tables.columns[n].numeric]
     numeric = [n for n in names if tables.columns[n].numeric]
     sizes = [len(np.unique(codes[n])) for n in categorical]
-    built = [_mismatch_table(tables, [categorical[i] for i in g], targets, codes) for g in _groups(sizes, n_targets)]
+    groups = _groups(sizes, n_targets)
+    limit = max(1, TABLE_CELLS // max(n_targets, 1))
+    wide = [g[0] for g in groups if len(g) == 1 and sizes[g[0]] > limit]  # compared block by block
+    direct = tuple((tables.columns[categorical[i]].cover, targets[categorical[i]], codes[categorical[i]])
+                   for i in wide)
+    built = [_mismatch_table(tables, [categorical[i] for i in g], targets, codes) for g in groups if g[0] not in wide]
     scaled_t, scaled_p = [], []
     for name in numeric:
         a, b = targets[name], codes[name]
@@ -130,5 +140,5 @@ def approximation(tables: Tables, names: Sequence[str], targets: dict[str, np.nd
         scaled_t.append(((a - low) / scale).astype(np.float32))
         scaled_p.append(((b - low) / scale).astype(np.float32))
     slack = (len(numeric) * (len(names) + 2) + 1) * 2.0 ** -22
-    return Approximation(tuple(t for t, _ in built), tuple(c for _, c in built), tuple(scaled_t), tuple(scaled_p),
-                         n_targets, n_patterns, slack, block_size(n_targets))
+    return Approximation(tuple(t for t, _ in built), tuple(c for _, c in built), direct, tuple(scaled_t),
+                         tuple(scaled_p), n_targets, n_patterns, slack, block_size(n_targets))

@@ -53,7 +53,14 @@ def evaluations(draw):
         original[f"c{i}"] = draw(st.lists(st.sampled_from(own), min_size=n_original, max_size=n_original))
         release[f"c{i}"] = draw(st.lists(st.sampled_from(released), min_size=n_release, max_size=n_release))
     frames = pd.DataFrame(original), pd.DataFrame(release)
-    return frames, draw(st.integers(1, 3)), draw(st.sampled_from([1, 40, approx_module.BLOCK_BYTES]))
+    sizes = {"BLOCK_BYTES": draw(st.sampled_from([1, 40, approx_module.BLOCK_BYTES])),  # one pattern a block, up
+             "TABLE_CELLS": draw(st.sampled_from([1, 12, approx_module.TABLE_CELLS]))}  # no lookup table, up
+    return frames, draw(st.integers(1, 3)), sizes
+
+
+def _sized(sizes):
+    """Blocks and lookup tables of the given sizes."""
+    return mock.patch.multiple(approx_module, **sizes)
 
 
 def _tables(frames):
@@ -65,10 +72,10 @@ def _tables(frames):
 @settings(max_examples=300, deadline=None)
 @given(evaluations())
 def test_nearest_and_ties_are_those_of_every_pair(case):
-    frames, k, block_bytes = case
+    frames, k, sizes = case
     tables, names = _tables(frames)
     n_t, n_r = len(frames[0]), tables.n_release
-    with mock.patch.object(approx_module, "BLOCK_BYTES", block_bytes):  # blocks of one pattern upwards
+    with _sized(sizes):
         near, ties = nearest_and_ties(tables, names, tables.take("original", np.arange(n_t), names), k)
     for t in range(n_t):
         d = [reference_distance(tables, names, t, r) for r in range(n_r)]
@@ -80,11 +87,11 @@ def test_nearest_and_ties_are_those_of_every_pair(case):
 @settings(max_examples=300, deadline=None)
 @given(evaluations())
 def test_matches_are_the_pairs_at_distance_zero(case):
-    frames, _, block_bytes = case
+    frames, _, sizes = case
     tables, names = _tables(frames)
     n_t = len(frames[0])
     codes, pattern_of, _, _ = patterns(tables, names)
-    with mock.patch.object(approx_module, "BLOCK_BYTES", block_bytes):
+    with _sized(sizes):
         ti, pi = matches(tables, names, tables.take("original", np.arange(n_t), names), codes)
     found = {(t, r) for t, p in zip(ti.tolist(), pi.tolist()) for r in np.flatnonzero(pattern_of == p).tolist()}
     expected = {(t, r) for t in range(n_t) for r in range(tables.n_release)
