@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import veil.evaluate._approx as approx_module
 from veil.evaluate._columns import encode_tables
-from veil.evaluate._neighbors import matches, nearest, nearest_and_ties, patterns
+from veil.evaluate._neighbors import matches, nearest, nearest_and_ties, pair_distances, patterns
 
 NUMBERS = [0.0, 1.0, 2.5, 3.0, 7.0, math.nan]
 VALUES = ["ab", "ac", "bc", None]
@@ -111,3 +111,58 @@ def test_a_hand_computed_neighbourhood():
     assert ties.tolist() == [1]
     assert nearest(tables, ["age", "sex"], tables.take("original", np.arange(1), ["age", "sex"]), 7).tolist() == [
         [4, 1, 3, 2, 0, 5, -1]]
+
+
+@st.composite
+def close_numbers(draw):
+    """Numeric columns whose values lie closer together than single precision tells apart."""
+    base = draw(st.floats(-1e6, 1e6, allow_nan=False))
+    step = draw(st.sampled_from([1e-9, 1e-6, 1e-3, 1.0]))
+    values = st.one_of(st.integers(-3, 3).map(lambda i: base + i * step), st.just(math.nan))
+    n_cols = draw(st.integers(1, 3))
+    n_original, n_release = draw(st.integers(1, 8)), draw(st.integers(1, 12))
+    original = {f"c{i}": draw(st.lists(values, min_size=n_original, max_size=n_original)) for i in range(n_cols)}
+    release = {f"c{i}": draw(st.lists(values, min_size=n_release, max_size=n_release)) for i in range(n_cols)}
+    return (pd.DataFrame(original), pd.DataFrame(release)), draw(st.integers(1, 3))
+
+
+@settings(max_examples=200, deadline=None)
+@given(close_numbers())
+def test_numbers_closer_than_single_precision_keep_their_order(case):
+    frames, k = case
+    tables, names = _tables(frames)
+    n_t, n_r = len(frames[0]), tables.n_release
+    near, ties = nearest_and_ties(tables, names, tables.take("original", np.arange(n_t), names), k)
+    for t in range(n_t):
+        d = [reference_distance(tables, names, t, r) for r in range(n_r)]
+        ranked = sorted(range(n_r), key=lambda r: (round(d[r] * 2 ** 20), r))[:k]
+        assert near[t].tolist() == ranked + [-1] * (k - len(ranked))
+        assert ties[t] == sum(x == min(d) for x in d)
+
+
+@st.composite
+def spread_numbers(draw):
+    """Mixed tables whose numeric values are arbitrary floats: every gap rounds in single precision."""
+    n_cols = draw(st.integers(1, 5))
+    n_original, n_release = draw(st.integers(1, 8)), draw(st.integers(1, 12))
+    numbers = st.floats(-1e3, 1e3, allow_nan=False)
+    original, release = {}, {}
+    for i in range(n_cols):
+        own = numbers if draw(st.booleans()) else st.sampled_from(VALUES)
+        released = own if own is numbers else st.sampled_from(LABELS)
+        original[f"c{i}"] = draw(st.lists(own, min_size=n_original, max_size=n_original))
+        release[f"c{i}"] = draw(st.lists(released, min_size=n_release, max_size=n_release))
+    return pd.DataFrame(original), pd.DataFrame(release)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(spread_numbers(), close_numbers().map(lambda case: case[0]), evaluations().map(lambda c: c[0])))
+def test_the_cheap_distance_is_within_its_slack_of_the_distance(frames):
+    tables, names = _tables(frames)
+    targets = tables.take("original", np.arange(len(frames[0])), names)
+    codes = patterns(tables, names)[0]
+    approx = approx_module.approximation(tables, names, targets, codes)
+    cheap = approx.block(0, approx.n_patterns)
+    ti, pi = np.divmod(np.arange(cheap.size), approx.n_patterns)
+    exact = pair_distances(tables, names, targets, codes, ti, pi).reshape(cheap.shape)
+    assert np.all(np.abs(cheap - exact) <= approx.slack)
