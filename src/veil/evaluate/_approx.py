@@ -6,7 +6,9 @@ and a ``[0, 1]`` term per numeric one.  Here:
 * the categorical terms are counted exactly, as small integers: the categorical
   columns are joined in groups whose label combinations are few, and each group
   gives one lookup table ``targets × combinations`` of mismatch counts, so a
-  block costs one ``take`` per group rather than one comparison per column;
+  block costs one ``take`` per group rather than one comparison per column (a
+  column of more labels than a table may hold, :data:`TABLE_CELLS`, is compared
+  block by block);
 * a numeric term is ``|a' - b'|`` in float32, with ``a' = (a - low) / range`` in
   ``[0, 1]``.
 
