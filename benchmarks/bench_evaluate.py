@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    PYTHONPATH=src python benchmarks/bench_evaluate.py            # the four releases (about a minute)
+    PYTHONPATH=src python benchmarks/bench_evaluate.py            # the four releases (under a minute)
     PYTHONPATH=src python benchmarks/bench_evaluate.py --scale    # also the 1M-row release
 
 Adult (the bundled 30,162 records) is split once (seed 2024) into the 80% the releases are made

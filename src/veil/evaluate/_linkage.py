@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from veil.evaluate._columns import Tables
-from veil.evaluate._neighbors import distances, nearest, patterns
+from veil.evaluate._neighbors import matches, nearest, nearest_and_ties, patterns
 from veil.evaluate._rates import AttackResult, attack_result
 
 __all__ = ["linkability", "inference", "linkage", "homogeneity", "record_linkage"]
@@ -92,17 +92,14 @@ def inference(tables: Tables, aux: Sequence[str], secret: str, *, n_attacks: int
     return attack_result(n_attacks, counts["original"], baseline, counts.get("control"), confidence)
 
 
-def _chunks(tables: Tables, known: Sequence[str], side: str, rows: np.ndarray, extra: Sequence[str] = ()):
-    """Blocks of (distance matrix ``targets × patterns``, the patterns' record counts, their codes) over
-    the release's distinct patterns of ``known`` + ``extra``: memory bounded by one block."""
+def _matches(tables: Tables, known: Sequence[str], side: str, rows: np.ndarray, extra: Sequence[str] = ()):
+    """The pairs (target, released pattern) at distance 0 over ``known``, the patterns' record counts
+    and their codes, over the release's distinct patterns of ``known`` + ``extra``."""
     names = list(known) + [e for e in extra if e not in known]
     codes, pattern_of, _, _ = patterns(tables, names)
     sizes = np.bincount(pattern_of, minlength=len(next(iter(codes.values()))))
-    targets = tables.take(side, rows, known)
-    block = max(1, (1 << 23) // max(len(rows), 1))
-    for lo in range(0, len(sizes), block):  # blocks of patterns, each vectorised
-        part = {n: codes[n][lo:lo + block] for n in names}
-        yield distances(tables, known, targets, part), sizes[lo:lo + block], part
+    ti, pi = matches(tables, known, tables.take(side, rows, known), codes)
+    return ti, pi, sizes, codes
 
 
 def linkage(tables: Tables, known: Sequence[str], *, n_attacks: int, confidence: float,
@@ -111,10 +108,9 @@ def linkage(tables: Tables, known: Sequence[str], *, n_attacks: int, confidence:
     counts = {}
     for side in _sides(tables):
         rows = _targets(tables, side, n_attacks, rng)
-        matches = np.zeros(n_attacks, dtype=np.int64)
-        for d, sizes, _ in _chunks(tables, known, side, rows):
-            matches += ((d == 0) * sizes[None, :]).sum(axis=1)
-        counts[side] = int((matches == 1).sum())
+        ti, pi, sizes, _ = _matches(tables, known, side, rows)
+        matched = np.bincount(ti, weights=sizes[pi], minlength=n_attacks)
+        counts[side] = int((matched == 1).sum())
     return attack_result(n_attacks, counts["original"], _by_chance(tables, n_attacks), counts.get("control"),
                          confidence)
 
@@ -131,15 +127,13 @@ def homogeneity(tables: Tables, known: Sequence[str], secret: str, *, n_attacks:
     counts = {}
     for side in _sides(tables):
         rows = _targets(tables, side, n_attacks, rng)
-        low = np.full(n_attacks, np.inf)
-        high = np.full(n_attacks, -np.inf)
-        for d, _, part in _chunks(tables, known, side, rows, extra=[secret]):
-            held = part[secret].astype(np.float64)
-            if numeric:
-                held = np.where(np.isnan(held), -1e308, held)  # a missing secret is a value of its own
-            hit = d == 0
-            low = np.minimum(low, np.where(hit, held[None, :], np.inf).min(axis=1, initial=np.inf))
-            high = np.maximum(high, np.where(hit, held[None, :], -np.inf).max(axis=1, initial=-np.inf))
+        ti, pi, _, codes = _matches(tables, known, side, rows, extra=[secret])
+        held = codes[secret][pi].astype(np.float64)
+        if numeric:
+            held = np.where(np.isnan(held), -1e308, held)  # a missing secret is a value of its own
+        low, high = np.full(n_attacks, np.inf), np.full(n_attacks, -np.inf)
+        np.minimum.at(low, ti, held)
+        np.maximum.at(high, ti, held)
         one = np.isfinite(low) & (low == high)
         truth = getattr(tables, side)[secret][rows]
         if numeric:
@@ -167,14 +161,8 @@ def record_linkage(tables: Tables, known: Sequence[str], secret: str, *, n_attac
     counts = {}
     for side in _sides(tables):
         rows = _targets(tables, side, n_attacks, rng)
-        best = np.full(n_attacks, np.inf)
-        at_best = np.zeros(n_attacks, dtype=np.int64)
-        for d, sizes, _ in _chunks(tables, known, side, rows):
-            low = d.min(axis=1)
-            here = ((d == low[:, None]) * sizes[None, :]).sum(axis=1)
-            at_best = np.where(low < best, here, np.where(low == best, at_best + here, at_best))
-            best = np.minimum(best, low)
-        near = nearest(tables, known, tables.take(side, rows, known), 1)[:, 0]
+        near, at_best = nearest_and_ties(tables, known, tables.take(side, rows, known), 1)
+        near = near[:, 0]
         right = _guessed(tables, secret, getattr(tables, side)[secret][rows], near, tolerance)
         counts[side] = int(((at_best == 1) & right).sum())
     return attack_result(n_attacks, counts["original"], _by_chance(tables, n_attacks), counts.get("control"),
