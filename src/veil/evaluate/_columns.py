@@ -81,8 +81,9 @@ def _numbers(series: pd.Series) -> tuple[np.ndarray, bool]:
     Worked out per distinct value."""
     if pd.api.types.is_bool_dtype(series.dtype):
         return np.full(len(series), np.nan), False
-    if pd.api.types.is_numeric_dtype(series.dtype):
-        return series.to_numpy(dtype=np.float64, na_value=np.nan), True
+    if pd.api.types.is_numeric_dtype(series.dtype):  # an infinity is a value, not a number to measure from
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        return values, not bool(np.isinf(values).any())
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     parsed = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     numbers = np.append(parsed, np.nan)[codes]
