@@ -14,14 +14,8 @@ import pytest
 
 from .conftest import CONFIG
 
-DP_CONFIG = """\
-input: {{path: data.csv, sep: ","}}
-attributes:
-  name: {{role: identifier}}
-  zip: {{role: quasi-identifier, hierarchy: {{file: zip.csv}}}}
-  age: {{role: quasi-identifier, kind: numeric, hierarchy: {{file: age.csv}}}}
-  sex: {{role: quasi-identifier, hierarchy: {{file: sex.csv}}}}
-models:
+# the corpus's configuration with its QIs only (no sensitive column) and SafePub's model and settings
+DP_CONFIG = CONFIG[:CONFIG.index("  disease:")] + """models:
   - {{type: dp, epsilon: 2, delta: 0.001}}
 suppression_limit: 1
 suppressed: drop

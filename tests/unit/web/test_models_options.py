@@ -7,11 +7,10 @@ import copy
 import html
 import re
 
-import numpy as np
-import pandas as pd
 import pytest
 import yaml
 
+from tests.unit.web.people import open_people
 from veil.algorithms import ALGORITHMS, register_algorithm
 from veil.config import load_config
 from veil.models._facts import Param
@@ -32,18 +31,8 @@ DUMMY_OPTIONS = (
 )
 
 
-def people(n: int = 300, seed: int = 0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame({"age": rng.integers(18, 90, n).astype(str), "sex": rng.choice(["f", "m"], n),
-                         "zip": rng.choice(["12345", "12346", "12377", "12399"], n)})
-
-
 def prepared(app, **config):
-    workspace = app.state.workspace
-    workspace.write_bytes("people.csv", people().to_csv(index=False).encode())
-    workspace.state.data = "people.csv"
-    workspace.state.config = {"attributes": copy.deepcopy(ROLES), **config}
-    return workspace
+    return open_people(app, copy.deepcopy(ROLES), **config)
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ import math
 import re
 import shutil
 
-import numpy as np
 import pandas as pd
 import pytest
 
+from tests.unit.web.people import people as generated
 from veil.config import load_config
 from veil.release import run_config
 
@@ -23,11 +23,8 @@ ROLES = {"age": {"role": "quasi-identifier", "kind": "numeric", "hierarchy": {"s
 MODELS = [{"type": "k-anonymity", "k": 3}, {"type": "distinct-l-diversity", "sensitive": "disease", "l": 2}]
 
 
-def people(n: int = 400, seed: int = 1) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame({"age": rng.integers(18, 90, n).astype(str), "sex": rng.choice(["f", "m"], n),
-                         "zip": rng.choice(["12345", "12346", "12377", "12399"], n),
-                         "disease": rng.choice(["flu", "hiv", "cold"], n)})
+def people() -> pd.DataFrame:
+    return generated(400, 1, disease=True)
 
 
 @pytest.fixture

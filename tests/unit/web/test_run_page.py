@@ -7,11 +7,12 @@ import html
 import re
 import threading
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
+from tests.unit.web.people import open_people
+from tests.unit.web.people import people as generated
 from veil.config import ReleaseConfig, load_config
 
 ROLES = {"age": {"role": "quasi-identifier", "kind": "numeric", "hierarchy": {"spec": "interval:5,10,20"}},
@@ -20,19 +21,12 @@ ROLES = {"age": {"role": "quasi-identifier", "kind": "numeric", "hierarchy": {"s
          "disease": {"role": "sensitive"}}
 
 
-def people(n: int = 300, seed: int = 0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame({"age": rng.integers(18, 90, n).astype(str), "sex": rng.choice(["f", "m"], n),
-                         "zip": rng.choice(["12345", "12346", "12377", "12399"], n),
-                         "disease": rng.choice(["flu", "hiv", "cold"], n)})
+def people() -> pd.DataFrame:
+    return generated(300, 0, disease=True)
 
 
 def prepared(app, attributes=ROLES, **config):
-    workspace = app.state.workspace
-    workspace.write_bytes("people.csv", people().to_csv(index=False).encode())
-    workspace.state.data = "people.csv"
-    workspace.state.config = {"attributes": attributes, **config}
-    return workspace
+    return open_people(app, attributes, disease=True, **config)
 
 
 def shown_yaml(page: str) -> str:

@@ -8,8 +8,8 @@ import html
 import re
 
 import numpy as np
-import pandas as pd
 
+from tests.unit.web.people import open_people, people
 from veil.web.pages._hierarchy_build import freeze
 
 DP_ROLES = {"age": {"role": "quasi-identifier", "kind": "numeric", "hierarchy": {"spec": "interval:5,10,20"}},
@@ -19,17 +19,8 @@ DP = {"models": [{"type": "dp", "epsilon": 0.1, "delta": 1e-5}], "algorithm": "s
       "suppression_limit": 1.0, "suppressed": "drop"}
 
 
-def people(n: int = 400, seed: int = 1) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame({"age": rng.integers(18, 90, n).astype(str), "sex": rng.choice(["f", "m"], n),
-                         "zip": rng.choice(["12345", "12346", "12377", "12399"], n)})
-
-
 def prepared(app, **config):
-    workspace = app.state.workspace
-    workspace.write_bytes("people.csv", people().to_csv(index=False).encode())
-    workspace.state.data = "people.csv"
-    workspace.state.config = {"attributes": copy.deepcopy(DP_ROLES), **config}
+    workspace = open_people(app, copy.deepcopy(DP_ROLES), n=400, seed=1, **config)
     if config.get("algorithm") == "safepub":  # as the Models page does when dp is ticked: the hierarchies as files
         freeze(workspace, workspace.state.config)
     return workspace
@@ -71,7 +62,7 @@ K_ROLES = {**DP_ROLES, "disease": {"role": "sensitive"}}
 
 def k_prepared(app, k: int):
     workspace = prepared(app, models=[{"type": "k-anonymity", "k": k}], suppression_limit=0.05)
-    workspace.write_bytes("people.csv", people(300).assign(disease="flu").to_csv(index=False).encode())
+    workspace.write_bytes("people.csv", people(300, 1).assign(disease="flu").to_csv(index=False).encode())
     workspace.state.config["attributes"] = K_ROLES
     return workspace
 
@@ -220,7 +211,7 @@ def test_use_these_levels_holds_each_quasi_identifier_at_the_node_and_the_next_r
 def test_every_count_on_the_results_says_which_records_it_is_on(web):
     client, app = web
     workspace = app.state.workspace
-    frame = people(300).assign(disease="flu")
+    frame = people(300, 1).assign(disease="flu")
     frame.loc[:5, "age"] = ["101", "102", "103", "104", "105", "106"]  # six outliers: suppressed at k=3
     frame.loc[10:29, "sex"] = ""  # missing sex: a released value of its own
     workspace.write_bytes("people.csv", frame.to_csv(index=False).encode())
@@ -250,7 +241,7 @@ def test_a_quasi_identifier_suppressed_everywhere_points_to_a_node_that_keeps_it
     client, app = web
     workspace = app.state.workspace
     rng = np.random.default_rng(3)
-    frame = people(300).assign(disease="flu", code=[f"{v:04d}" for v in rng.integers(0, 10000, 300)])
+    frame = people(300, 1).assign(disease="flu", code=[f"{v:04d}" for v in rng.integers(0, 10000, 300)])
     workspace.write_bytes("people.csv", frame.to_csv(index=False).encode())
     workspace.state.data = "people.csv"
     workspace.state.config = {"attributes": {**K_ROLES, "code": {"role": "quasi-identifier",
